@@ -1,0 +1,36 @@
+# boardscribe: `make demo` and `make test` are all a new user needs.
+SHELL := /bin/bash
+CARGO ?= cargo
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := libopencv-dev clang libclang-dev pkg-config
+
+.PHONY: deps build demo test bench fmt clean
+
+# OpenCV and libclang (for the opencv crate's bindings) from Debian/Ubuntu packages,
+# installed only when pkg-config cannot find OpenCV.
+deps:
+	@if ! pkg-config --exists opencv4 2>/dev/null || ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then \
+		echo "installing $(APT_PACKAGES)"; \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(APT_PACKAGES); \
+	fi
+
+# The dev profile is optimised (see Cargo.toml), so demo and tests share one build.
+build: deps
+	$(CARGO) build
+
+demo: build
+	./target/debug/boardscribe demo --out out/demo
+
+test: deps
+	$(CARGO) test
+
+bench: build
+	$(CARGO) bench
+
+fmt:
+	$(CARGO) fmt
+
+clean:
+	$(CARGO) clean
+	rm -rf out

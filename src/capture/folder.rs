@@ -1,0 +1,118 @@
+//! A folder of photos read in natural order, one frame per photo.
+
+use std::path::{Path, PathBuf};
+
+use super::{is_image_path, natural_cmp, CaptureError, Frame, FrameSource};
+
+pub struct FolderSource {
+    name: String,
+    files: Vec<PathBuf>,
+    next: usize,
+    fps: f64,
+    skipped: Vec<PathBuf>,
+}
+
+impl FolderSource {
+    pub fn open(dir: &Path, fps: f64) -> Result<FolderSource, CaptureError> {
+        let name = dir.display().to_string();
+        let entries = std::fs::read_dir(dir).map_err(|e| CaptureError::Folder {
+            path: name.clone(),
+            why: e.to_string(),
+        })?;
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && is_image_path(p))
+            .collect();
+        if files.is_empty() {
+            return Err(CaptureError::NoImages(name));
+        }
+        files.sort_by(|a, b| natural_cmp(&file_name(a), &file_name(b)));
+        Ok(FolderSource {
+            name,
+            files,
+            next: 0,
+            fps: sane_fps(fps),
+            skipped: Vec::new(),
+        })
+    }
+
+    /// One photo as a one-frame source.
+    pub fn single(path: &Path, fps: f64) -> FolderSource {
+        FolderSource {
+            name: path.display().to_string(),
+            files: vec![path.to_path_buf()],
+            next: 0,
+            fps: sane_fps(fps),
+            skipped: Vec::new(),
+        }
+    }
+
+    /// The files in the order they are read.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// Files skipped so far because they could not be read.
+    pub fn skipped(&self) -> &[PathBuf] {
+        &self.skipped
+    }
+}
+
+fn sane_fps(fps: f64) -> f64 {
+    if fps.is_finite() && fps > 0.0 {
+        fps
+    } else {
+        1.0
+    }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl Iterator for FolderSource {
+    type Item = Result<Frame, CaptureError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.next < self.files.len() {
+            let index = self.next;
+            self.next += 1;
+            let path = &self.files[index];
+            match super::read_image(path) {
+                Ok(image) => {
+                    return Some(Ok(Frame {
+                        index,
+                        time_s: index as f64 / self.fps,
+                        image,
+                        path: Some(path.clone()),
+                    }))
+                }
+                Err(e) => {
+                    eprintln!("warning: skipping {e}");
+                    self.skipped.push(path.clone());
+                }
+            }
+        }
+        None
+    }
+}
+
+impl FrameSource for FolderSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn is_offline(&self) -> bool {
+        true
+    }
+
+    fn len_hint(&self) -> Option<usize> {
+        Some(self.files.len())
+    }
+
+    fn fps(&self) -> f64 {
+        self.fps
+    }
+}

@@ -1,0 +1,35 @@
+//! The command line: raw flags as typed (clap), resolved into what each run needs.
+
+mod board;
+mod demo;
+mod rectify;
+
+use clap::{Parser, Subcommand};
+
+pub use board::BoardArgs;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "boardscribe",
+    version,
+    about = "Records board games played on a real board, from a camera, a video or photos"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Warp a camera view of a board to a top-down grid, and draw the grid on the photo.
+    Rectify(rectify::RectifyArgs),
+    /// Make a perspective view of a known board and rectify it (what `make demo` runs).
+    Demo(demo::DemoArgs),
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Rectify(a) => rectify::run(a),
+        Command::Demo(a) => demo::run(a),
+    }
+}

@@ -1,0 +1,104 @@
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::BoardArgs;
+use crate::capture::read_image;
+use crate::geometry::{draw_overlay, draw_rectified_grid, rectify, RectifyLayout};
+
+#[derive(Args, Debug)]
+pub struct RectifyArgs {
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// The camera image.
+    pub image: PathBuf,
+    /// Where to write the rectified board (PNG or JPEG), with the grid drawn.
+    #[arg(short = 'o', long = "out")]
+    pub out: PathBuf,
+    /// Also write the camera image with the cell grid projected onto it.
+    #[arg(long)]
+    pub overlay: Option<PathBuf>,
+    /// Pixels per cell in the rectified image.
+    #[arg(long, default_value_t = 48)]
+    pub cell_px: u32,
+    /// Margin around the grid, in cells.
+    #[arg(long, default_value_t = 0.5)]
+    pub margin: f64,
+    /// Leave the grid lines off the rectified image.
+    #[arg(long)]
+    pub no_grid: bool,
+}
+
+pub fn run(a: RectifyArgs) -> anyhow::Result<()> {
+    let pose = a.board.pose()?;
+    let layout = layout(a.cell_px, a.margin)?;
+    let image = read_image(&a.image)?;
+    let written = rectify_to_files(
+        &image,
+        &pose,
+        &layout,
+        &a.out,
+        a.overlay.as_deref(),
+        !a.no_grid,
+    )?;
+    for w in written {
+        println!("{w}");
+    }
+    Ok(())
+}
+
+pub(super) fn layout(cell_px: u32, margin: f64) -> anyhow::Result<RectifyLayout> {
+    anyhow::ensure!(
+        (8..=256).contains(&cell_px),
+        "--cell-px {cell_px} is out of range (8 to 256)"
+    );
+    anyhow::ensure!(
+        (0.0..=3.0).contains(&margin),
+        "--margin {margin} is out of range (0 to 3 cells)"
+    );
+    Ok(RectifyLayout {
+        cell_px,
+        margin_cells: margin,
+    })
+}
+
+/// Writes the rectified board and, optionally, the overlay; returns what was written.
+pub(super) fn rectify_to_files(
+    image: &opencv::core::Mat,
+    pose: &crate::geometry::BoardPose,
+    layout: &RectifyLayout,
+    out: &std::path::Path,
+    overlay: Option<&std::path::Path>,
+    grid_lines: bool,
+) -> anyhow::Result<Vec<String>> {
+    let mut top = rectify(image, pose, layout)?;
+    if grid_lines {
+        draw_rectified_grid(&mut top, pose, layout)?;
+    }
+    let mut written = vec![];
+    write_image(out, &top)?;
+    written.push(format!("rectified board: {}", out.display()));
+    if let Some(path) = overlay {
+        let mut view = image.clone();
+        draw_overlay(&mut view, pose)?;
+        write_image(path, &view)?;
+        written.push(format!("overlay: {}", path.display()));
+    }
+    Ok(written)
+}
+
+pub(super) fn write_image(path: &std::path::Path, img: &opencv::core::Mat) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create '{}'", dir.display()))?;
+    }
+    let ok = opencv::imgcodecs::imwrite(path, img, &opencv::core::Vector::new())
+        .map_err(|e| anyhow::anyhow!("cannot write '{}': {}", path.display(), e.message))?;
+    anyhow::ensure!(
+        ok,
+        "cannot write '{}' (unknown image extension?)",
+        path.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,174 @@
+//! The board's pose in an image: four corners of the playing grid.
+
+use std::str::FromStr;
+
+use super::GeometryError;
+
+/// Corners TL, TR, BR, BL in image pixels: the outer corners of the cell grid, or
+/// for a points grid the four outermost line crossings. Validated on construction:
+/// a convex, non-degenerate quadrilateral, clockwise on the image (y down).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Corners([(f64, f64); 4]);
+
+/// Smallest side accepted, in pixels: below that no cell is large enough to classify.
+const MIN_SIDE_PX: f64 = 8.0;
+
+impl Corners {
+    pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, GeometryError> {
+        let text = format_points(&pts);
+        let bad = |why: String| GeometryError::BadCorners {
+            corners: text.clone(),
+            why,
+        };
+        if pts.iter().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
+            return Err(bad("coordinates must be finite numbers".into()));
+        }
+        for i in 0..4 {
+            let (a, b) = (pts[i], pts[(i + 1) % 4]);
+            let side = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+            if side < MIN_SIDE_PX {
+                return Err(bad(format!(
+                    "side {} is {side:.1} px long; corners must be distinct and at least {MIN_SIDE_PX} px apart",
+                    SIDE_NAMES[i]
+                )));
+            }
+        }
+        // With y pointing down, TL→TR→BR→BL is clockwise on screen, which is a
+        // positive cross product at every vertex.
+        let crosses: Vec<f64> = (0..4)
+            .map(|i| {
+                let (a, b, c) = (pts[i], pts[(i + 1) % 4], pts[(i + 2) % 4]);
+                (b.0 - a.0) * (c.1 - b.1) - (b.1 - a.1) * (c.0 - b.0)
+            })
+            .collect();
+        let longest = (0..4)
+            .map(|i| {
+                let (a, b) = (pts[i], pts[(i + 2) % 4]);
+                (b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)
+            })
+            .fold(0.0, f64::max);
+        if crosses.iter().any(|c| c.abs() < 1e-3 * longest) {
+            return Err(bad("three corners lie on one line".into()));
+        }
+        if crosses.iter().all(|&c| c < 0.0) {
+            return Err(bad(
+                "the corners run anticlockwise; give them in the order top-left, top-right, bottom-right, bottom-left".into(),
+            ));
+        }
+        if !crosses.iter().all(|&c| c > 0.0) {
+            return Err(bad(
+                "the quadrilateral is not convex (corners out of order or crossing sides)".into(),
+            ));
+        }
+        let area = polygon_area(&pts);
+        if area < MIN_SIDE_PX * MIN_SIDE_PX {
+            return Err(bad(format!(
+                "the quadrilateral is degenerate (area {area:.1} px²)"
+            )));
+        }
+        Ok(Corners(pts))
+    }
+
+    pub fn points(&self) -> [(f64, f64); 4] {
+        self.0
+    }
+
+    /// The same board seen with another corner first: `k` quarter turns, so that the
+    /// corner that was at index `k` becomes TL. Used when the board turns out to be
+    /// rotated relative to the player's view.
+    pub fn rotated(&self, k: usize) -> Corners {
+        let p = self.0;
+        Corners([p[k % 4], p[(k + 1) % 4], p[(k + 2) % 4], p[(k + 3) % 4]])
+    }
+}
+
+const SIDE_NAMES: [&str; 4] = ["TL-TR", "TR-BR", "BR-BL", "BL-TL"];
+
+fn polygon_area(p: &[(f64, f64); 4]) -> f64 {
+    (0..4)
+        .map(|i| {
+            let (a, b) = (p[i], p[(i + 1) % 4]);
+            a.0 * b.1 - b.0 * a.1
+        })
+        .sum::<f64>()
+        / 2.0
+}
+
+fn format_points(p: &[(f64, f64); 4]) -> String {
+    p.iter()
+        .map(|(x, y)| format!("{x},{y}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl std::fmt::Display for Corners {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&format_points(&self.0))
+    }
+}
+
+impl FromStr for Corners {
+    type Err = GeometryError;
+
+    /// Parses `"x,y x,y x,y x,y"` (TL TR BR BL); semicolons may separate points too.
+    fn from_str(s: &str) -> Result<Corners, GeometryError> {
+        let bad = |why: &str| GeometryError::BadCorners {
+            corners: s.to_string(),
+            why: why.to_string(),
+        };
+        let pts: Vec<&str> = s
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .filter(|t| !t.is_empty())
+            .collect();
+        if pts.len() != 4 {
+            return Err(bad(&format!(
+                "expected four points \"x,y x,y x,y x,y\" (TL TR BR BL), found {}",
+                pts.len()
+            )));
+        }
+        let mut out = [(0.0, 0.0); 4];
+        for (i, p) in pts.iter().enumerate() {
+            let (x, y) = p
+                .split_once(',')
+                .ok_or_else(|| bad(&format!("point '{p}' is not of the form x,y")))?;
+            let num = |t: &str| {
+                t.trim()
+                    .parse::<f64>()
+                    .map_err(|_| bad(&format!("'{t}' in point '{p}' is not a number")))
+            };
+            out[i] = (num(x)?, num(y)?);
+        }
+        Corners::new(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_a_perspective_quad() {
+        let c: Corners = "100,50 500,80 520,400 60,380".parse().unwrap();
+        assert_eq!(c.points()[2], (520.0, 400.0));
+        assert_eq!(c.rotated(1).points()[0], (500.0, 80.0));
+    }
+
+    #[test]
+    fn rejects_bad_corners_with_reasons() {
+        let cases = [
+            ("1,2 3,4", "expected four points"),
+            ("0,0 100,0 100,100 a,100", "not a number"),
+            ("0,0 100 100,100 0,100", "not of the form"),
+            ("0,0 0,100 100,100 100,0", "anticlockwise"),
+            ("0,0 100,100 100,0 0,100", "not convex"),
+            ("0,0 100,0 60,20 0,100", "not convex"),
+            ("0,0 50,0 100,0 0,100", "one line"),
+            ("0,0 0,0 100,100 0,100", "distinct"),
+            ("0,0 100,0 100,nan 0,100", "finite"),
+        ];
+        for (text, want) in cases {
+            let err = text.parse::<Corners>().unwrap_err().to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! Grid geometry: grid specs, the board's corners in an image, homographies,
+//! rectification to a canonical top-down view, and board profiles.
+//! Knows nothing of pieces or rules.
+
+mod corners;
+mod grid;
+mod homography;
+mod pose;
+mod profile;
+mod rectify;
+mod testcard;
+
+pub use corners::Corners;
+pub use grid::{GridSpec, MAX_CELLS, MIN_CELLS};
+pub use homography::Homography;
+pub use pose::BoardPose;
+pub use profile::BoardProfile;
+pub use rectify::{draw_overlay, draw_rectified_grid, rectify, RectifyLayout};
+pub use testcard::perspective_test_card;
+
+/// What can go wrong with geometry input.
+#[derive(Debug, thiserror::Error)]
+pub enum GeometryError {
+    #[error("bad grid '{spec}': {why}")]
+    BadGrid { spec: String, why: String },
+    #[error("bad corners '{corners}': {why}")]
+    BadCorners { corners: String, why: String },
+    #[error("bad board profile '{path}': {why}")]
+    BadProfile { path: String, why: String },
+    #[error("the image is empty")]
+    EmptyImage,
+    #[error("OpenCV: {0}")]
+    OpenCv(String),
+}
+
+impl GeometryError {
+    fn cv(e: opencv::Error) -> GeometryError {
+        GeometryError::OpenCv(e.message)
+    }
+}

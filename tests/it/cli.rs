@@ -1,0 +1,117 @@
+use super::util::{assert_fails_with, p, run, stdout, tmp};
+
+#[test]
+fn rectify_writes_the_board_and_the_overlay() {
+    let dir = tmp();
+    let o = run(&["demo", "--out", p(dir.path())]);
+    assert!(o.status.success(), "{}", super::util::stderr(&o));
+    let view = dir.path().join("camera-view.png");
+    assert!(view.exists());
+    let (top, overlay) = (dir.path().join("top.png"), dir.path().join("ov.jpg"));
+    let o = run(&[
+        "rectify",
+        "--grid",
+        "8x8",
+        "--corners",
+        "152,88 508,112 574,430 84,402",
+        p(&view),
+        "-o",
+        p(&top),
+        "--overlay",
+        p(&overlay),
+        "--cell-px",
+        "32",
+    ]);
+    assert!(o.status.success(), "{}", super::util::stderr(&o));
+    assert!(stdout(&o).contains("top.png"));
+    let img = image::open(&top).unwrap();
+    // 8 cells of 32 px plus half a cell of margin each side.
+    assert_eq!((img.width(), img.height()), (288, 288));
+    assert!(image::open(&overlay).unwrap().width() == 640);
+}
+
+#[test]
+fn rectify_takes_a_board_profile() {
+    let dir = tmp();
+    assert!(run(&["demo", "--out", p(dir.path())]).status.success());
+    let profile = dir.path().join("board.toml");
+    std::fs::write(
+        &profile,
+        "grid = \"8x8\"\ncorners = [[152, 88], [508, 112], [574, 430], [84, 402]]\n",
+    )
+    .unwrap();
+    let out = dir.path().join("top.png");
+    let o = run(&[
+        "rectify",
+        "--profile",
+        p(&profile),
+        p(&dir.path().join("camera-view.png")),
+        "-o",
+        p(&out),
+    ]);
+    assert!(o.status.success(), "{}", super::util::stderr(&o));
+    assert!(out.exists());
+}
+
+#[test]
+fn rectify_errors_name_the_bad_input() {
+    let dir = tmp();
+    assert!(run(&["demo", "--out", p(dir.path())]).status.success());
+    let view = dir.path().join("camera-view.png");
+    let out = dir.path().join("x.png");
+    let corners = "152,88 508,112 574,430 84,402";
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--grid", "8x8", "--corners", "0,0 0,100 100,100 100,0"],
+            "anticlockwise",
+        ),
+        (
+            vec!["--grid", "8x8", "--corners", "0,0 100,100 100,0 0,100"],
+            "not convex",
+        ),
+        (vec!["--grid", "8x8", "--corners", "1,2 3,4"], "four points"),
+        (vec!["--grid", "8by8", "--corners", corners], "'8by8'"),
+        (vec!["--grid", "30x30", "--corners", corners], "'30x30'"),
+        (vec!["--grid", "8x8"], "no corners"),
+        (vec!["--corners", corners], "no grid"),
+        (
+            vec!["--profile", "/nonexistent/board.toml"],
+            "/nonexistent/board.toml",
+        ),
+    ];
+    for (flags, needle) in cases {
+        let mut args = vec!["rectify"];
+        args.extend(flags);
+        args.extend([p(&view), "-o", p(&out)]);
+        assert_fails_with(&run(&args), needle);
+    }
+    let missing = dir.path().join("missing.png");
+    assert_fails_with(
+        &run(&[
+            "rectify",
+            "--grid",
+            "8x8",
+            "--corners",
+            corners,
+            p(&missing),
+            "-o",
+            p(&out),
+        ]),
+        "missing.png",
+    );
+    let corrupt = dir.path().join("corrupt.png");
+    std::fs::write(&corrupt, b"garbage").unwrap();
+    assert_fails_with(
+        &run(&[
+            "rectify",
+            "--grid",
+            "8x8",
+            "--corners",
+            corners,
+            p(&corrupt),
+            "-o",
+            p(&out),
+        ]),
+        "corrupt.png",
+    );
+}

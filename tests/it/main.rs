@@ -1,0 +1,6 @@
+//! Integration tests, built as one binary.
+
+mod capture;
+mod cli;
+mod rectify;
+mod util;
