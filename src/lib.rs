@@ -20,3 +20,5 @@
 pub mod capture;
 pub mod cli;
 pub mod geometry;
+pub mod record;
+pub mod rules;

@@ -2,6 +2,7 @@
 
 mod board;
 mod demo;
+mod perft;
 mod rectify;
 
 use clap::{Parser, Subcommand};
@@ -25,11 +26,14 @@ pub enum Command {
     Rectify(rectify::RectifyArgs),
     /// Make a perspective view of a known board and rectify it (what `make demo` runs).
     Demo(demo::DemoArgs),
+    /// Count the leaf move sequences of a given depth (tests a rules engine).
+    Perft(perft::PerftArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Rectify(a) => rectify::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Perft(a) => perft::run(a),
     }
 }

@@ -1,0 +1,59 @@
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::Args;
+
+use crate::rules::{self, GameKind, Rules};
+
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    /// The game: chess, russian-draughts or tablut.
+    #[arg(long, default_value = "chess")]
+    pub game: GameKind,
+    /// Start position (chess: FEN; russian-draughts: PDN FEN such as W:Wa1,c3:Bh8).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Start position in the game's own text format (same as --fen; Tablut's name for it).
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Number of plies.
+    #[arg(long)]
+    pub depth: u32,
+    /// Also print the count below each legal move of the start position.
+    #[arg(long)]
+    pub divide: bool,
+}
+
+pub fn run(a: PerftArgs) -> anyhow::Result<()> {
+    let position = match (&a.fen, &a.position) {
+        (Some(_), Some(_)) => bail!("give the start position once, with --fen or --position"),
+        (f, p) => f.as_deref().or(p.as_deref()),
+    };
+    match a.game {
+        GameKind::Chess => {
+            let game = match position {
+                Some(fen) => rules::chess::Chess::from_fen(fen).map_err(anyhow::Error::msg)?,
+                None => rules::chess::Chess::new(),
+            };
+            count(&game, a.depth, a.divide)
+        }
+        other => bail!("perft for {other} is not available in this build"),
+    }
+    .context("perft")
+}
+
+fn count<R: Rules>(game: &R, depth: u32, divide: bool) -> anyhow::Result<()> {
+    let start = Instant::now();
+    if divide && depth > 0 {
+        for m in game.legal_moves() {
+            let mut next = game.clone();
+            let id = game.move_id(&m);
+            next.play(&m);
+            println!("{id}: {}", next.perft(depth - 1));
+        }
+    }
+    let n = game.perft(depth);
+    eprintln!("depth {depth}: {:.3} s", start.elapsed().as_secs_f64());
+    println!("{n}");
+    Ok(())
+}

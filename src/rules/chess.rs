@@ -1,0 +1,538 @@
+//! Orthodox chess (FIDE rules) on top of `shakmaty`, which does the move
+//! generation. This wrapper adds what shakmaty leaves to the caller: the position
+//! history for repetitions, and the FIDE split between draws the arbiter imposes
+//! (fivefold repetition, seventy-five moves, dead position) and draws a player
+//! may only claim (threefold repetition, fifty moves).
+
+use crate::rules::{Occupant, Outcome, Rules, Side, Square};
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanPlus};
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::{Zobrist64, ZobristHash};
+use shakmaty::{CastlingMode, Color, EnPassantMode, File, Move, Position, Rank, Role};
+
+/// A chess game: the current position plus the positions that can still repeat.
+#[derive(Clone, Debug)]
+pub struct Chess {
+    pos: shakmaty::Chess,
+    /// Hashes of the positions since the last capture or pawn move, current last.
+    /// Older positions can never recur, so they are dropped. `Legal` en passant
+    /// mode makes two positions equal exactly when FIDE 9.2.3 says they are.
+    history: Vec<u64>,
+}
+
+impl Default for Chess {
+    fn default() -> Self {
+        Chess::new()
+    }
+}
+
+fn hash(pos: &shakmaty::Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+fn side_of(color: Color) -> Side {
+    match color {
+        Color::White => Side::White,
+        Color::Black => Side::Black,
+    }
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+impl Chess {
+    /// The standard starting position.
+    pub fn new() -> Chess {
+        Chess::from_position(shakmaty::Chess::default())
+    }
+
+    /// A game starting from a set-up position. Repetitions count from here on,
+    /// since the FEN says nothing of earlier positions.
+    pub fn from_position(pos: shakmaty::Chess) -> Chess {
+        let history = vec![hash(&pos)];
+        Chess { pos, history }
+    }
+
+    /// Parses a FEN and checks that the position is legal.
+    pub fn from_fen(fen: &str) -> Result<Chess, String> {
+        let trimmed = fen.trim();
+        let parsed = Fen::from_ascii(trimmed.as_bytes())
+            .map_err(|e| format!("malformed FEN \"{trimmed}\": {e}"))?;
+        let pos: shakmaty::Chess = parsed
+            .into_position(CastlingMode::Standard)
+            .map_err(|e| format!("impossible position in FEN \"{trimmed}\": {e}"))?;
+        Ok(Chess::from_position(pos))
+    }
+
+    /// Replays UCI moves from `start_fen` (or the initial position). Used to
+    /// rebuild a game after an earlier move (usually a promotion) was corrected.
+    pub fn replay(start_fen: Option<&str>, ucis: &[String]) -> Result<Chess, String> {
+        let mut game = match start_fen {
+            Some(fen) => Chess::from_fen(fen)?,
+            None => Chess::new(),
+        };
+        for uci in ucis {
+            game.play_uci(uci)?;
+        }
+        Ok(game)
+    }
+
+    pub fn fen(&self) -> String {
+        Fen::from_position(&self.pos, EnPassantMode::Legal).to_string()
+    }
+
+    pub fn position(&self) -> &shakmaty::Chess {
+        &self.pos
+    }
+
+    /// Full-move number as in the FEN: 1 at the start, increased after Black moves.
+    pub fn fullmove_number(&self) -> u32 {
+        self.pos.fullmoves().get()
+    }
+
+    /// Half-moves since the last capture or pawn move.
+    pub fn halfmove_clock(&self) -> u32 {
+        self.pos.halfmoves()
+    }
+
+    /// How many times the current position has occurred (1 = first time).
+    pub fn repetition_count(&self) -> usize {
+        match self.history.last() {
+            Some(cur) => self.history.iter().filter(|h| *h == cur).count(),
+            None => 1,
+        }
+    }
+
+    /// A draw a player could claim now (FIDE 9.2 / 9.3) but the rules do not
+    /// impose. None once the game is over.
+    pub fn claimable_draw(&self) -> Option<String> {
+        if self.outcome().is_some() {
+            return None;
+        }
+        if self.repetition_count() >= 3 {
+            Some("threefold repetition".to_string())
+        } else if self.pos.halfmoves() >= 100 {
+            Some("fifty-move rule".to_string())
+        } else {
+            None
+        }
+    }
+
+    /// Moves that differ only in the promotion piece leave the same occupancy,
+    /// so move inference must pick the piece by other means.
+    pub fn is_promotion(mv: &Move) -> bool {
+        mv.is_promotion()
+    }
+
+    /// The same promotion move with another piece; None if `mv` is no promotion
+    /// or `role` is not a piece a pawn may become.
+    pub fn with_promotion(mv: &Move, role: Role) -> Option<Move> {
+        if matches!(role, Role::Pawn | Role::King) {
+            return None;
+        }
+        match *mv {
+            Move::Normal {
+                role: Role::Pawn,
+                from,
+                capture,
+                to,
+                promotion: Some(_),
+            } => Some(Move::Normal {
+                role: Role::Pawn,
+                from,
+                capture,
+                to,
+                promotion: Some(role),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Finds the legal move for a UCI string (castling as `e1g1`).
+    pub fn parse_uci(&self, uci: &str) -> Result<Move, String> {
+        let side = color_name(self.pos.turn());
+        let parsed: UciMove = uci
+            .trim()
+            .parse()
+            .map_err(|_| format!("malformed UCI move \"{uci}\""))?;
+        parsed.to_move(&self.pos).map_err(|_| {
+            format!(
+                "illegal move \"{uci}\" for {side} in position \"{}\"",
+                self.fen()
+            )
+        })
+    }
+
+    /// Finds the legal move for a SAN string; check marks and `!?` are ignored.
+    pub fn parse_san(&self, san: &str) -> Result<Move, String> {
+        let side = color_name(self.pos.turn());
+        let cleaned = san.trim().trim_end_matches(['!', '?']);
+        let cleaned = match cleaned {
+            "0-0" | "0-0+" | "0-0#" => cleaned.replace('0', "O"),
+            "0-0-0" | "0-0-0+" | "0-0-0#" => cleaned.replace('0', "O"),
+            _ => cleaned.to_string(),
+        };
+        let parsed = SanPlus::from_ascii(cleaned.as_bytes())
+            .map_err(|_| format!("malformed SAN move \"{san}\""))?;
+        parsed
+            .san
+            .to_move(&self.pos)
+            .map_err(|e| format!("{e} \"{san}\" for {side} in position \"{}\"", self.fen()))
+    }
+
+    /// Plays a move if it is legal in the position (even after an automatic
+    /// draw, so recorded games that went on can still be read).
+    pub fn try_play(&mut self, mv: &Move) -> Result<(), String> {
+        if !self.pos.is_legal(*mv) {
+            return Err(format!(
+                "illegal move {} in position \"{}\"",
+                UciMove::from_standard(*mv),
+                self.fen()
+            ));
+        }
+        self.play_legal(mv);
+        Ok(())
+    }
+
+    pub fn play_uci(&mut self, uci: &str) -> Result<Move, String> {
+        let mv = self.parse_uci(uci)?;
+        self.play_legal(&mv);
+        Ok(mv)
+    }
+
+    pub fn play_san(&mut self, san: &str) -> Result<Move, String> {
+        let mv = self.parse_san(san)?;
+        self.play_legal(&mv);
+        Ok(mv)
+    }
+
+    fn play_legal(&mut self, mv: &Move) {
+        self.pos.play_unchecked(*mv);
+        if self.pos.halfmoves() == 0 {
+            self.history.clear();
+        }
+        self.history.push(hash(&self.pos));
+    }
+
+    /// Draws FIDE imposes without a claim, checked once mate and stalemate are ruled out.
+    fn automatic_draw(&self) -> Option<&'static str> {
+        if self.pos.is_insufficient_material() {
+            Some("insufficient material")
+        } else if self.repetition_count() >= 5 {
+            Some("fivefold repetition")
+        } else if self.pos.halfmoves() >= 150 {
+            Some("seventy-five-move rule")
+        } else {
+            None
+        }
+    }
+}
+
+impl Rules for Chess {
+    type Move = Move;
+
+    fn dims(&self) -> (u8, u8) {
+        (8, 8)
+    }
+
+    fn side_to_move(&self) -> Side {
+        side_of(self.pos.turn())
+    }
+
+    fn occupant(&self, sq: Square) -> Occupant {
+        if sq.file >= 8 || sq.rank >= 8 {
+            return Occupant::Empty;
+        }
+        let s = shakmaty::Square::from_coords(File::new(sq.file as u32), Rank::new(sq.rank as u32));
+        match self.pos.board().color_at(s) {
+            None => Occupant::Empty,
+            Some(Color::White) => Occupant::White,
+            Some(Color::Black) => Occupant::Black,
+        }
+    }
+
+    fn legal_moves(&self) -> Vec<Move> {
+        let moves = self.pos.legal_moves();
+        if moves.is_empty() || self.automatic_draw().is_some() {
+            return Vec::new();
+        }
+        moves.to_vec()
+    }
+
+    fn play(&mut self, mv: &Move) {
+        // Callers pass moves from `legal_moves`; an illegal one would corrupt the
+        // position, so it is refused rather than played.
+        let ok = self.try_play(mv);
+        debug_assert!(ok.is_ok(), "{ok:?}");
+    }
+
+    fn notation(&self, mv: &Move) -> String {
+        if self.pos.is_legal(*mv) {
+            SanPlus::from_move(self.pos.clone(), *mv).to_string()
+        } else {
+            San::from_move(&self.pos, *mv).to_string()
+        }
+    }
+
+    fn move_id(&self, mv: &Move) -> String {
+        UciMove::from_standard(*mv).to_string()
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if self.pos.legal_moves().is_empty() {
+            return Some(if self.pos.is_check() {
+                Outcome::Win {
+                    winner: side_of(self.pos.turn().other()),
+                    reason: "checkmate".to_string(),
+                }
+            } else {
+                Outcome::Draw {
+                    reason: "stalemate".to_string(),
+                }
+            });
+        }
+        self.automatic_draw().map(|r| Outcome::Draw {
+            reason: r.to_string(),
+        })
+    }
+
+    /// shakmaty's perft, far faster than cloning the history at every node. It
+    /// stops only at mate and stalemate below the root, like the published
+    /// counts; the automatic draws are honoured at the root only.
+    fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        if self.outcome().is_some() {
+            return 0;
+        }
+        shakmaty::perft(&self.pos, depth)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PERFT_FIXTURE: &str = include_str!("../../tests/data/perft/chess.txt");
+
+    fn play_ucis(game: &mut Chess, ucis: &[&str]) {
+        for u in ucis {
+            game.play_uci(u).unwrap();
+        }
+    }
+
+    #[test]
+    fn perft_fixture_matches_published_counts() {
+        let mut lines = 0;
+        for line in PERFT_FIXTURE.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let parts: Vec<&str> = line.split(';').map(str::trim).collect();
+            assert_eq!(parts.len(), 3, "bad fixture line {line}");
+            let game = Chess::from_fen(parts[0]).unwrap();
+            let depth: u32 = parts[1].parse().unwrap();
+            let count: u64 = parts[2].parse().unwrap();
+            assert_eq!(game.perft(depth), count, "{line}");
+            lines += 1;
+        }
+        assert!(lines >= 20);
+    }
+
+    #[test]
+    fn generic_perft_agrees_with_fast_one() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        ] {
+            let game = Chess::from_fen(fen).unwrap();
+            for depth in 1..=3 {
+                let generic = generic_perft(&game, depth);
+                assert_eq!(generic, game.perft(depth), "{fen} depth {depth}");
+            }
+        }
+    }
+
+    fn generic_perft(game: &Chess, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        game.legal_moves()
+            .iter()
+            .map(|m| {
+                let mut next = game.clone();
+                next.play(m);
+                generic_perft(&next, depth - 1)
+            })
+            .sum()
+    }
+
+    #[test]
+    fn occupancy_and_side() {
+        let game = Chess::new();
+        assert_eq!(game.dims(), (8, 8));
+        assert_eq!(game.occupant(Square::parse("e2").unwrap()), Occupant::White);
+        assert_eq!(game.occupant(Square::parse("d8").unwrap()), Occupant::Black);
+        assert_eq!(game.occupant(Square::parse("e4").unwrap()), Occupant::Empty);
+        assert_eq!(game.occupant(Square::new(9, 0)), Occupant::Empty);
+        assert_eq!(game.side_to_move(), Side::White);
+        assert_eq!(game.legal_moves().len(), 20);
+    }
+
+    #[test]
+    fn notation_and_ids() {
+        let mut game = Chess::new();
+        play_ucis(&mut game, &["f2f3", "e7e5", "g2g4"]);
+        let mate = game.parse_uci("d8h4").unwrap();
+        assert_eq!(game.notation(&mate), "Qh4#");
+        assert_eq!(game.move_id(&mate), "d8h4");
+        game.play(&mate);
+        assert_eq!(
+            game.outcome(),
+            Some(Outcome::Win {
+                winner: Side::Black,
+                reason: "checkmate".into()
+            })
+        );
+        assert!(game.legal_moves().is_empty());
+        assert_eq!(game.outcome().unwrap().result_token(), "0-1");
+
+        let game = Chess::from_fen("r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1").unwrap();
+        let castle = game.parse_san("O-O").unwrap();
+        assert_eq!(game.move_id(&castle), "e1g1");
+        assert_eq!(game.notation(&castle), "O-O");
+        assert_eq!(game.parse_uci("e1g1").unwrap(), castle);
+        assert_eq!(game.parse_san("0-0").unwrap(), castle);
+    }
+
+    #[test]
+    fn promotion_helpers() {
+        let game = Chess::from_fen("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+        let q = game.parse_uci("e7e8q").unwrap();
+        assert!(Chess::is_promotion(&q));
+        let n = Chess::with_promotion(&q, Role::Knight).unwrap();
+        assert_eq!(game.move_id(&n), "e7e8n");
+        assert_eq!(game.notation(&n), "e8=N+");
+        assert_eq!(game.notation(&q), "e8=Q");
+        assert!(Chess::with_promotion(&q, Role::King).is_none());
+        let k = game.parse_uci("e1d2").unwrap();
+        assert!(!Chess::is_promotion(&k));
+        assert!(Chess::with_promotion(&k, Role::Queen).is_none());
+        // All four promotions leave the same occupancy.
+        let occ = |m: &Move| {
+            let mut g = game.clone();
+            g.play(m);
+            (0..64)
+                .map(|i| g.occupant(Square::new(i % 8, i / 8)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(occ(&q), occ(&n));
+    }
+
+    #[test]
+    fn replay_after_correction() {
+        let start = "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1";
+        let moves: Vec<String> = ["e7e8n", "g7f7"].iter().map(|s| s.to_string()).collect();
+        let game = Chess::replay(Some(start), &moves).unwrap();
+        assert_eq!(game.fen(), "4N3/5k2/8/8/8/8/8/4K3 w - - 1 2");
+        let bad: Vec<String> = vec!["e7e8n".into(), "e8d6".into()];
+        let err = Chess::replay(Some(start), &bad).unwrap_err();
+        assert!(err.contains("e8d6"), "{err}");
+    }
+
+    #[test]
+    fn fen_errors_quote_the_fen() {
+        let err = Chess::from_fen("not a fen").unwrap_err();
+        assert!(err.contains("\"not a fen\""), "{err}");
+        // Both kings missing is well-formed but illegal.
+        let err = Chess::from_fen("8/8/8/8/8/8/8/8 w - - 0 1").unwrap_err();
+        assert!(err.contains("8/8/8/8/8/8/8/8 w - - 0 1"), "{err}");
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        assert_eq!(Chess::from_fen(fen).unwrap().side_to_move(), Side::Black);
+    }
+
+    #[test]
+    fn repetition_claims_and_fivefold() {
+        let mut game = Chess::new();
+        let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        play_ucis(&mut game, &shuffle);
+        assert_eq!(game.repetition_count(), 2);
+        assert_eq!(game.claimable_draw(), None);
+        play_ucis(&mut game, &shuffle);
+        assert_eq!(
+            game.claimable_draw().as_deref(),
+            Some("threefold repetition")
+        );
+        assert_eq!(game.outcome(), None);
+        play_ucis(&mut game, &shuffle);
+        play_ucis(&mut game, &shuffle);
+        assert_eq!(game.repetition_count(), 5);
+        assert_eq!(
+            game.outcome(),
+            Some(Outcome::Draw {
+                reason: "fivefold repetition".into()
+            })
+        );
+        assert!(game.legal_moves().is_empty());
+        assert_eq!(game.claimable_draw(), None);
+        assert_eq!(game.perft(1), 0);
+    }
+
+    #[test]
+    fn move_count_rules() {
+        let game = Chess::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 100 80").unwrap();
+        assert_eq!(game.claimable_draw().as_deref(), Some("fifty-move rule"));
+        assert_eq!(game.outcome(), None);
+        let game = Chess::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 150 80").unwrap();
+        assert_eq!(
+            game.outcome(),
+            Some(Outcome::Draw {
+                reason: "seventy-five-move rule".into()
+            })
+        );
+        // Mate on the 150th half-move still counts as mate.
+        let mut game = Chess::from_fen("4k3/R7/4K3/8/8/8/8/8 w - - 149 80").unwrap();
+        game.play_uci("a7a8").unwrap();
+        assert!(matches!(game.outcome(), Some(Outcome::Win { .. })));
+    }
+
+    #[test]
+    fn stalemate_and_dead_positions() {
+        let game = Chess::from_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").unwrap();
+        assert_eq!(
+            game.outcome(),
+            Some(Outcome::Draw {
+                reason: "stalemate".into()
+            })
+        );
+        let game = Chess::from_fen("8/8/4k3/8/8/3NK3/8/8 w - - 0 1").unwrap();
+        assert_eq!(
+            game.outcome(),
+            Some(Outcome::Draw {
+                reason: "insufficient material".into()
+            })
+        );
+        assert!(game.legal_moves().is_empty());
+    }
+
+    #[test]
+    fn en_passant_only_counts_when_legal_for_repetition() {
+        // After 1. e4 no black pawn can take en passant, so the position equals
+        // one reached later without the double step (FIDE 9.2.3).
+        let a = Chess::from_fen("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1").unwrap();
+        let b = Chess::from_fen("4k3/8/8/8/4P3/8/8/4K3 b - - 0 1").unwrap();
+        assert_eq!(hash(a.position()), hash(b.position()));
+        let c = Chess::from_fen("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1").unwrap();
+        let d = Chess::from_fen("4k3/8/8/8/3pP3/8/8/4K3 b - - 0 1").unwrap();
+        assert_ne!(hash(c.position()), hash(d.position()));
+    }
+}

@@ -1,0 +1,155 @@
+//! Rules engines. They know nothing of images, cameras or files: a game is a
+//! position that lists its legal moves, plays them, and says what stands on a square.
+//! The vision side only ever asks `occupant` (empty / white / black), so the
+//! inference stage can compare a move's consequences with what the camera saw.
+
+use std::fmt::Debug;
+
+pub mod chess;
+
+/// A player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+}
+
+/// What a camera can tell of a square: nothing on it, or a piece of one side.
+/// Piece types (king, queen, draughts king) are the rules' business, not the camera's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Occupant {
+    Empty,
+    White,
+    Black,
+}
+
+/// A square in the game's own coordinates: `file` 0 is the a-file (White's left),
+/// `rank` 0 is White's first rank. a1 = (0, 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Square {
+    pub file: u8,
+    pub rank: u8,
+}
+
+impl Square {
+    pub const fn new(file: u8, rank: u8) -> Square {
+        Square { file, rank }
+    }
+
+    /// Algebraic name such as `e4` (files a.., ranks from 1).
+    pub fn name(self) -> String {
+        format!("{}{}", (b'a' + self.file) as char, self.rank as u32 + 1)
+    }
+
+    /// Parses an algebraic name such as `e4` or `c10`.
+    pub fn parse(s: &str) -> Option<Square> {
+        let mut chars = s.chars();
+        let f = chars.next()?;
+        if !f.is_ascii_lowercase() {
+            return None;
+        }
+        let rank: u32 = chars.as_str().parse().ok()?;
+        if rank == 0 || rank > 26 {
+            return None;
+        }
+        Some(Square::new(f as u8 - b'a', (rank - 1) as u8))
+    }
+}
+
+/// How a game ended (or what draw the rules impose or allow).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Win { winner: Side, reason: String },
+    Draw { reason: String },
+}
+
+impl Outcome {
+    /// PGN/PDN style result token: `1-0`, `0-1`, `1/2-1/2`.
+    pub fn result_token(&self) -> &'static str {
+        match self {
+            Outcome::Win {
+                winner: Side::White,
+                ..
+            } => "1-0",
+            Outcome::Win {
+                winner: Side::Black,
+                ..
+            } => "0-1",
+            Outcome::Draw { .. } => "1/2-1/2",
+        }
+    }
+}
+
+/// A game in progress under some rules: the position plus whatever history the
+/// rules need (repetition, move-count draws). Generic code (move inference,
+/// perft) works only through this trait.
+pub trait Rules: Clone {
+    type Move: Clone + PartialEq + Debug;
+
+    /// Board size as (files, ranks).
+    fn dims(&self) -> (u8, u8);
+    /// Squares a piece can ever stand on (draughts: the dark squares only).
+    fn is_playable(&self, _sq: Square) -> bool {
+        true
+    }
+    fn side_to_move(&self) -> Side;
+    fn occupant(&self, sq: Square) -> Occupant;
+    /// Legal moves in this position; empty once the game is decided.
+    fn legal_moves(&self) -> Vec<Self::Move>;
+    /// Plays a move taken from `legal_moves`.
+    fn play(&mut self, mv: &Self::Move);
+    /// The move in the game's record notation, as it reads in the current position.
+    fn notation(&self, mv: &Self::Move) -> String;
+    /// A short machine-friendly form (UCI for chess, `c3-d4` style otherwise).
+    fn move_id(&self, mv: &Self::Move) -> String {
+        self.notation(mv)
+    }
+    /// The result when the game is over (or a draw the rules impose).
+    fn outcome(&self) -> Option<Outcome>;
+    /// Number of leaf move sequences of length `depth`. Finished games have no children.
+    fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let moves = self.legal_moves();
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        moves
+            .iter()
+            .map(|m| {
+                let mut next = self.clone();
+                next.play(m);
+                next.perft(depth - 1)
+            })
+            .sum()
+    }
+}
+
+/// The games the recorder knows, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GameKind {
+    Chess,
+    #[value(name = "russian-draughts")]
+    RussianDraughts,
+    Tablut,
+}
+
+impl std::fmt::Display for GameKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GameKind::Chess => "chess",
+            GameKind::RussianDraughts => "russian-draughts",
+            GameKind::Tablut => "tablut",
+        })
+    }
+}
