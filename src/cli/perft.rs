@@ -37,6 +37,16 @@ pub fn run(a: PerftArgs) -> anyhow::Result<()> {
             };
             count(&game, a.depth, a.divide)
         }
+        GameKind::Tablut => {
+            let opts = rules::tablut::TablutOptions::default();
+            let game = match position {
+                Some(text) => {
+                    rules::tablut::Tablut::from_position(text, opts).map_err(anyhow::Error::msg)?
+                }
+                None => rules::tablut::Tablut::new(opts),
+            };
+            count(&game, a.depth, a.divide)
+        }
         other => bail!("perft for {other} is not available in this build"),
     }
     .context("perft")

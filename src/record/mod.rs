@@ -3,6 +3,7 @@
 //! a complete, valid record of the moves accepted so far.
 
 pub mod pgn;
+pub mod tablut_record;
 
 use std::io::Write;
 use std::path::Path;

@@ -6,6 +6,7 @@
 use std::fmt::Debug;
 
 pub mod chess;
+pub mod tablut;
 
 /// A player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
