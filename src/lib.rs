@@ -18,7 +18,11 @@
 //! ```
 
 pub mod capture;
+pub mod classify;
 pub mod cli;
 pub mod geometry;
+pub mod infer;
+pub mod pipeline;
 pub mod record;
 pub mod rules;
+pub mod track;

@@ -2,12 +2,16 @@
 
 mod board;
 mod demo;
+mod detect;
+mod model;
 mod perft;
+mod record;
 mod rectify;
 
 use clap::{Parser, Subcommand};
 
 pub use board::BoardArgs;
+pub use model::ModelArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -26,6 +30,10 @@ pub enum Command {
     Rectify(rectify::RectifyArgs),
     /// Make a perspective view of a known board and rectify it (what `make demo` runs).
     Demo(demo::DemoArgs),
+    /// Classify every cell of board photos: empty, white or black piece, hidden.
+    Detect(detect::DetectArgs),
+    /// Record a game from a video, a camera or a folder of photos.
+    Record(record::RecordArgs),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
     Perft(perft::PerftArgs),
 }
@@ -35,5 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Rectify(a) => rectify::run(a),
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
+        Command::Record(a) => record::run(a),
+        Command::Detect(a) => detect::run(a),
     }
 }

@@ -47,7 +47,15 @@ pub fn run(a: PerftArgs) -> anyhow::Result<()> {
             };
             count(&game, a.depth, a.divide)
         }
-        other => bail!("perft for {other} is not available in this build"),
+        GameKind::RussianDraughts => {
+            let opts = rules::russian_draughts::DraughtsOptions::default();
+            let game = match position {
+                Some(fen) => rules::russian_draughts::RussianDraughts::from_fen(fen, opts)
+                    .map_err(anyhow::Error::msg)?,
+                None => rules::russian_draughts::RussianDraughts::new(opts),
+            };
+            count(&game, a.depth, a.divide)
+        }
     }
     .context("perft")
 }

@@ -2,6 +2,8 @@
 //! whole from the accepted move log, and written so that the file on disk is always
 //! a complete, valid record of the moves accepted so far.
 
+pub mod log;
+pub mod pdn;
 pub mod pgn;
 pub mod tablut_record;
 

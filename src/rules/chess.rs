@@ -304,6 +304,21 @@ impl Rules for Chess {
     /// shakmaty's perft, far faster than cloning the history at every node. It
     /// stops only at mate and stalemate below the root, like the published
     /// counts; the automatic draws are honoured at the root only.
+    fn alternatives(&self, mv: &Move) -> Vec<Move> {
+        if !mv.is_promotion() {
+            return Vec::new();
+        }
+        [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
+            .into_iter()
+            .filter(|r| mv.promotion() != Some(*r))
+            .filter_map(|r| Chess::with_promotion(mv, r))
+            .collect()
+    }
+
+    fn tiebreak(&self, mv: &Move) -> u32 {
+        u32::from(mv.promotion().is_some_and(|r| r != Role::Queen))
+    }
+
     fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
             return 1;

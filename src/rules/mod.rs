@@ -6,6 +6,7 @@
 use std::fmt::Debug;
 
 pub mod chess;
+pub mod russian_draughts;
 pub mod tablut;
 
 /// A player.
@@ -26,7 +27,7 @@ impl Side {
 
 /// What a camera can tell of a square: nothing on it, or a piece of one side.
 /// Piece types (king, queen, draughts king) are the rules' business, not the camera's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Occupant {
     Empty,
     White,
@@ -116,6 +117,17 @@ pub trait Rules: Clone {
     }
     /// The result when the game is over (or a draw the rules impose).
     fn outcome(&self) -> Option<Outcome>;
+    /// Other legal moves that leave exactly the same occupancy as `mv` but differ in
+    /// what the camera cannot see (a promotion's piece). The recorder writes `mv` and
+    /// keeps these in case later play proves one of them was made instead.
+    fn alternatives(&self, _mv: &Self::Move) -> Vec<Self::Move> {
+        Vec::new()
+    }
+    /// Preference among moves the camera cannot tell apart: lower is the usual choice
+    /// (a queen over an under-promotion).
+    fn tiebreak(&self, _mv: &Self::Move) -> u32 {
+        0
+    }
     /// Number of leaf move sequences of length `depth`. Finished games have no children.
     fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {

@@ -1,0 +1,111 @@
+//! Adapting to the user's board: when the position on one frame is known (the start
+//! position, or a FEN the user gives), the model's embeddings of that frame's sites
+//! give a prototype per class; later readings mix the model's own logits with the
+//! distance to those prototypes. A board, a piece set and a light the model never
+//! saw then count for what they look like here.
+
+use super::model::RawReading;
+
+/// Per-class prototypes (mean embedding) learnt from one labelled frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adaptation {
+    /// Mean embedding per class (empty, white, black); None for a class the frame
+    /// did not show.
+    prototypes: [Option<Vec<f32>>; 3],
+    /// Typical squared distance of a site to its own prototype: the scale of the
+    /// prototype logits.
+    scale: f32,
+    /// Weight of the prototype logits against the model's.
+    weight: f32,
+}
+
+impl Adaptation {
+    /// Fits prototypes from readings whose true class (0 empty, 1 white, 2 black) is
+    /// known. `None` when the model has no embedding or too few sites were given.
+    pub fn fit(readings: &[(RawReading, usize)], weight: f32) -> Option<Adaptation> {
+        let dim = readings.first()?.0.embedding.len();
+        if dim == 0 || readings.len() < 4 {
+            return None;
+        }
+        let mut sums = vec![vec![0.0f32; dim]; 3];
+        let mut counts = [0usize; 3];
+        for (r, class) in readings {
+            if *class < 3 && r.embedding.len() == dim {
+                for (s, v) in sums[*class].iter_mut().zip(&r.embedding) {
+                    *s += v;
+                }
+                counts[*class] += 1;
+            }
+        }
+        let prototypes: [Option<Vec<f32>>; 3] = std::array::from_fn(|c| {
+            (counts[c] > 0).then(|| sums[c].iter().map(|s| s / counts[c] as f32).collect())
+        });
+        let mut total = 0.0;
+        let mut n = 0;
+        for (r, class) in readings {
+            if let Some(Some(p)) = prototypes.get(*class) {
+                total += dist2(&r.embedding, p);
+                n += 1;
+            }
+        }
+        let scale = (total / n.max(1) as f32).max(1e-6);
+        Some(Adaptation {
+            prototypes,
+            scale,
+            weight,
+        })
+    }
+
+    /// The adjusted logits of one reading. The occluded logit is the model's alone:
+    /// a labelled frame shows no hands.
+    pub fn adjust(&self, raw: &RawReading) -> [f32; 4] {
+        let mut out = raw.logits;
+        if raw.embedding.is_empty() {
+            return out;
+        }
+        for c in 0..3 {
+            if let Some(p) = &self.prototypes[c] {
+                out[c] += self.weight * (-0.5 * dist2(&raw.embedding, p) / self.scale);
+            } else {
+                // A class the frame never showed keeps the model's logit, lowered by
+                // what a typical distance would cost, so it is neither favoured nor barred.
+                out[c] += self.weight * -0.5;
+            }
+        }
+        out
+    }
+}
+
+fn dist2(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(logits: [f32; 4], e: &[f32]) -> RawReading {
+        RawReading {
+            logits,
+            embedding: e.to_vec(),
+        }
+    }
+
+    #[test]
+    fn prototypes_pull_readings_towards_the_nearest_class() {
+        let labelled = vec![
+            (r([0.0; 4], &[0.0, 0.0]), 0),
+            (r([0.0; 4], &[0.1, 0.0]), 0),
+            (r([0.0; 4], &[1.0, 1.0]), 1),
+            (r([0.0; 4], &[1.1, 1.0]), 1),
+            (r([0.0; 4], &[-1.0, 1.0]), 2),
+            (r([0.0; 4], &[-1.0, 1.1]), 2),
+        ];
+        let a = Adaptation::fit(&labelled, 1.0).unwrap();
+        // The model is unsure; the embedding sits on the white prototype.
+        let adj = a.adjust(&r([0.0, 0.1, 0.0, -5.0], &[1.05, 1.0]));
+        assert!(adj[1] > adj[0] && adj[1] > adj[2], "{adj:?}");
+        assert_eq!(adj[3], -5.0);
+        assert!(Adaptation::fit(&labelled[..2], 1.0).is_none());
+    }
+}

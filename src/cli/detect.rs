@@ -1,0 +1,193 @@
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use serde::Serialize;
+
+use super::{BoardArgs, ModelArgs};
+use crate::capture::read_image;
+use crate::classify::CropView;
+use crate::infer::WhiteSide;
+use crate::rules::Square;
+
+#[derive(Args, Debug)]
+pub struct DetectArgs {
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// Print one JSON object per image and line.
+    #[arg(long)]
+    pub json: bool,
+    /// Adapt to this board using the first image, whose position this FEN-style
+    /// placement gives (ranks top to bottom as White sees them, `/` between ranks;
+    /// upper case white, lower case black, digits for empty runs).
+    #[arg(long)]
+    pub adapt_fen: Option<String>,
+    /// Where White sits, to map --adapt-fen onto the grid (default bottom).
+    #[arg(long, default_value = "bottom")]
+    pub white: String,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The images.
+    #[arg(required = true)]
+    pub images: Vec<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct DetectJson<'a> {
+    image: &'a str,
+    rows: u32,
+    cols: u32,
+    cells: Vec<Vec<String>>,
+    probs: Vec<Vec<[f32; 3]>>,
+    occluded: Vec<Vec<bool>>,
+}
+
+pub fn run(a: DetectArgs) -> anyhow::Result<()> {
+    let pose = a.board.pose()?;
+    let view = CropView::new(&pose);
+    let mut classifier = a.model.load()?;
+    let grid = pose.grid;
+    if let Some(fen) = &a.adapt_fen {
+        let side: WhiteSide = a.white.parse().map_err(anyhow::Error::msg)?;
+        let classes = placement_classes(fen, side, grid.rows, grid.cols)
+            .with_context(|| format!("--adapt-fen '{fen}'"))?;
+        let first = read_image(&a.images[0])?;
+        let rect = view.rectify(&first)?;
+        if !classifier.adapt_to(&view, &rect, &classes)? {
+            eprintln!("warning: this model has no embedding output; --adapt-fen has no effect");
+        }
+    }
+    for path in &a.images {
+        let image = read_image(path)?;
+        let rect = view.rectify(&image)?;
+        let readings = classifier.read_all(&view, &rect)?;
+        let at = |r: u32, c: u32| &readings[(r * grid.cols + c) as usize];
+        let rows = 0..grid.rows;
+        let name = path.to_string_lossy();
+        if a.json {
+            let j = DetectJson {
+                image: &name,
+                rows: grid.rows,
+                cols: grid.cols,
+                cells: rows
+                    .clone()
+                    .map(|r| {
+                        (0..grid.cols)
+                            .map(|c| {
+                                let l = at(r, c).label();
+                                // Hidden sites still get their best visible label.
+                                let l = if l == 'h' {
+                                    visible_label(&at(r, c).probs)
+                                } else {
+                                    l
+                                };
+                                l.to_string()
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                probs: rows
+                    .clone()
+                    .map(|r| (0..grid.cols).map(|c| at(r, c).probs).collect())
+                    .collect(),
+                occluded: rows
+                    .map(|r| (0..grid.cols).map(|c| at(r, c).occluded > 0.5).collect())
+                    .collect(),
+            };
+            println!("{}", serde_json::to_string(&j)?);
+        } else {
+            println!("{name}");
+            for r in rows {
+                let line: String = (0..grid.cols).map(|c| at(r, c).label()).collect();
+                println!("{line}");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn visible_label(p: &[f32; 3]) -> char {
+    let i = (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0);
+    ['.', 'w', 'b'][i]
+}
+
+/// Classes (0 empty, 1 white, 2 black) per grid site, row-major, from a FEN-style
+/// placement seen from White's side `side`.
+pub fn placement_classes(
+    fen: &str,
+    side: WhiteSide,
+    rows: u32,
+    cols: u32,
+) -> anyhow::Result<Vec<usize>> {
+    let placement = fen.split_whitespace().next().unwrap_or("");
+    let ranks: Vec<&str> = placement.split(['/', ':']).collect();
+    let nranks = ranks.len();
+    let mut files = 0usize;
+    let mut cells: Vec<Vec<usize>> = Vec::new();
+    for rank in &ranks {
+        let mut row = Vec::new();
+        let mut digits = String::new();
+        for ch in rank.chars() {
+            if ch.is_ascii_digit() {
+                digits.push(ch);
+                continue;
+            }
+            if !digits.is_empty() {
+                row.extend(std::iter::repeat_n(0, digits.parse::<usize>()?));
+                digits.clear();
+            }
+            row.push(if ch.is_ascii_uppercase() {
+                1
+            } else if ch.is_ascii_lowercase() {
+                2
+            } else {
+                bail!("'{ch}' is not a piece letter or a digit");
+            });
+        }
+        if !digits.is_empty() {
+            row.extend(std::iter::repeat_n(0, digits.parse::<usize>()?));
+        }
+        if files != 0 && row.len() != files {
+            bail!("ranks have different lengths ({} and {})", files, row.len());
+        }
+        files = row.len();
+        cells.push(row);
+    }
+    let (need_rows, need_cols) = side.grid_shape(files as u8, nranks as u8);
+    if (need_rows, need_cols) != (rows, cols) {
+        bail!("the placement is {files} files by {nranks} ranks; the grid is {rows}x{cols}");
+    }
+    let mut out = vec![0; (rows * cols) as usize];
+    for (i, row) in cells.iter().enumerate() {
+        let rank = (nranks - 1 - i) as u8;
+        for (f, class) in row.iter().enumerate() {
+            let (r, c) = side.site(Square::new(f as u8, rank), rows, cols);
+            out[(r * cols + c) as usize] = *class;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placement_maps_to_grid_order() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        let c = placement_classes(start, WhiteSide::Bottom, 8, 8).unwrap();
+        assert_eq!(&c[0..8], &[2; 8]);
+        assert_eq!(&c[56..64], &[1; 8]);
+        let c = placement_classes(start, WhiteSide::Left, 8, 8).unwrap();
+        // White on the left: columns 0 and 1 are white.
+        assert_eq!((c[0], c[1], c[6], c[7]), (1, 1, 2, 2));
+        assert!(placement_classes("8/8", WhiteSide::Bottom, 8, 8).is_err());
+        assert!(placement_classes(
+            "rnbqkbnr/pppp?ppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+            WhiteSide::Bottom,
+            8,
+            8
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,201 @@
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+
+use super::{BoardArgs, ModelArgs};
+use crate::capture::{self, SourceOptions};
+use crate::infer::{InferConfig, WhiteSide};
+use crate::pipeline::{self, RecordJob};
+use crate::record::log::{RecordTags, Recordable};
+use crate::rules::chess::Chess;
+use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+use crate::rules::tablut::{Tablut, TablutOptions};
+use crate::rules::GameKind;
+use crate::track::TrackConfig;
+
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    /// The game: chess, russian-draughts or tablut.
+    #[arg(long, default_value = "chess")]
+    pub game: GameKind,
+    /// A video file, a folder of photos, a single photo, camera:N, or a stream URL.
+    #[arg(long)]
+    pub input: String,
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// The edge of the corner quadrilateral on White's side (bottom = BL→BR), or auto
+    /// to decide from the first still view against the start position.
+    #[arg(long, default_value = "auto")]
+    pub white: String,
+    /// Start position (chess FEN, or PDN FEN for draughts); default the game's start.
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Start position for Tablut, in its text format.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Where to write the PGN (chess).
+    #[arg(long)]
+    pub pgn: Option<PathBuf>,
+    /// Where to write the PDN (draughts).
+    #[arg(long)]
+    pub pdn: Option<PathBuf>,
+    /// Where to write the record (any game).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print JSON lines on stdout: one per accepted move, unexplained change, sync change.
+    #[arg(long)]
+    pub events: bool,
+    /// Frames per second for photo folders (timestamps), or to override a video's rate.
+    #[arg(long)]
+    pub fps: Option<f64>,
+    /// Seconds the board must be still before a view counts (default 0.4; photo
+    /// folders: 0, every photo is a candidate state).
+    #[arg(long)]
+    pub quiet: Option<f64>,
+    /// Record tags.
+    #[arg(long, default_value = "")]
+    pub event: String,
+    #[arg(long, default_value = "")]
+    pub site: String,
+    #[arg(long, default_value = "")]
+    pub round: String,
+    /// Name of the player of the white pieces.
+    #[arg(long = "white-name", default_value = "")]
+    pub white_name: String,
+    /// Name of the player of the black pieces.
+    #[arg(long = "black-name", default_value = "")]
+    pub black_name: String,
+    /// Date tag, YYYY.MM.DD (default today).
+    #[arg(long)]
+    pub date: Option<String>,
+    /// Tablut: White moves first instead of Black.
+    #[arg(long)]
+    pub white_first: bool,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+pub fn run(a: RecordArgs) -> anyhow::Result<()> {
+    let pose = a.board.pose()?;
+    let out = match (&a.pgn, &a.pdn, &a.out) {
+        (Some(p), None, None) | (None, Some(p), None) | (None, None, Some(p)) => p.clone(),
+        (None, None, None) => bail!("say where to write the record: --pgn, --pdn or --out"),
+        _ => bail!("give one output: --pgn, --pdn or --out"),
+    };
+    let white = match a.white.as_str() {
+        "auto" => None,
+        s => Some(s.parse::<WhiteSide>().map_err(anyhow::Error::msg)?),
+    };
+    let classifier = a.model.load()?;
+    let mut source = capture::open(&a.input, SourceOptions { fps: a.fps })?;
+    let folder = std::path::Path::new(&a.input).is_dir();
+    let track = TrackConfig {
+        quiet_s: a.quiet.unwrap_or(if folder { 0.0 } else { 0.4 }),
+        ..TrackConfig::default()
+    };
+    let job = RecordJob {
+        pose,
+        white,
+        track,
+        infer: InferConfig::default(),
+        tags: RecordTags {
+            event: a.event.clone(),
+            site: a.site.clone(),
+            date: a.date.clone().unwrap_or_else(today),
+            round: a.round.clone(),
+            white: a.white_name.clone(),
+            black: a.black_name.clone(),
+        },
+        out: out.clone(),
+        events: a.events,
+        progress: source.is_offline() && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
+    let start = a.fen.as_deref().or(a.position.as_deref());
+    let summary = match a.game {
+        GameKind::Chess => {
+            let g = match start {
+                Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
+                None => Chess::new(),
+            };
+            go(g, &classifier, source.as_mut(), &job)
+        }
+        GameKind::RussianDraughts => {
+            let o = DraughtsOptions::default();
+            let g = match start {
+                Some(f) => RussianDraughts::from_fen(f, o).map_err(anyhow::Error::msg)?,
+                None => RussianDraughts::new(o),
+            };
+            go(g, &classifier, source.as_mut(), &job)
+        }
+        GameKind::Tablut => {
+            let mut o = TablutOptions::default();
+            if a.white_first {
+                o.first_move = crate::rules::Side::White;
+            }
+            let g = match start {
+                Some(p) => Tablut::from_position(p, o).map_err(anyhow::Error::msg)?,
+                None => Tablut::new(o),
+            };
+            go(g, &classifier, source.as_mut(), &job)
+        }
+    }
+    .with_context(|| format!("recording '{}'", a.input))?;
+    eprintln!(
+        "recorded {} half-moves from {} frames ({} still views, {} unexplained changes{}) into {}",
+        summary.plies,
+        summary.frames,
+        summary.still_views,
+        summary.unexplained,
+        if summary.in_sync {
+            ""
+        } else {
+            "; ended out of sync"
+        },
+        out.display()
+    );
+    Ok(())
+}
+
+fn go<R: Recordable>(
+    game: R,
+    classifier: &crate::classify::Classifier,
+    source: &mut dyn crate::capture::FrameSource,
+    job: &RecordJob,
+) -> anyhow::Result<pipeline::RecordSummary> {
+    pipeline::record(game, classifier, source, job)
+}
+
+/// Today's date as YYYY.MM.DD (UTC).
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn civil_dates() {
+        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(super::civil_from_days(20_786), (2026, 11, 29));
+        assert_eq!(super::civil_from_days(11_016), (2000, 2, 29));
+    }
+}

@@ -1,0 +1,15 @@
+//! Move inference, generic over the rules: legal continuations scored against the
+//! observed cells. Never knows pixels or the classifier.
+
+mod explain;
+mod follow;
+mod observation;
+mod orientation;
+
+pub use explain::{explain, occupancy, InferConfig, Verdict};
+pub use follow::{FollowEvent, Follower};
+pub use observation::{one_hot, squares, Observation};
+pub use orientation::WhiteSide;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,78 @@
+//! What the camera saw of a position, in the game's own squares.
+
+use crate::rules::{Occupant, Square};
+
+/// Per-square evidence: probabilities of empty / white / black, or nothing where the
+/// square was hidden (a hand over it) or never looked at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observation {
+    files: u8,
+    ranks: u8,
+    probs: Vec<Option<[f32; 3]>>,
+}
+
+impl Observation {
+    pub fn unknown(files: u8, ranks: u8) -> Observation {
+        Observation {
+            files,
+            ranks,
+            probs: vec![None; files as usize * ranks as usize],
+        }
+    }
+
+    pub fn dims(&self) -> (u8, u8) {
+        (self.files, self.ranks)
+    }
+
+    fn index(&self, sq: Square) -> usize {
+        sq.rank as usize * self.files as usize + sq.file as usize
+    }
+
+    pub fn set(&mut self, sq: Square, probs: Option<[f32; 3]>) {
+        let i = self.index(sq);
+        self.probs[i] = probs;
+    }
+
+    pub fn get(&self, sq: Square) -> Option<[f32; 3]> {
+        self.probs[self.index(sq)]
+    }
+
+    /// A certain observation of a known occupancy (tests, and photos with known labels).
+    pub fn certain(files: u8, ranks: u8, occ: impl Fn(Square) -> Occupant) -> Observation {
+        let mut o = Observation::unknown(files, ranks);
+        for sq in squares(files, ranks) {
+            o.set(sq, Some(one_hot(occ(sq), 0.98)));
+        }
+        o
+    }
+
+    /// The most likely occupant of a square and its probability, when seen.
+    pub fn best(&self, sq: Square) -> Option<(Occupant, f32)> {
+        self.get(sq).map(|p| {
+            let i = (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0);
+            (OCCUPANTS[i], p[i])
+        })
+    }
+}
+
+pub(crate) const OCCUPANTS: [Occupant; 3] = [Occupant::Empty, Occupant::White, Occupant::Black];
+
+pub(crate) fn occ_index(o: Occupant) -> usize {
+    match o {
+        Occupant::Empty => 0,
+        Occupant::White => 1,
+        Occupant::Black => 2,
+    }
+}
+
+/// Probabilities that put `p` on one occupant and share the rest.
+pub fn one_hot(o: Occupant, p: f32) -> [f32; 3] {
+    let mut v = [(1.0 - p) / 2.0; 3];
+    v[occ_index(o)] = p;
+    v
+}
+
+/// Every square of a board, rank by rank from a1.
+pub fn squares(files: u8, ranks: u8) -> impl Iterator<Item = Square> {
+    (0..ranks).flat_map(move |r| (0..files).map(move |f| Square::new(f, r)))
+}

@@ -1,0 +1,208 @@
+//! One interface over the three record formats, so the recorder writes any game's
+//! record the same way: after every accepted move, the whole file anew.
+
+use crate::record::pdn::PdnRecord;
+use crate::record::pgn::PgnRecord;
+use crate::record::tablut_record::{RecordMove, TablutRecord};
+use crate::rules::chess::Chess;
+use crate::rules::russian_draughts::RussianDraughts;
+use crate::rules::tablut::Tablut;
+use crate::rules::{Outcome, Rules};
+
+/// The tags a user sets for any record. Empty fields are written as `?`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RecordTags {
+    pub event: String,
+    pub site: String,
+    /// `YYYY.MM.DD`.
+    pub date: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+}
+
+fn or_unknown(s: &str) -> String {
+    if s.trim().is_empty() {
+        "?".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// A game record being written as the game is played.
+pub trait GameRecord<R: Rules> {
+    /// A record of a game that starts at `game`.
+    fn start(game: &R, tags: &RecordTags) -> Self
+    where
+        Self: Sized;
+    /// Appends a move played in position `before`, with the time it took.
+    fn push(&mut self, before: &R, mv: &R::Move, emt: Option<f64>);
+    /// A comment after the last move (before the first, when there is none).
+    fn note(&mut self, text: &str);
+    /// Keeps the first `plies` moves (a correction re-pushes the rest).
+    fn truncate(&mut self, plies: usize);
+    /// Sets the result from the rules; a claimable draw is written as a draw only
+    /// when `final_view` (the recording ended there).
+    fn set_result(&mut self, game: &R, final_view: bool);
+    /// The complete file.
+    fn render(&self) -> String;
+}
+
+/// Games that have a record format.
+pub trait Recordable: Rules {
+    type Record: GameRecord<Self>;
+    /// A draw the players may claim in the current position.
+    fn claimable(&self) -> Option<String> {
+        None
+    }
+}
+
+fn result_of<R: Recordable>(game: &R, final_view: bool) -> Option<Outcome> {
+    game.outcome().or_else(|| {
+        final_view
+            .then(|| game.claimable())
+            .flatten()
+            .map(|reason| Outcome::Draw { reason })
+    })
+}
+
+impl Recordable for Chess {
+    type Record = PgnRecord;
+    fn claimable(&self) -> Option<String> {
+        self.claimable_draw()
+    }
+}
+
+impl GameRecord<Chess> for PgnRecord {
+    fn start(game: &Chess, tags: &RecordTags) -> PgnRecord {
+        let mut r = PgnRecord::new();
+        r.event = or_unknown(&tags.event);
+        r.site = or_unknown(&tags.site);
+        r.date = or_unknown(&tags.date);
+        r.round = or_unknown(&tags.round);
+        r.white = or_unknown(&tags.white);
+        r.black = or_unknown(&tags.black);
+        let fen = game.fen();
+        if fen != Chess::new().fen() {
+            r.start_fen = Some(fen);
+        }
+        r
+    }
+    fn push(&mut self, before: &Chess, mv: &<Chess as Rules>::Move, emt: Option<f64>) {
+        self.push_move(&before.notation(mv), &before.move_id(mv), emt);
+    }
+    fn note(&mut self, text: &str) {
+        self.push_comment(text);
+    }
+    fn truncate(&mut self, plies: usize) {
+        self.moves.truncate(plies);
+    }
+    fn set_result(&mut self, game: &Chess, final_view: bool) {
+        self.set_outcome(result_of(game, final_view).as_ref());
+    }
+    fn render(&self) -> String {
+        self.to_pgn_string()
+    }
+}
+
+impl Recordable for RussianDraughts {
+    type Record = PdnRecord;
+    fn claimable(&self) -> Option<String> {
+        self.draw_claimable().map(|o| match o {
+            Outcome::Draw { reason } => reason,
+            Outcome::Win { reason, .. } => reason,
+        })
+    }
+}
+
+impl GameRecord<RussianDraughts> for PdnRecord {
+    fn start(game: &RussianDraughts, tags: &RecordTags) -> PdnRecord {
+        let mut r = PdnRecord::from_game(game);
+        for (name, value) in [
+            ("Event", &tags.event),
+            ("Site", &tags.site),
+            ("Date", &tags.date),
+            ("Round", &tags.round),
+            ("White", &tags.white),
+            ("Black", &tags.black),
+        ] {
+            // These tags are never refused; only derived ones are.
+            let _ = r.set_tag(name, &or_unknown(value));
+        }
+        r
+    }
+    fn push(
+        &mut self,
+        _before: &RussianDraughts,
+        mv: &<RussianDraughts as Rules>::Move,
+        _emt: Option<f64>,
+    ) {
+        // The record replays every move through its own engine; the recorder only
+        // offers legal moves, so a refusal here is a bug worth seeing in the file.
+        if let Err(e) = PdnRecord::push(self, mv) {
+            self.note(&format!("internal error: {e}"));
+        }
+    }
+    fn note(&mut self, text: &str) {
+        let n = self.moves().len();
+        if n == 0 {
+            let joined = match self.intro_comment() {
+                Some(old) => format!("{old} {text}"),
+                None => text.to_string(),
+            };
+            self.set_intro_comment(Some(&joined));
+        } else {
+            let joined = match self.comment(n - 1) {
+                Some(old) => format!("{old} {text}"),
+                None => text.to_string(),
+            };
+            let _ = self.set_comment(n - 1, Some(&joined));
+        }
+    }
+    fn truncate(&mut self, plies: usize) {
+        PdnRecord::truncate(self, plies);
+    }
+    fn set_result(&mut self, game: &RussianDraughts, final_view: bool) {
+        let token = result_of(game, final_view).map(|o| o.result_token());
+        let _ = PdnRecord::set_result(self, token);
+    }
+    fn render(&self) -> String {
+        self.to_pdn_string()
+    }
+}
+
+impl Recordable for Tablut {
+    type Record = TablutRecord;
+}
+
+impl GameRecord<Tablut> for TablutRecord {
+    fn start(game: &Tablut, tags: &RecordTags) -> TablutRecord {
+        let mut r = TablutRecord::from_game(game);
+        r.event = or_unknown(&tags.event);
+        r.site = or_unknown(&tags.site);
+        r.date = or_unknown(&tags.date);
+        r.round = or_unknown(&tags.round);
+        r.white = or_unknown(&tags.white);
+        r.black = or_unknown(&tags.black);
+        r
+    }
+    fn push(&mut self, _before: &Tablut, mv: &<Tablut as Rules>::Move, _emt: Option<f64>) {
+        self.moves.push(RecordMove::new(*mv));
+    }
+    fn note(&mut self, text: &str) {
+        match self.moves.last_mut() {
+            Some(m) => m.comments.push(text.to_string()),
+            None => self.intro.push(text.to_string()),
+        }
+    }
+    fn truncate(&mut self, plies: usize) {
+        self.moves.truncate(plies);
+    }
+    fn set_result(&mut self, game: &Tablut, final_view: bool) {
+        self.result = result_of(game, final_view).map(|o| o.result_token().to_string());
+    }
+    fn render(&self) -> String {
+        self.to_text()
+            .unwrap_or_else(|e| format!("[Event \"?\"]\n\n{{record error: {e}}} *\n"))
+    }
+}

@@ -1,0 +1,10 @@
+//! Tracking: deciding when the board is still and visible, and which sites changed
+//! since the last still view. Knows nothing of rules or pieces.
+
+mod change;
+mod motion;
+mod skin;
+
+pub use change::changed_rects;
+pub use motion::{BoardThumb, StillEvent, TrackConfig, Tracker};
+pub use skin::skin_fraction;
