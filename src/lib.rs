@@ -25,4 +25,6 @@ pub mod infer;
 pub mod pipeline;
 pub mod record;
 pub mod rules;
+pub mod sets;
+pub mod synth;
 pub mod track;

@@ -3,6 +3,7 @@
 
 pub mod adapt;
 pub mod crop;
+pub mod export;
 mod model;
 
 use opencv::core::Mat;

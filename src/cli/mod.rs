@@ -1,6 +1,7 @@
 //! The command line: raw flags as typed (clap), resolved into what each run needs.
 
 mod board;
+mod dataset;
 mod demo;
 mod detect;
 mod model;
@@ -32,6 +33,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Classify every cell of board photos: empty, white or black piece, hidden.
     Detect(detect::DetectArgs),
+    /// Export training crops (rendered scenes, or licensed real photos).
+    Dataset(dataset::DatasetArgs),
     /// Record a game from a video, a camera or a folder of photos.
     Record(record::RecordArgs),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
@@ -44,6 +47,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Record(a) => record::run(a),
+        Command::Dataset(a) => dataset::run(a),
         Command::Detect(a) => detect::run(a),
     }
 }

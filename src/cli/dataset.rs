@@ -1,0 +1,170 @@
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use crate::classify::export::CropSet;
+use crate::classify::CropView;
+use crate::sets::{self, Labelled, SynthSetOptions, EMPTY};
+use crate::synth::Rng;
+
+#[derive(Args, Debug)]
+pub struct DatasetArgs {
+    #[command(subcommand)]
+    pub kind: DatasetKind,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DatasetKind {
+    /// Crops of rendered scenes (every grid kind, style, pose, light; with hands).
+    Synth {
+        /// Number of scenes to render.
+        #[arg(long)]
+        count: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+        /// Share of scenes with a hand over the board.
+        #[arg(long, default_value_t = 0.3)]
+        hands: f64,
+        /// Keep this share of empty sites (boards are mostly empty).
+        #[arg(long, default_value_t = 0.5)]
+        keep_empty: f64,
+    },
+    /// Crops of a real photo set whose licence allows training, with hand-annotated
+    /// corners. Never bgu-chess: it is for evaluation only.
+    Real {
+        /// chess-ray-vision or imago-go.
+        #[arg(long)]
+        set: String,
+        #[arg(long, default_value = "../shared/data")]
+        data: PathBuf,
+        #[arg(long, default_value = "tests/data/real_corners.json")]
+        corners: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        /// Copies of each photo with the corners jittered (small photo sets).
+        #[arg(long, default_value_t = 4)]
+        copies: u32,
+        /// Corner jitter, in cells.
+        #[arg(long, default_value_t = 0.06)]
+        jitter: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Keep this share of empty sites.
+        #[arg(long, default_value_t = 1.0)]
+        keep_empty: f64,
+    },
+}
+
+pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
+    match a.kind {
+        DatasetKind::Synth {
+            count,
+            seed,
+            out,
+            hands,
+            keep_empty,
+        } => {
+            let opts = SynthSetOptions {
+                hands,
+                ..SynthSetOptions::default()
+            };
+            let mut set = CropSet::default();
+            let mut rng = Rng::new(seed ^ 0x5eed);
+            for i in 0..count {
+                let l = sets::random_scene(Rng::derive(seed, i).next_u64(), &opts)?;
+                add(&mut set, &l, keep_empty, &mut rng)?;
+                if (i + 1) % 100 == 0 {
+                    eprintln!("{} scenes, {} crops", i + 1, set.len());
+                }
+            }
+            set.write(
+                &out,
+                &serde_json::json!({"source": "synth", "scenes": count, "seed": seed, "hands": hands}),
+            )?;
+            println!(
+                "{} crops {:?} in {}",
+                set.len(),
+                set.counts(),
+                out.display()
+            );
+        }
+        DatasetKind::Real {
+            set: name,
+            data,
+            corners,
+            out,
+            copies,
+            jitter,
+            seed,
+            keep_empty,
+        } => {
+            anyhow::ensure!(
+                name != "bgu-chess",
+                "bgu-chess is evaluation-only: it must never be used for training"
+            );
+            let refs = sets::annotated_set(&data, &corners, &name)?;
+            let mut set = CropSet::default();
+            let mut rng = Rng::new(seed);
+            for r in &refs {
+                let l = r.load()?;
+                for k in 0..copies.max(1) {
+                    let mut lj = Labelled {
+                        name: l.name.clone(),
+                        image: l.image.clone(),
+                        pose: l.pose,
+                        labels: l.labels.clone(),
+                    };
+                    if k > 0 {
+                        lj.pose = jitter_pose(&l.pose, jitter, &mut rng);
+                    }
+                    add(&mut set, &lj, keep_empty, &mut rng)?;
+                }
+            }
+            set.write(
+                &out,
+                &serde_json::json!({"source": name, "images": refs.len(), "copies": copies}),
+            )
+            .with_context(|| format!("writing {}", out.display()))?;
+            println!(
+                "{} crops {:?} in {}",
+                set.len(),
+                set.counts(),
+                out.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn jitter_pose(
+    pose: &crate::geometry::BoardPose,
+    jitter: f64,
+    rng: &mut Rng,
+) -> crate::geometry::BoardPose {
+    let cell = pose.mean_cell_px();
+    let pts = pose.corners.points().map(|(x, y)| {
+        (
+            x + rng.normal() * jitter * cell,
+            y + rng.normal() * jitter * cell,
+        )
+    });
+    crate::geometry::Corners::new(pts)
+        .map(|c| crate::geometry::BoardPose::new(pose.grid, c))
+        .unwrap_or(*pose)
+}
+
+fn add(set: &mut CropSet, l: &Labelled, keep_empty: f64, rng: &mut Rng) -> anyhow::Result<()> {
+    let view = CropView::new(&l.pose);
+    let rect = view.rectify(&l.image)?;
+    let g = l.pose.grid;
+    let sites: Vec<(u32, u32, u8)> = (0..g.rows)
+        .flat_map(|r| (0..g.cols).map(move |c| (r, c)))
+        .map(|(r, c)| (r, c, l.labels[(r * g.cols + c) as usize]))
+        .filter(|&(_, _, label)| label != EMPTY || rng.chance(keep_empty))
+        .collect();
+    set.add(&view, &rect, &sites);
+    Ok(())
+}

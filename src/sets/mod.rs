@@ -1,0 +1,46 @@
+//! Labelled images for training exports and evaluation: rendered scenes with exact
+//! labels, and the real photo sets beside the project (`../shared/data`) with
+//! hand-annotated corners. Labels are per site, row-major in the grid's image order:
+//! 0 empty, 1 white piece, 2 black piece, 3 hidden by a hand.
+
+mod real;
+mod synthetic;
+
+use opencv::core::Mat;
+
+use crate::geometry::BoardPose;
+
+pub use real::{annotated_set, bgu_game, RealSetError};
+pub use synthetic::{random_scene, SynthSetOptions};
+
+pub const EMPTY: u8 = 0;
+pub const WHITE: u8 = 1;
+pub const BLACK: u8 = 2;
+pub const HIDDEN: u8 = 3;
+
+/// One labelled image: a BGR image, where its grid is, and a label per site.
+pub struct Labelled {
+    pub name: String,
+    pub image: Mat,
+    pub pose: BoardPose,
+    pub labels: Vec<u8>,
+}
+
+/// A labelled image to be loaded on demand (real sets are large photos).
+pub struct LabelledRef {
+    pub name: String,
+    pub path: std::path::PathBuf,
+    pub pose: BoardPose,
+    pub labels: Vec<u8>,
+}
+
+impl LabelledRef {
+    pub fn load(&self) -> Result<Labelled, crate::capture::CaptureError> {
+        Ok(Labelled {
+            name: self.name.clone(),
+            image: crate::capture::read_image(&self.path)?,
+            pose: self.pose,
+            labels: self.labels.clone(),
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! Rendered labelled scenes: every grid kind, board style, piece set, camera pose,
+//! light and realism setting the renderer has, with and without hands.
+
+use image::RgbImage;
+use opencv::core::{Mat, CV_8UC3};
+use opencv::prelude::*;
+
+use super::{Labelled, BLACK, EMPTY, HIDDEN, WHITE};
+use crate::geometry::{BoardPose, Corners, GridSpec};
+use crate::synth::{
+    BoardState, Piece, PieceKind, PieceSide, RandomRanges, Rng, Scene, SceneParams,
+};
+
+#[derive(Clone, Debug)]
+pub struct SynthSetOptions {
+    /// Share of scenes with a hand over the board.
+    pub hands: f64,
+    /// Standard deviation of the corner noise, in cells: the model must tolerate an
+    /// imperfect grid.
+    pub corner_jitter: f64,
+    pub ranges: RandomRanges,
+}
+
+impl Default for SynthSetOptions {
+    fn default() -> Self {
+        SynthSetOptions {
+            hands: 0.3,
+            corner_jitter: 0.06,
+            ranges: RandomRanges {
+                sizes: vec![(640, 480), (800, 600), (960, 540)],
+                ..RandomRanges::default()
+            },
+        }
+    }
+}
+
+/// The grid and the piece kinds a random scene uses.
+fn pick_grid(rng: &mut Rng) -> (GridSpec, &'static [PieceKind]) {
+    const CHESS: &[PieceKind] = &[
+        PieceKind::Pawn,
+        PieceKind::Pawn,
+        PieceKind::Pawn,
+        PieceKind::Knight,
+        PieceKind::Bishop,
+        PieceKind::Rook,
+        PieceKind::Queen,
+        PieceKind::King,
+    ];
+    const DRAUGHTS: &[PieceKind] = &[PieceKind::Man, PieceKind::Man, PieceKind::DraughtsKing];
+    const TABLUT: &[PieceKind] = &[
+        PieceKind::Soldier,
+        PieceKind::Soldier,
+        PieceKind::TablutKing,
+    ];
+    const STONES: &[PieceKind] = &[PieceKind::Stone];
+    let u = rng.f64();
+    if u < 0.35 {
+        (GridSpec::cells(8, 8), CHESS)
+    } else if u < 0.5 {
+        (GridSpec::cells(8, 8), DRAUGHTS)
+    } else if u < 0.65 {
+        (GridSpec::cells(9, 9), TABLUT)
+    } else if u < 0.72 {
+        (GridSpec::cells(18, 18), DRAUGHTS)
+    } else if u < 0.9 {
+        (GridSpec::points(19, 19), STONES)
+    } else {
+        let n = 4 + rng.below(12) as u32;
+        if rng.chance(0.5) {
+            (GridSpec::cells(n, n), CHESS)
+        } else {
+            (GridSpec::points(n + 1, n + 1), STONES)
+        }
+    }
+}
+
+/// One random labelled scene. The labels mark a site hidden when the hand covers
+/// its centre; the pose's corners carry the configured noise.
+pub fn random_scene(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<Labelled> {
+    let mut rng = Rng::new(seed);
+    let (grid, kinds) = pick_grid(&mut rng);
+    let (rows, cols) = (grid.rows as usize, grid.cols as usize);
+    let params = SceneParams::random(rows, cols, grid.points, &mut rng, &opts.ranges);
+    let scene = Scene::new(&params)?;
+    let mut state = BoardState::empty(rows, cols, grid.points);
+    let fill = rng.range(0.05, 0.75);
+    for r in 0..rows {
+        for c in 0..cols {
+            if rng.chance(fill) {
+                let side = if rng.chance(0.5) {
+                    PieceSide::White
+                } else {
+                    PieceSide::Black
+                };
+                state.set(r, c, Some(Piece::new(side, *rng.pick(kinds))));
+            }
+        }
+    }
+    let hand = rng.chance(opts.hands).then(|| {
+        let target = (rng.below(rows), rng.below(cols));
+        let carrying = rng
+            .chance(0.5)
+            .then(|| Piece::new(PieceSide::White, *rng.pick(kinds)));
+        scene.hand_pose(
+            target,
+            rng.range(-180.0, 180.0),
+            rng.range(0.3, 0.7),
+            carrying,
+        )
+    });
+    let rendered = scene.render(&state, hand.as_ref())?;
+    let labels: Vec<u8> = (0..rows * cols)
+        .map(|i| {
+            if rendered.occluded.get(i).copied().unwrap_or(false) {
+                HIDDEN
+            } else {
+                match state.cells[i] {
+                    None => EMPTY,
+                    Some(p) if p.side == PieceSide::White => WHITE,
+                    Some(_) => BLACK,
+                }
+            }
+        })
+        .collect();
+    let true_corners = rendered.corners.map(|[x, y]| (x, y));
+    let true_pose = BoardPose::new(grid, Corners::new(true_corners)?);
+    let cell = true_pose.mean_cell_px();
+    let jittered = true_corners.map(|(x, y)| {
+        (
+            x + rng.normal() * opts.corner_jitter * cell,
+            y + rng.normal() * opts.corner_jitter * cell,
+        )
+    });
+    let pose = Corners::new(jittered)
+        .map(|c| BoardPose::new(grid, c))
+        .unwrap_or(true_pose);
+    Ok(Labelled {
+        name: format!("synth/{seed}"),
+        image: rgb_to_bgr_mat(&rendered.image)?,
+        pose,
+        labels,
+    })
+}
+
+/// An `image` RGB buffer as an OpenCV BGR matrix.
+pub fn rgb_to_bgr_mat(img: &RgbImage) -> opencv::Result<Mat> {
+    let (w, h) = (img.width() as i32, img.height() as i32);
+    let mut mat = Mat::new_rows_cols_with_default(h, w, CV_8UC3, opencv::core::Scalar::all(0.0))?;
+    let dst = mat.data_bytes_mut()?;
+    for (d, s) in dst.chunks_exact_mut(3).zip(img.as_raw().chunks_exact(3)) {
+        d[0] = s[2];
+        d[1] = s[1];
+        d[2] = s[0];
+    }
+    Ok(mat)
+}

@@ -1,0 +1,235 @@
+//! Perspective camera with optional radial distortion.
+//!
+//! World frame: origin at the centre of the cell grid on the board's top
+//! surface, x along increasing column, y along increasing row, z up; metres.
+//! Pixel coordinates put (0, 0) at the centre of the top-left pixel.
+//!
+//! Distortion is applied as a warp of the pinhole render: a pinhole point at
+//! normalised coordinates p moves to p * (1 + k1 |p|^2 + k2 |p|^4). The
+//! rasteriser draws a pinhole image on a canvas big enough for the warp and
+//! every output pixel samples it at the undistorted position.
+
+use super::math::{v3, V3};
+use super::params::CameraParams;
+
+#[derive(Clone, Debug)]
+pub struct Camera {
+    pub pos: V3,
+    pub right: V3,
+    pub up: V3,
+    pub fwd: V3,
+    pub focal_px: f64,
+    /// Principal point in output pixels.
+    pub cx: f64,
+    pub cy: f64,
+    pub k1: f64,
+    pub k2: f64,
+    /// Offset of the output principal point inside the pinhole canvas.
+    pub canvas_off: (f64, f64),
+    pub canvas_w: usize,
+    pub canvas_h: usize,
+}
+
+/// Small per-frame pose perturbation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shake {
+    pub d_az_deg: f64,
+    pub d_el_deg: f64,
+    pub d_roll_deg: f64,
+    pub d_target: [f64; 2],
+}
+
+/// Camera orientation and position for a pose, before the distance is known.
+fn basis(el: f64, az: f64, roll: f64) -> (V3, V3, V3) {
+    let (se, ce) = (el.sin() as f32, el.cos() as f32);
+    // Horizontal direction from the target towards the camera; azimuth 0 puts
+    // the camera beyond the bottom edge (large y).
+    let h = v3(az.sin() as f32, az.cos() as f32, 0.0);
+    let z = v3(0.0, 0.0, 1.0);
+    let fwd = -(h * ce + z * se);
+    let up0 = z * ce - h * se;
+    let right0 = up0.cross(fwd);
+    let (sr, cr) = (roll.sin() as f32, roll.cos() as f32);
+    let right = right0 * cr + up0 * sr;
+    let up = up0 * cr - right0 * sr;
+    (right, up, fwd)
+}
+
+impl Camera {
+    /// Builds the camera so that `outline` (board corners) spans `fill` of
+    /// the shorter image side.
+    pub fn new(p: &CameraParams, outline: &[V3], w: u32, h: u32, shake: Shake) -> Camera {
+        let focal_px = p.focal_35mm / 36.0 * w as f64;
+        let (right, up, fwd) = basis(
+            (p.elevation_deg + shake.d_el_deg)
+                .clamp(5.0, 90.0)
+                .to_radians(),
+            (p.azimuth_deg + shake.d_az_deg).to_radians(),
+            (p.roll_deg + shake.d_roll_deg).to_radians(),
+        );
+        let (mut ext_x, mut ext_y) = (0.0f32, 0.0f32);
+        for c in outline {
+            ext_x = ext_x.max(c.x.abs());
+            ext_y = ext_y.max(c.y.abs());
+        }
+        let target = v3(
+            (p.target_offset[0] * 2.0 * ext_x as f64 + shake.d_target[0]) as f32,
+            (p.target_offset[1] * 2.0 * ext_y as f64 + shake.d_target[1]) as f32,
+            0.0,
+        );
+        let half_min = 0.5 * w.min(h) as f64 / focal_px;
+        let want = (p.fill * half_min).max(1e-3);
+        // Fixed-point iteration on the distance: perspective makes the board
+        // extent depend on it, but it converges in a few steps.
+        let mut dist = (ext_x.max(ext_y) as f64 / want).max(0.05);
+        for _ in 0..6 {
+            let pos = target - fwd * dist as f32;
+            let mut m = 0.0f64;
+            for c in outline {
+                let d = *c - pos;
+                let z = d.dot(fwd).max(1e-4) as f64;
+                m = m
+                    .max((d.dot(right) as f64 / z).abs())
+                    .max((d.dot(up) as f64 / z).abs());
+            }
+            dist *= (m / want).clamp(0.5, 2.0);
+        }
+        let pos = target - fwd * dist as f32;
+        // Shake must not dip the camera under the table.
+        let pos = v3(pos.x, pos.y, pos.z.max(0.02));
+        Camera {
+            pos,
+            right,
+            up,
+            fwd,
+            focal_px,
+            cx: w as f64 / 2.0 - 0.5,
+            cy: h as f64 / 2.0 - 0.5,
+            k1: p.k1,
+            k2: p.k2,
+            canvas_off: (0.0, 0.0),
+            canvas_w: w as usize,
+            canvas_h: h as usize,
+        }
+    }
+
+    pub fn has_distortion(&self) -> bool {
+        self.k1 != 0.0 || self.k2 != 0.0
+    }
+
+    /// Camera-space coordinates: x right, y up, z depth along the view.
+    #[inline]
+    pub fn to_cam(&self, p: V3) -> V3 {
+        let d = p - self.pos;
+        v3(d.dot(self.right), d.dot(self.up), d.dot(self.fwd))
+    }
+
+    /// Distortion factor at squared normalised radius r2.
+    #[inline]
+    pub fn dist_factor(&self, r2: f64) -> f64 {
+        1.0 + self.k1 * r2 + self.k2 * r2 * r2
+    }
+
+    /// Undistorted normalised point whose distorted image is (xd, yd).
+    pub fn undistort(&self, xd: f64, yd: f64) -> (f64, f64) {
+        let (mut x, mut y) = (xd, yd);
+        for _ in 0..12 {
+            let f = self.dist_factor(x * x + y * y).max(0.1);
+            x = xd / f;
+            y = yd / f;
+        }
+        (x, y)
+    }
+
+    /// Projects a world point to output pixels, distortion included.
+    pub fn project(&self, p: V3) -> Option<[f64; 2]> {
+        let c = self.to_cam(p);
+        if c.z <= 1e-6 {
+            return None;
+        }
+        let x = c.x as f64 / c.z as f64;
+        let y = -(c.y as f64) / c.z as f64;
+        let f = self.dist_factor(x * x + y * y);
+        Some([
+            self.cx + self.focal_px * x * f,
+            self.cy + self.focal_px * y * f,
+        ])
+    }
+
+    /// Projects a world point to pinhole-canvas pixels (no distortion).
+    pub fn project_canvas(&self, p: V3) -> Option<[f64; 2]> {
+        let c = self.to_cam(p);
+        if c.z <= 1e-6 {
+            return None;
+        }
+        Some([
+            self.cx + self.canvas_off.0 + self.focal_px * c.x as f64 / c.z as f64,
+            self.cy + self.canvas_off.1 - self.focal_px * c.y as f64 / c.z as f64,
+        ])
+    }
+}
+
+/// For each output pixel, the canvas position to sample, plus the canvas
+/// size and offset needed to hold all of them.
+pub struct Remap {
+    pub map: Vec<(f32, f32)>,
+    pub canvas_w: usize,
+    pub canvas_h: usize,
+    pub off: (f64, f64),
+}
+
+/// Builds the distortion warp table. `cam` only contributes intrinsics.
+/// The inverse is solved on a coarse lattice and interpolated, since the
+/// warp is smooth and the iteration is the costly part.
+pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
+    const STEP: usize = 8;
+    let (gw, gh) = (w.div_ceil(STEP) + 1, h.div_ceil(STEP) + 1);
+    let mut grid = Vec::with_capacity(gw * gh);
+    for gj in 0..gh {
+        let yd = ((gj * STEP) as f64 - cam.cy) / cam.focal_px;
+        for gi in 0..gw {
+            let xd = ((gi * STEP) as f64 - cam.cx) / cam.focal_px;
+            let (x, y) = cam.undistort(xd, yd);
+            grid.push((cam.cx + cam.focal_px * x, cam.cy + cam.focal_px * y));
+        }
+    }
+    let mut map = Vec::with_capacity(w * h);
+    let (mut minx, mut miny, mut maxx, mut maxy) = (0.0f64, 0.0f64, (w - 1) as f64, (h - 1) as f64);
+    for j in 0..h {
+        let (gj, tj) = (j / STEP, (j % STEP) as f64 / STEP as f64);
+        for i in 0..w {
+            let (gi, ti) = (i / STEP, (i % STEP) as f64 / STEP as f64);
+            let a = grid[gj * gw + gi];
+            let b = grid[gj * gw + gi + 1];
+            let c = grid[(gj + 1) * gw + gi];
+            let d = grid[(gj + 1) * gw + gi + 1];
+            let top = (a.0 + (b.0 - a.0) * ti, a.1 + (b.1 - a.1) * ti);
+            let bot = (c.0 + (d.0 - c.0) * ti, c.1 + (d.1 - c.1) * ti);
+            let px = top.0 + (bot.0 - top.0) * tj;
+            let py = top.1 + (bot.1 - top.1) * tj;
+            minx = minx.min(px);
+            miny = miny.min(py);
+            maxx = maxx.max(px);
+            maxy = maxy.max(py);
+            map.push((px as f32, py as f32));
+        }
+    }
+    // Strong pincushion/barrel settings can ask for a huge canvas; cap it and
+    // let the outermost pixels clamp to the edge.
+    let lim_x = w as f64 * 0.5;
+    let lim_y = h as f64 * 0.5;
+    let ox = (-minx).clamp(0.0, lim_x).ceil() + 1.0;
+    let oy = (-miny).clamp(0.0, lim_y).ceil() + 1.0;
+    let ex = (maxx - (w - 1) as f64).clamp(0.0, lim_x).ceil() + 1.0;
+    let ey = (maxy - (h - 1) as f64).clamp(0.0, lim_y).ceil() + 1.0;
+    for m in map.iter_mut() {
+        m.0 += ox as f32;
+        m.1 += oy as f32;
+    }
+    Remap {
+        map,
+        canvas_w: w + (ox + ex) as usize,
+        canvas_h: h + (oy + ey) as usize,
+        off: (ox, oy),
+    }
+}

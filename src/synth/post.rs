@@ -1,0 +1,275 @@
+//! Camera artefacts on the shaded linear image: lens warp, exposure and
+//! white balance, vignette, motion blur, defocus, sensor noise, JPEG.
+
+use image::RgbImage;
+
+use super::camera::Remap;
+use super::math::{v3, V3};
+use super::params::Realism;
+use super::rng::Rng;
+
+/// Float RGB image in linear light.
+pub struct Lin {
+    pub w: usize,
+    pub h: usize,
+    pub px: Vec<V3>,
+}
+
+/// Output image from the canvas: bilinear sampling through the distortion
+/// map, or a straight copy when there is no distortion. `px` is reused.
+#[allow(clippy::too_many_arguments)]
+pub fn warp(
+    canvas: &[V3],
+    cw: usize,
+    ch: usize,
+    w: usize,
+    h: usize,
+    remap: Option<&Remap>,
+    mut px: Vec<V3>,
+) -> Lin {
+    px.clear();
+    let Some(r) = remap else {
+        px.extend_from_slice(&canvas[..w * h]);
+        return Lin { w, h, px };
+    };
+    for &(sx, sy) in &r.map {
+        let sx = sx.clamp(0.0, (cw - 1) as f32);
+        let sy = sy.clamp(0.0, (ch - 1) as f32);
+        let (ix, iy) = (sx as usize, sy as usize);
+        let (tx, ty) = (sx - ix as f32, sy - iy as f32);
+        let ix1 = (ix + 1).min(cw - 1);
+        let iy1 = (iy + 1).min(ch - 1);
+        let a = canvas[iy * cw + ix].lerp(canvas[iy * cw + ix1], tx);
+        let b = canvas[iy1 * cw + ix].lerp(canvas[iy1 * cw + ix1], tx);
+        px.push(a.lerp(b, ty));
+    }
+    Lin { w, h, px }
+}
+
+/// Separable 3-tap filter; `side` is the weight of each neighbour. Stands in
+/// for anti-aliasing and the optical softness every real camera has.
+pub fn soften(img: &mut Lin, side: f32, tmp: &mut Vec<V3>) {
+    if side <= 0.0 {
+        return;
+    }
+    let (w, h) = (img.w, img.h);
+    let mid = 1.0 - 2.0 * side;
+    tmp.clear();
+    tmp.resize(w * h, V3::default());
+    for y in 0..h {
+        let row = &img.px[y * w..(y + 1) * w];
+        for x in 0..w {
+            let l = row[x.saturating_sub(1)];
+            let r = row[(x + 1).min(w - 1)];
+            tmp[y * w + x] = row[x] * mid + (l + r) * side;
+        }
+    }
+    for y in 0..h {
+        let up = y.saturating_sub(1) * w;
+        let dn = (y + 1).min(h - 1) * w;
+        for x in 0..w {
+            img.px[y * w + x] = tmp[y * w + x] * mid + (tmp[up + x] + tmp[dn + x]) * side;
+        }
+    }
+}
+
+/// Box blur of radius `r` along x (horizontal) or y, with running sums.
+fn box_pass(src: &[V3], dst: &mut [V3], w: usize, h: usize, r: usize, horizontal: bool) {
+    let (n, lines) = if horizontal { (w, h) } else { (h, w) };
+    let idx = |line: usize, i: usize| {
+        if horizontal {
+            line * w + i
+        } else {
+            i * w + line
+        }
+    };
+    let norm = 1.0 / (2 * r + 1) as f32;
+    for line in 0..lines {
+        let mut acc = V3::default();
+        for i in 0..=2 * r {
+            let j = (i as isize - r as isize).clamp(0, n as isize - 1) as usize;
+            acc = acc + src[idx(line, j)];
+        }
+        for i in 0..n {
+            dst[idx(line, i)] = acc * norm;
+            let out = (i as isize - r as isize).clamp(0, n as isize - 1) as usize;
+            let inn = (i + r + 1).min(n - 1);
+            acc = acc + src[idx(line, inn)] - src[idx(line, out)];
+        }
+    }
+}
+
+/// Separable Gaussian blur with standard deviation `sigma` pixels.
+pub fn gauss_blur(img: &mut Lin, sigma: f64, tmp: &mut Vec<V3>) {
+    let r = (sigma * 2.0).ceil().max(1.0) as usize;
+    let k: Vec<f32> = (0..=2 * r)
+        .map(|i| {
+            let d = i as f64 - r as f64;
+            (-(d * d) / (2.0 * sigma * sigma)).exp() as f32
+        })
+        .collect();
+    let sum: f32 = k.iter().sum();
+    let k: Vec<f32> = k.iter().map(|v| v / sum).collect();
+    let (w, h) = (img.w, img.h);
+    let mut line = vec![V3::default(); w.max(h) + 2 * r];
+    tmp.clear();
+    tmp.resize(img.px.len(), V3::default());
+    // Rows: copy each into a padded line so the inner loop has no clamps.
+    for y in 0..h {
+        let row = &img.px[y * w..(y + 1) * w];
+        for (i, l) in line[..w + 2 * r].iter_mut().enumerate() {
+            *l = row[(i as isize - r as isize).clamp(0, w as isize - 1) as usize];
+        }
+        for x in 0..w {
+            let mut acc = V3::default();
+            for (kv, p) in k.iter().zip(&line[x..x + 2 * r + 1]) {
+                acc = acc + *p * *kv;
+            }
+            tmp[y * w + x] = acc;
+        }
+    }
+    for x in 0..w {
+        for (i, l) in line[..h + 2 * r].iter_mut().enumerate() {
+            *l = tmp[(i as isize - r as isize).clamp(0, h as isize - 1) as usize * w + x];
+        }
+        for y in 0..h {
+            let mut acc = V3::default();
+            for (kv, p) in k.iter().zip(&line[y..y + 2 * r + 1]) {
+                acc = acc + *p * *kv;
+            }
+            img.px[y * w + x] = acc;
+        }
+    }
+}
+
+/// Defocus blur of about `radius` pixels (a standard deviation): an exact
+/// Gaussian when small, three box passes (nearly Gaussian) when large.
+pub fn defocus(img: &mut Lin, radius: f64, tmp: &mut Vec<V3>) {
+    if radius < 0.2 {
+        return;
+    }
+    if radius <= 2.0 {
+        gauss_blur(img, radius, tmp);
+        return;
+    }
+    // Three boxes of radius r have variance about r(r+1).
+    let r = ((radius * radius + 0.25).sqrt() - 0.5).round().max(1.0) as usize;
+    tmp.clear();
+    tmp.resize(img.px.len(), V3::default());
+    for _ in 0..3 {
+        box_pass(&img.px, tmp, img.w, img.h, r, true);
+        box_pass(tmp, &mut img.px, img.w, img.h, r, false);
+    }
+}
+
+/// Linear motion blur of `len` pixels at `angle_deg`.
+pub fn motion_blur(img: &mut Lin, len: f64, angle_deg: f64) {
+    let taps = len.round() as i64;
+    if taps < 2 {
+        return;
+    }
+    let (s, c) = angle_deg.to_radians().sin_cos();
+    let offs: Vec<(i64, i64)> = (0..taps)
+        .map(|i| {
+            let t = i as f64 - (taps - 1) as f64 / 2.0;
+            ((t * c).round() as i64, (t * s).round() as i64)
+        })
+        .collect();
+    let (w, h) = (img.w as i64, img.h as i64);
+    let norm = 1.0 / taps as f32;
+    let src = img.px.clone();
+    for y in 0..h {
+        for x in 0..w {
+            let mut acc = V3::default();
+            for &(dx, dy) in &offs {
+                let sx = (x + dx).clamp(0, w - 1);
+                let sy = (y + dy).clamp(0, h - 1);
+                acc = acc + src[(sy * w + sx) as usize];
+            }
+            img.px[(y * w + x) as usize] = acc * norm;
+        }
+    }
+}
+
+/// Exposure, white balance and vignette (in linear light), then 8-bit sRGB
+/// with a soft shoulder, plus sensor noise; one pass over the image.
+pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
+    let noise = r.noise;
+    let gain = 2f32.powf(r.exposure_ev as f32);
+    let g = v3(gain * r.wb_gain[0] as f32, gain, gain * r.wb_gain[1] as f32);
+    let (cx, cy) = (img.w as f32 / 2.0, img.h as f32 / 2.0);
+    let inv_r2 = 1.0 / (cx * cx + cy * cy);
+    let vig = r.vignette as f32;
+    // The table spans linear 0..MAX so the shoulder is baked in.
+    const N: usize = 8192;
+    const MAX: f32 = 2.0;
+    let lut: Vec<f32> = (0..N)
+        .map(|i| {
+            let x = i as f32 / (N - 1) as f32 * MAX;
+            let v = if x < 0.8 {
+                x
+            } else {
+                0.8 + 0.2 * (1.0 - (-(x - 0.8) / 0.2).exp())
+            };
+            let s = if v <= 0.003_130_8 {
+                12.92 * v
+            } else {
+                1.055 * v.powf(1.0 / 2.4) - 0.055
+            };
+            s * 255.0 + 0.5
+        })
+        .collect();
+    let scale = (N - 1) as f32 / MAX;
+    let idx = |v: f32| ((v.max(0.0) * scale) as usize).min(N - 1);
+    let sigma = noise as f32;
+    // Shot noise grows with brightness; read noise does not.
+    let amp: Vec<f32> = (0..=256)
+        .map(|b| sigma * (0.5 + 0.5 * (b as f32 / 255.0).sqrt()))
+        .collect();
+    let mut rng = Rng::new(seed);
+    // A table of normal deviates keeps per-pixel noise cheap.
+    let gauss: Vec<f32> = (0..4096).map(|_| rng.normal() as f32).collect();
+    let mut state = rng.next_u64() | 1;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        gauss[(state >> 52) as usize]
+    };
+    let mut out = RgbImage::new(img.w as u32, img.h as u32);
+    let w = img.w.max(1);
+    for (k, (o, c)) in out.as_mut().chunks_exact_mut(3).zip(&img.px).enumerate() {
+        let (dx, dy) = ((k % w) as f32 - cx, (k / w) as f32 - cy);
+        let c = c.mul_e(g) * (1.0 - vig * (dx * dx + dy * dy) * inv_r2);
+        let base = [lut[idx(c.x)], lut[idx(c.y)], lut[idx(c.z)]];
+        if sigma > 0.0 {
+            let shared = next() * 0.6;
+            for ch in 0..3 {
+                let n = (shared + next() * 0.8) * amp[(base[ch] as usize).min(256)];
+                o[ch] = (base[ch] + n).clamp(0.0, 255.0) as u8;
+            }
+        } else {
+            for ch in 0..3 {
+                o[ch] = base[ch].clamp(0.0, 255.0) as u8;
+            }
+        }
+    }
+    out
+}
+
+/// Round trip through a JPEG encoder at `quality` (1..=100; 0 = off).
+pub fn jpeg(img: RgbImage, quality: u8) -> RgbImage {
+    if quality == 0 || img.width() == 0 || img.height() == 0 {
+        return img;
+    }
+    let bytes = super::jpeg::encode(
+        img.as_raw(),
+        img.width() as usize,
+        img.height() as usize,
+        quality,
+    );
+    match image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg) {
+        Ok(d) => d.to_rgb8(),
+        Err(_) => img,
+    }
+}

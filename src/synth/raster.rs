@@ -1,0 +1,415 @@
+//! Z-buffer rasteriser writing a visibility buffer (triangle id and
+//! perspective-correct barycentrics per pixel, shaded later exactly once),
+//! and an orthographic depth-only rasteriser for the shadow map.
+
+use super::camera::Camera;
+use super::math::{Frame, V3};
+use super::mesh::Mesh;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Tri {
+    pub v: [u32; 3],
+    pub mat: u16,
+    /// All three vertex normals are equal (shading skips interpolation).
+    pub flat: bool,
+    pub obj: u32,
+}
+
+/// World-space triangles with per-vertex normals.
+#[derive(Clone, Debug, Default)]
+pub struct Geometry {
+    pub pos: Vec<V3>,
+    pub nrm: Vec<V3>,
+    pub tris: Vec<Tri>,
+}
+
+impl Geometry {
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_mesh(&mut self, m: &Mesh, rot: &Frame, scale: V3, off: V3, mat: u16, obj: u32) {
+        let base = self.pos.len() as u32;
+        let inv = V3 {
+            x: 1.0 / scale.x,
+            y: 1.0 / scale.y,
+            z: 1.0 / scale.z,
+        };
+        for (p, n) in m.pos.iter().zip(&m.nrm) {
+            self.pos.push(rot.apply(p.mul_e(scale)) + off);
+            self.nrm.push(rot.apply(n.mul_e(inv)).norm());
+        }
+        let nrm = &self.nrm;
+        self.tris.extend(m.tris.iter().map(|t| {
+            let v = [t[0] + base, t[1] + base, t[2] + base];
+            let n = [nrm[v[0] as usize], nrm[v[1] as usize], nrm[v[2] as usize]];
+            Tri {
+                v,
+                mat,
+                flat: n[0] == n[1] && n[1] == n[2],
+                obj,
+            }
+        }));
+    }
+}
+
+pub const NO_TRI: u32 = u32::MAX;
+
+pub struct VisBuf {
+    pub w: usize,
+    pub h: usize,
+    /// 1 / depth; 0 = nothing drawn.
+    pub q: Vec<f32>,
+    pub tri: Vec<u32>,
+    pub bary: Vec<[f32; 2]>,
+}
+
+impl VisBuf {
+    pub fn new(w: usize, h: usize) -> VisBuf {
+        VisBuf {
+            w,
+            h,
+            q: vec![0.0; w * h],
+            tri: vec![NO_TRI; w * h],
+            bary: vec![[0.0; 2]; w * h],
+        }
+    }
+
+    /// Clears for reuse; keeping the allocation avoids fresh zero pages
+    /// (page faults were a tenth of the frame time).
+    pub fn reset(&mut self, w: usize, h: usize) {
+        self.w = w;
+        self.h = h;
+        self.q.clear();
+        self.q.resize(w * h, 0.0);
+        self.tri.clear();
+        self.tri.resize(w * h, NO_TRI);
+        self.bary.resize(w * h, [0.0; 2]);
+    }
+}
+
+const NEAR: f32 = 0.01;
+
+/// Screen vertex: x, y, 1/z, barycentric weights of the source triangle.
+type SV = [f32; 5];
+
+fn clip_near(c: [V3; 3]) -> Vec<(V3, [f32; 2])> {
+    let attrs = [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]];
+    let mut out = Vec::with_capacity(4);
+    for i in 0..3 {
+        let j = (i + 1) % 3;
+        let (a, b) = (c[i], c[j]);
+        let (ina, inb) = (a.z >= NEAR, b.z >= NEAR);
+        if ina {
+            out.push((a, attrs[i]));
+        }
+        if ina != inb {
+            let t = (NEAR - a.z) / (b.z - a.z);
+            let p = a.lerp(b, t);
+            let at = [
+                attrs[i][0] + (attrs[j][0] - attrs[i][0]) * t,
+                attrs[i][1] + (attrs[j][1] - attrs[i][1]) * t,
+            ];
+            out.push((p, at));
+        }
+    }
+    out
+}
+
+/// Draws `geom` into `vb`; pixel triangle ids are `id_base + index`.
+pub fn rasterize(geom: &Geometry, id_base: u32, cam: &Camera, vb: &mut VisBuf) {
+    let f = cam.focal_px as f32;
+    let cx = (cam.cx + cam.canvas_off.0) as f32;
+    let cy = (cam.cy + cam.canvas_off.1) as f32;
+    let cpos: Vec<V3> = geom.pos.iter().map(|&p| cam.to_cam(p)).collect();
+    let proj = |c: V3, at: [f32; 2]| -> SV {
+        let q = 1.0 / c.z;
+        [cx + f * c.x * q, cy - f * c.y * q, q, at[0], at[1]]
+    };
+    for (ti, t) in geom.tris.iter().enumerate() {
+        let c = [
+            cpos[t.v[0] as usize],
+            cpos[t.v[1] as usize],
+            cpos[t.v[2] as usize],
+        ];
+        // Cull only when all three vertex normals face away, which holds for
+        // back faces of closed meshes and never at a smooth silhouette.
+        let away = (0..3)
+            .all(|k| geom.nrm[t.v[k] as usize].dot(geom.pos[t.v[k] as usize] - cam.pos) > 0.0);
+        if away {
+            continue;
+        }
+        let id = id_base + ti as u32;
+        if c[0].z >= NEAR && c[1].z >= NEAR && c[2].z >= NEAR {
+            let s = [
+                proj(c[0], [1.0, 0.0]),
+                proj(c[1], [0.0, 1.0]),
+                proj(c[2], [0.0, 0.0]),
+            ];
+            raster_tri(vb, s, id);
+        } else if c[0].z >= NEAR || c[1].z >= NEAR || c[2].z >= NEAR {
+            let poly = clip_near(c);
+            for k in 1..poly.len().saturating_sub(1) {
+                let s = [
+                    proj(poly[0].0, poly[0].1),
+                    proj(poly[k].0, poly[k].1),
+                    proj(poly[k + 1].0, poly[k + 1].1),
+                ];
+                raster_tri(vb, s, id);
+            }
+        }
+    }
+}
+
+#[inline]
+fn raster_tri(vb: &mut VisBuf, s: [SV; 3], id: u32) {
+    let [a, b, c] = s;
+    let area = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+    if area.abs() < 1e-9 || !area.is_finite() {
+        return;
+    }
+    let minx = a[0].min(b[0]).min(c[0]).ceil().max(0.0);
+    let maxx = a[0].max(b[0]).max(c[0]).floor().min(vb.w as f32 - 1.0);
+    let miny = a[1].min(b[1]).min(c[1]).ceil().max(0.0);
+    let maxy = a[1].max(b[1]).max(c[1]).floor().min(vb.h as f32 - 1.0);
+    if minx > maxx || miny > maxy {
+        return;
+    }
+    let inv = 1.0 / area;
+    // Edge functions as planes e(x, y) = ex * x + ey * y + e0, normalised so
+    // that they are barycentric weights.
+    let edge = |p: SV, q: SV| -> (f32, f32, f32) {
+        let ex = (p[1] - q[1]) * inv;
+        let ey = (q[0] - p[0]) * inv;
+        let e0 = (p[0] * q[1] - p[1] * q[0]) * inv;
+        (ex, ey, e0)
+    };
+    let e0 = edge(b, c);
+    let e1 = edge(c, a);
+    let e2 = edge(a, b);
+    let (y0, y1) = (miny as usize, maxy as usize);
+    let qa = a[2];
+    let qb = b[2];
+    let qc = c[2];
+    let eps = 1e-6;
+    for py in y0..=y1 {
+        let fy = py as f32;
+        // Each edge function is linear in x along the row, so the covered
+        // span follows from three inequalities; no per-pixel inside test.
+        let (mut lo, mut hi) = (minx, maxx);
+        for e in [e0, e1, e2] {
+            let base = e.1 * fy + e.2 + eps;
+            if e.0.abs() < 1e-12 {
+                if base < 0.0 {
+                    hi = lo - 1.0;
+                }
+            } else {
+                let x = -base / e.0;
+                if e.0 > 0.0 {
+                    lo = lo.max(x.ceil());
+                } else {
+                    hi = hi.min(x.floor());
+                }
+            }
+        }
+        if lo > hi {
+            continue;
+        }
+        let row = py * vb.w;
+        let mut w0 = e0.0 * lo + e0.1 * fy + e0.2;
+        let mut w1 = e1.0 * lo + e1.1 * fy + e1.2;
+        for px in lo as usize..=hi as usize {
+            let w2 = 1.0 - w0 - w1;
+            let q = w0 * qa + w1 * qb + w2 * qc;
+            let k = row + px;
+            if q > vb.q[k] {
+                vb.q[k] = q;
+                vb.tri[k] = id;
+                let iq = 1.0 / q;
+                let ba = (w0 * qa * a[3] + w1 * qb * b[3] + w2 * qc * c[3]) * iq;
+                let bb = (w0 * qa * a[4] + w1 * qb * b[4] + w2 * qc * c[4]) * iq;
+                vb.bary[k] = [ba, bb];
+            }
+            w0 += e0.0;
+            w1 += e1.0;
+        }
+    }
+}
+
+/// Depth map seen from a directional light.
+#[derive(Clone)]
+pub struct ShadowMap {
+    pub size: usize,
+    pub frame: Frame,
+    pub centre: V3,
+    pub texel: f32,
+    inv_texel: f32,
+    /// Light-space height of the closest caster; -inf = none.
+    pub depth: Vec<f32>,
+    /// Highest caster in each 8x8 tile and its neighbours, so that the many
+    /// pixels far from any caster skip the filter taps (and cache misses).
+    tiles: Vec<f32>,
+    raw_tiles: Vec<f32>,
+    /// The same for casters drawn since the last `copy_with` only.
+    dyn_tiles: Vec<f32>,
+    dyn_raw: Vec<f32>,
+}
+
+const TILE: usize = 8;
+
+impl ShadowMap {
+    /// `to_light` points towards the light; the map covers a disc of
+    /// `radius` around `centre`.
+    pub fn new(to_light: V3, centre: V3, radius: f32, size: usize) -> ShadowMap {
+        ShadowMap {
+            size,
+            frame: Frame::from_z(to_light),
+            centre,
+            texel: 2.0 * radius / size as f32,
+            inv_texel: size as f32 / (2.0 * radius),
+            depth: vec![f32::NEG_INFINITY; size * size],
+            tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
+            raw_tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
+            dyn_tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
+            dyn_raw: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
+        }
+    }
+
+    /// Recomputes the dilated tile maxima after drawing.
+    fn dilate(&mut self) {
+        let n = self.size.div_ceil(TILE);
+        for (raw, out) in [
+            (&self.raw_tiles, &mut self.tiles),
+            (&self.dyn_raw, &mut self.dyn_tiles),
+        ] {
+            for ty in 0..n {
+                for tx in 0..n {
+                    let mut m = f32::NEG_INFINITY;
+                    for y in ty.saturating_sub(1)..(ty + 2).min(n) {
+                        for x in tx.saturating_sub(1)..(tx + 2).min(n) {
+                            m = m.max(raw[y * n + x]);
+                        }
+                    }
+                    out[ty * n + tx] = m;
+                }
+            }
+        }
+    }
+
+    /// No caster drawn since the copy can darken a lookup with this probe.
+    #[inline]
+    pub fn dynamic_clear(&self, tile: u32, d: f32) -> bool {
+        tile == u32::MAX || self.dyn_tiles[tile as usize] <= d + self.texel * 1.5
+    }
+
+    /// A copy of this map that reuses `buf`'s allocation.
+    pub fn copy_with(&self, mut buf: Vec<f32>) -> ShadowMap {
+        buf.clear();
+        buf.extend_from_slice(&self.depth);
+        ShadowMap {
+            size: self.size,
+            frame: self.frame,
+            centre: self.centre,
+            texel: self.texel,
+            inv_texel: self.inv_texel,
+            depth: buf,
+            tiles: self.tiles.clone(),
+            raw_tiles: self.raw_tiles.clone(),
+            dyn_tiles: vec![f32::NEG_INFINITY; self.tiles.len()],
+            dyn_raw: vec![f32::NEG_INFINITY; self.tiles.len()],
+        }
+    }
+
+    #[inline]
+    fn to_map(&self, p: V3) -> (f32, f32, f32) {
+        let d = p - self.centre;
+        let half = self.size as f32 / 2.0;
+        let inv = self.inv_texel;
+        (
+            d.dot(self.frame.x) * inv + half,
+            d.dot(self.frame.y) * inv + half,
+            d.dot(self.frame.z),
+        )
+    }
+
+    /// Adds the triangles of `geom` for which `caster(tri)` holds.
+    pub fn draw(&mut self, geom: &Geometry, caster: impl Fn(&Tri) -> bool) {
+        let pts: Vec<(f32, f32, f32)> = geom.pos.iter().map(|&p| self.to_map(p)).collect();
+        let n = self.size as f32;
+        let nt = self.size.div_ceil(TILE);
+        for t in geom.tris.iter().filter(|t| caster(t)) {
+            let [a, b, c] = [
+                pts[t.v[0] as usize],
+                pts[t.v[1] as usize],
+                pts[t.v[2] as usize],
+            ];
+            let area = (b.0 - a.0) * (c.1 - a.1) - (c.0 - a.0) * (b.1 - a.1);
+            if area.abs() < 1e-9 {
+                continue;
+            }
+            let minx = a.0.min(b.0).min(c.0).ceil().max(0.0);
+            let maxx = a.0.max(b.0).max(c.0).floor().min(n - 1.0);
+            let miny = a.1.min(b.1).min(c.1).ceil().max(0.0);
+            let maxy = a.1.max(b.1).max(c.1).floor().min(n - 1.0);
+            if minx > maxx || miny > maxy {
+                continue;
+            }
+            let inv = 1.0 / area;
+            for py in miny as usize..=maxy as usize {
+                let fy = py as f32;
+                for px in minx as usize..=maxx as usize {
+                    let fx = px as f32;
+                    let w0 = ((b.0 - fx) * (c.1 - fy) - (c.0 - fx) * (b.1 - fy)) * inv;
+                    let w1 = ((c.0 - fx) * (a.1 - fy) - (a.0 - fx) * (c.1 - fy)) * inv;
+                    let w2 = 1.0 - w0 - w1;
+                    if w0 >= -1e-6 && w1 >= -1e-6 && w2 >= -1e-6 {
+                        let d = w0 * a.2 + w1 * b.2 + w2 * c.2;
+                        let k = py * self.size + px;
+                        if d > self.depth[k] {
+                            self.depth[k] = d;
+                            let tk = (py / TILE) * nt + px / TILE;
+                            self.raw_tiles[tk] = self.raw_tiles[tk].max(d);
+                            self.dyn_raw[tk] = self.dyn_raw[tk].max(d);
+                        }
+                    }
+                }
+            }
+        }
+        self.dilate();
+    }
+
+    /// Fraction of light reaching `p` (percentage-closer filter), and the
+    /// probe (tile, light depth) that `dynamic_clear` takes.
+    #[inline]
+    pub fn light(&self, p: V3, soft: f32) -> (f32, (u32, f32)) {
+        let (x, y, d) = self.to_map(p);
+        let bias = self.texel * 1.5;
+        // Off the map counts as lit (the map covers the board and props).
+        if !(x >= 0.0 && y >= 0.0 && x < self.size as f32 && y < self.size as f32) {
+            return (1.0, (u32::MAX, d));
+        }
+        let nt = self.size.div_ceil(TILE);
+        let tile = (y as usize / TILE) * nt + x as usize / TILE;
+        let probe = (tile as u32, d);
+        if self.tiles[tile] <= d + bias {
+            return (1.0, probe);
+        }
+        // A 3x3 grid of taps reaching `soft` texels; the tile dilation
+        // covers 8. Only pixels near casters get here.
+        let soft = soft.clamp(0.5, 5.0);
+        let mut lit = 0.0;
+        let n = self.size as i64;
+        for oy in [-1.0f32, 0.0, 1.0] {
+            let sy = (y + oy * soft) as i64;
+            for ox in [-1.0f32, 0.0, 1.0] {
+                let sx = (x + ox * soft) as i64;
+                if sx < 0
+                    || sy < 0
+                    || sx >= n
+                    || sy >= n
+                    || self.depth[(sy * n + sx) as usize] <= d + bias
+                {
+                    lit += 1.0 / 9.0;
+                }
+            }
+        }
+        (lit, probe)
+    }
+}

@@ -1,0 +1,577 @@
+//! A scene built once from `SceneParams` (textures, static geometry, piece
+//! meshes, static shadows) and rendered for many board states.
+
+use super::board::{bake_board, bake_table, Texture};
+use super::camera::{build_remap, Camera, Remap, Shake};
+use std::sync::Mutex;
+
+use super::geom::BoardGeom;
+use super::hand::{self, HandPose};
+use super::math::{kelvin_rgb, lin, v3, Frame, V3};
+use super::mesh::{cuboid, lathe, Mesh};
+use super::occlusion::occlusion;
+use super::params::SceneParams;
+use super::pieces::{piece_look, piece_mesh};
+use super::post;
+use super::props::add_clutter;
+use super::raster::{rasterize, Geometry, ShadowMap, VisBuf, NO_TRI};
+use super::rng::{hash, value_noise, Rng};
+use super::shade::{shade, tri_of, Light, Material, ShadeInputs, StaticCache, Tex};
+use super::{BoardState, Piece, PieceKind, PieceSide, Rendered, SynthError};
+
+pub const OBJ_TABLE: u32 = 1;
+pub const OBJ_BOARD: u32 = 2;
+pub const OBJ_CLUTTER: u32 = 3;
+pub const OBJ_HAND: u32 = 4;
+/// Pieces get `OBJ_PIECE + cell index`.
+pub const OBJ_PIECE: u32 = 16;
+
+/// Blur equivalent to `post::soften(0.12)`.
+const SOFT_SIGMA: f64 = 0.49;
+
+const MAT_BOARD_TOP: u16 = 0;
+const MAT_BOARD_SIDE: u16 = 1;
+const MAT_TABLE: u16 = 2;
+const MAT_FLOOR: u16 = 3;
+const MAT_CONTACT: u16 = 4;
+/// Contact disc radius over the piece's footprint radius.
+const CONTACT_SPREAD: f32 = 1.35;
+
+/// Frame buffers kept between renders of one scene.
+struct Scratch {
+    vb: VisBuf,
+    canvas: Vec<V3>,
+    lin: Vec<V3>,
+    tmp: Vec<V3>,
+    shadow: Vec<f32>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch {
+            vb: VisBuf::new(0, 0),
+            canvas: Vec::new(),
+            lin: Vec::new(),
+            tmp: Vec::new(),
+            shadow: Vec::new(),
+        }
+    }
+}
+
+pub struct Scene {
+    params: SceneParams,
+    geom: BoardGeom,
+    remap: Option<Remap>,
+    board_tex: Texture,
+    table_tex: Texture,
+    statics: Geometry,
+    mats: Vec<Material>,
+    meshes: Vec<Mesh>,
+    footprints: Vec<f32>,
+    /// Disc laid under each piece to darken the board where it stands
+    /// (contact shadow, which a shadow map alone misses).
+    contact: Mesh,
+    /// Material of (kind index, side) pieces.
+    piece_mats: Vec<[u16; 2]>,
+    static_shadow: ShadowMap,
+    scratch: Mutex<Scratch>,
+    /// (a frame was rendered before, cache of the static scene)
+    cache: Mutex<(bool, Option<StaticCache>)>,
+    light: Light,
+    background: V3,
+}
+
+fn mesh_mat(look: ([u8; 3], f32, f32, bool)) -> Material {
+    let mut m = Material::flat(lin(look.0), look.1, look.2);
+    if look.3 {
+        m.tex = Tex::Grain;
+    }
+    m
+}
+
+impl Scene {
+    pub fn new(params: &SceneParams) -> Result<Scene, SynthError> {
+        params.validate()?;
+        let p = params.clone();
+        let geom = BoardGeom::new(&p);
+        let (w, h) = (p.width as usize, p.height as usize);
+        let cam0 = Camera::new(
+            &p.camera,
+            &geom.outline(),
+            p.width,
+            p.height,
+            Shake::default(),
+        );
+        let remap = cam0.has_distortion().then(|| build_remap(&cam0, w, h));
+        let mut rng = Rng::derive(p.seed, 1);
+        // About one texel per image pixel at the board.
+        let dist = (cam0.pos.len()).max(0.05);
+        let tpm = cam0.focal_px as f32 / dist;
+        let board_tex = bake_board(&p, tpm, &mut rng);
+        let table_tex = bake_table(p.table.kind, p.table.color, &mut rng);
+
+        let mut mats = vec![
+            Material {
+                tex: Tex::Board,
+                caster: false,
+                ..Material::flat(V3::default(), 0.06, 20.0)
+            },
+            Material::flat(board_tex.data[0] * 0.7, 0.05, 10.0),
+            Material {
+                tex: Tex::Table,
+                caster: false,
+                ..Material::flat(v3(1.0, 1.0, 1.0), 0.0, 10.0)
+            },
+            Material {
+                caster: false,
+                ..Material::flat(lin(p.table.background) * 0.5, 0.0, 1.0)
+            },
+            Material {
+                tex: Tex::Contact,
+                caster: false,
+                ..Material::flat(V3::default(), 0.06, 20.0)
+            },
+        ];
+        let mut statics = Geometry::default();
+        let hb = v3(geom.gx + geom.border, geom.gy + geom.border, 0.0);
+        // Board: top face, then a box for its sides.
+        let top = cuboid(v3(hb.x, hb.y, 0.0));
+        let top = Mesh {
+            pos: top.pos[16..20].to_vec(),
+            nrm: top.nrm[16..20].to_vec(),
+            tris: vec![[0, 1, 2], [0, 2, 3]],
+        };
+        statics.add_mesh(
+            &top,
+            &Frame::IDENTITY,
+            v3(1.0, 1.0, 1.0),
+            V3::default(),
+            MAT_BOARD_TOP,
+            OBJ_BOARD,
+        );
+        let t = geom.thickness.max(0.0005);
+        let body = cuboid(v3(hb.x, hb.y, t / 2.0 - 0.0002));
+        statics.add_mesh(
+            &body,
+            &Frame::IDENTITY,
+            v3(1.0, 1.0, 1.0),
+            v3(0.0, 0.0, -t / 2.0),
+            MAT_BOARD_SIDE,
+            OBJ_BOARD,
+        );
+        // Table top (a box so its edge shows in low views) and a floor.
+        let tx = (
+            hb.x + rng.range(0.25, 0.8) as f32,
+            hb.y + rng.range(0.25, 0.7) as f32,
+        );
+        let toff = v3(
+            rng.range(-0.2, 0.2) as f32,
+            rng.range(-0.15, 0.15) as f32,
+            0.0,
+        );
+        let table = cuboid(v3(tx.0, tx.1, 0.02));
+        statics.add_mesh(
+            &table,
+            &Frame::IDENTITY,
+            v3(1.0, 1.0, 1.0),
+            toff + v3(0.0, 0.0, -t - 0.02),
+            MAT_TABLE,
+            OBJ_TABLE,
+        );
+        let floor = cuboid(v3(12.0, 12.0, 0.01));
+        statics.add_mesh(
+            &floor,
+            &Frame::IDENTITY,
+            v3(1.0, 1.0, 1.0),
+            v3(0.0, 0.0, -t - 0.75),
+            MAT_FLOOR,
+            OBJ_TABLE,
+        );
+        add_clutter(&p, &geom, (tx, toff), -t, &mut rng, &mut statics, &mut mats);
+
+        let meshes: Vec<Mesh> = PieceKind::ALL.iter().map(|&k| piece_mesh(k)).collect();
+        // Footprint radius of each kind: the widest part of its lower third.
+        let footprints = meshes
+            .iter()
+            .map(|m| {
+                let top = m.top();
+                m.pos
+                    .iter()
+                    .filter(|v| v.z <= 0.3 * top)
+                    .fold(0.0f32, |a, v| a.max(v.x.hypot(v.y)))
+            })
+            .collect();
+        let mut piece_mats = Vec::new();
+        for &k in &PieceKind::ALL {
+            let mut pair = [0u16; 2];
+            for (i, side) in [PieceSide::White, PieceSide::Black].into_iter().enumerate() {
+                pair[i] = mats.len() as u16;
+                mats.push(mesh_mat(piece_look(
+                    k,
+                    side,
+                    p.pieces.white,
+                    p.pieces.black,
+                )));
+            }
+            piece_mats.push(pair);
+        }
+
+        let l = &p.lighting;
+        let (el, az) = (
+            l.key_elevation_deg.to_radians(),
+            l.key_azimuth_deg.to_radians(),
+        );
+        let to_light = v3(
+            (el.cos() * az.sin()) as f32,
+            (el.cos() * az.cos()) as f32,
+            el.sin() as f32,
+        )
+        .norm();
+        let tint = kelvin_rgb(l.color_temp_k);
+        let sky = kelvin_rgb(l.color_temp_k + 2500.0);
+        let light = Light {
+            to_light,
+            key: tint * l.key_intensity as f32,
+            ambient: sky * l.ambient as f32,
+            soft: l.shadow_softness as f32,
+        };
+        let radius = (hb.x * hb.x + hb.y * hb.y).sqrt() + 0.45;
+        // Shadow texels much finer than image pixels are wasted work.
+        let sm_size = (l.shadow_map_size as usize)
+            .min((w.max(h) as f32 * 1.2) as usize)
+            .max(64);
+        let mut static_shadow = ShadowMap::new(to_light, V3::default(), radius, sm_size);
+        static_shadow.draw(&statics, |t| mats[t.mat as usize].caster);
+        Ok(Scene {
+            background: lin(p.table.background),
+            params: p,
+            geom,
+            remap,
+            board_tex,
+            table_tex,
+            statics,
+            mats,
+            meshes,
+            footprints,
+            contact: lathe(&[(1.0, 0.0), (0.0, 0.0)], 16),
+            piece_mats,
+            static_shadow,
+            scratch: Mutex::new(Scratch::default()),
+            cache: Mutex::new((false, None)),
+            light,
+        })
+    }
+
+    pub fn params(&self) -> &SceneParams {
+        &self.params
+    }
+
+    pub fn geom(&self) -> &BoardGeom {
+        &self.geom
+    }
+
+    /// World position of the centre of cell (or crossing) `r`, `c`.
+    pub fn cell_centre(&self, r: usize, c: usize) -> [f64; 3] {
+        let v = self.geom.centre(r, c);
+        [v.x as f64, v.y as f64, v.z as f64]
+    }
+
+    /// Hand pose at `t` on a path that enters from `approach_deg` (measured
+    /// like the camera azimuth: 0 = from beyond the bottom edge), reaches
+    /// cell `target` at t = 0.5 and leaves again by t = 1.
+    pub fn hand_pose(
+        &self,
+        target: (usize, usize),
+        approach_deg: f64,
+        t: f64,
+        carrying: Option<Piece>,
+    ) -> HandPose {
+        let g = &self.geom;
+        let c = g.centre(target.0, target.1);
+        let hover =
+            g.pitch_x * self.params.pieces.size as f32 * self.params.pieces.height as f32 * 1.2
+                + 0.02;
+        let reach = (g.gx + g.border).hypot(g.gy + g.border) + 0.55;
+        let a = approach_deg.to_radians();
+        let start = [reach as f64 * a.sin(), reach as f64 * a.cos(), 0.3];
+        hand::path_pose(start, [c.x as f64, c.y as f64, hover as f64], t, carrying)
+    }
+
+    pub fn render(
+        &self,
+        state: &BoardState,
+        hand: Option<&HandPose>,
+    ) -> Result<Rendered, SynthError> {
+        self.render_frame(state, hand, 0)
+    }
+
+    /// Renders frame number `frame` of a clip: camera shake and sensor noise
+    /// vary with it, everything else stays put.
+    pub fn render_frame(
+        &self,
+        state: &BoardState,
+        hand: Option<&HandPose>,
+        frame: u64,
+    ) -> Result<Rendered, SynthError> {
+        Ok(self.render_full(state, hand, frame, false)?.0)
+    }
+
+    fn shake(&self, frame: u64) -> Shake {
+        let a = self.params.camera.shake;
+        if a == 0.0 {
+            return Shake::default();
+        }
+        let seed = hash(&[self.params.seed, 77]) as u32;
+        let n =
+            |k: u32| (value_noise(frame as f32 * 0.13, k as f32 * 7.7, seed) - 0.5) as f64 * 2.0;
+        Shake {
+            d_az_deg: a * 0.3 * n(1),
+            d_el_deg: a * 0.3 * n(2),
+            d_roll_deg: a * 0.2 * n(3),
+            d_target: [a * 0.002 * n(4), a * 0.002 * n(5)],
+        }
+    }
+
+    /// Renders and also returns the per-pixel object ids of the pinhole
+    /// canvas and the camera (for tests).
+    pub(crate) fn render_full(
+        &self,
+        state: &BoardState,
+        hand: Option<&HandPose>,
+        frame: u64,
+        want_ids: bool,
+    ) -> Result<(Rendered, Vec<u32>, Camera), SynthError> {
+        state.validate()?;
+        if let Some(hp) = hand {
+            hp.validate()?;
+        }
+        let p = &self.params;
+        if state.rows != p.rows || state.cols != p.cols || state.points != p.points {
+            return Err(SynthError(format!(
+                "board state {} does not match the scene grid {}",
+                state.grid_spec(),
+                BoardState::empty(p.rows, p.cols, p.points).grid_spec()
+            )));
+        }
+        let (w, h) = (p.width as usize, p.height as usize);
+        let mut cam = Camera::new(
+            &p.camera,
+            &self.geom.outline(),
+            p.width,
+            p.height,
+            self.shake(frame),
+        );
+        if let Some(r) = &self.remap {
+            cam.canvas_off = r.off;
+            cam.canvas_w = r.canvas_w;
+            cam.canvas_h = r.canvas_h;
+        }
+        let mut mats = self.mats.clone();
+        let mut dynamic = Geometry::default();
+        self.add_pieces(state, &mut dynamic);
+        if let Some(hp) = hand {
+            self.add_hand(hp, &mut dynamic, &mut mats);
+        }
+        // A poisoned lock only means another render panicked; the buffers
+        // are still plain memory.
+        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let sc = &mut *guard;
+        let mut shadow = self.static_shadow.copy_with(std::mem::take(&mut sc.shadow));
+        shadow.draw(&dynamic, |t| mats[t.mat as usize].caster);
+
+        let geoms = [&self.statics, &dynamic];
+        let mut inputs = ShadeInputs {
+            geoms,
+            mats: &mats,
+            cam: &cam,
+            light: &self.light,
+            shadow: &self.static_shadow,
+            board_tex: &self.board_tex,
+            table_tex: &self.table_tex,
+            background: self.background,
+        };
+        // A still camera sees the same static scene every frame.
+        // Built on the second frame, so one-off renders do not pay for it.
+        let mut cache_guard = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let still = p.camera.shake == 0.0;
+        if still && cache_guard.0 && cache_guard.1.is_none() {
+            let mut svb = VisBuf::new(cam.canvas_w, cam.canvas_h);
+            rasterize(&self.statics, 0, &cam, &mut svb);
+            cache_guard.1 = Some(StaticCache::build(&svb, &inputs));
+        }
+        cache_guard.0 = true;
+        let cache = if still { cache_guard.1.as_ref() } else { None };
+        inputs.shadow = &shadow;
+        let vb = &mut sc.vb;
+        vb.reset(cam.canvas_w, cam.canvas_h);
+        rasterize(&dynamic, 1 << 31, &cam, vb);
+        match cache {
+            Some(c) => c.merge_into(vb),
+            None => rasterize(&self.statics, 0, &cam, vb),
+        }
+        let canvas = &mut sc.canvas;
+        shade(vb, &inputs, cache, canvas);
+        drop(cache_guard);
+        let obj_at = |k: usize| match vb.tri[k] {
+            NO_TRI => 0,
+            t => tri_of(&geoms, t).obj,
+        };
+        let (occluded, hand_occludes) = occlusion(&self.geom, state, &cam, &obj_at);
+        let ids: Vec<u32> = if want_ids {
+            (0..vb.tri.len()).map(obj_at).collect()
+        } else {
+            Vec::new()
+        };
+
+        let r = &p.realism;
+        let mut img = post::warp(
+            canvas,
+            cam.canvas_w,
+            cam.canvas_h,
+            w,
+            h,
+            self.remap.as_ref(),
+            std::mem::take(&mut sc.lin),
+        );
+        post::motion_blur(&mut img, r.motion_blur_px, r.motion_angle_deg);
+        // Every real lens is a little soft; fold that into any defocus.
+        if r.defocus_px > 0.2 {
+            post::defocus(
+                &mut img,
+                (r.defocus_px * r.defocus_px + SOFT_SIGMA * SOFT_SIGMA).sqrt(),
+                &mut sc.tmp,
+            );
+        } else {
+            post::soften(&mut img, 0.12, &mut sc.tmp);
+        }
+        let out = post::to_srgb(&img, r, hash(&[p.seed, frame, 3]));
+        sc.lin = img.px;
+        sc.shadow = shadow.depth;
+        drop(guard);
+        let image = post::jpeg(out, r.jpeg_quality);
+
+        let corners_w = self.geom.corners();
+        let mut corners = [[0.0; 2]; 4];
+        for (c, wc) in corners.iter_mut().zip(corners_w) {
+            *c = cam.project(wc).unwrap_or([f64::NAN, f64::NAN]);
+        }
+        Ok((
+            Rendered {
+                image,
+                corners,
+                hand_occludes,
+                occluded,
+            },
+            ids,
+            cam,
+        ))
+    }
+
+    fn piece_instance(&self, r: usize, c: usize, piece: Piece) -> (Frame, V3, V3) {
+        let g = &self.geom;
+        let ps = &self.params.pieces;
+        let mut rng = Rng::new(hash(&[
+            self.params.seed,
+            5,
+            (r * 64 + c) as u64,
+            piece.kind as u64,
+            piece.side as u64,
+        ]));
+        let j = ps.offset_jitter as f32;
+        let off = v3(
+            (rng.f32() * 2.0 - 1.0) * j * g.pitch_x,
+            (rng.f32() * 2.0 - 1.0) * j * g.pitch_y,
+            0.0,
+        );
+        let mut yaw = (rng.f32() * 2.0 - 1.0) * (ps.rot_jitter_deg as f32).to_radians();
+        if piece.kind == PieceKind::Knight {
+            // Knights face the opponent, give or take a few degrees.
+            let face = if piece.side == PieceSide::White {
+                -90.0f32
+            } else {
+                90.0
+            };
+            yaw += (face + (rng.f32() - 0.5) * 70.0).to_radians();
+        } else {
+            yaw += rng.f32() * std::f32::consts::TAU;
+        }
+        let s = g.pitch_x.min(g.pitch_y) * ps.size as f32;
+        let scale = v3(s, s, s * ps.height as f32);
+        (Frame::rot_z(yaw), scale, g.centre(r, c) + off)
+    }
+
+    fn add_pieces(&self, state: &BoardState, out: &mut Geometry) {
+        for r in 0..state.rows {
+            for c in 0..state.cols {
+                if let Some(piece) = state.get(r, c) {
+                    let (rot, scale, pos) = self.piece_instance(r, c, piece);
+                    let k = piece.kind.index();
+                    let mat = self.piece_mats[k][piece.side as usize];
+                    let obj = OBJ_PIECE + (r * state.cols + c) as u32;
+                    out.add_mesh(&self.meshes[k], &rot, scale, pos, mat, obj);
+                    let rad = self.footprints[k] * scale.x * CONTACT_SPREAD;
+                    out.add_mesh(
+                        &self.contact,
+                        &Frame::IDENTITY,
+                        v3(rad, rad, 1.0),
+                        pos + v3(0.0, 0.0, 0.0003),
+                        MAT_CONTACT,
+                        OBJ_BOARD,
+                    );
+                }
+            }
+        }
+    }
+
+    fn add_hand(&self, hp: &HandPose, out: &mut Geometry, mats: &mut Vec<Material>) {
+        let g = &self.geom;
+        let s = g.pitch_x.min(g.pitch_y) * self.params.pieces.size as f32;
+        let carried = hp.carrying.map(|pc| {
+            (
+                pc,
+                self.meshes[pc.kind.index()].top() * s * self.params.pieces.height as f32,
+            )
+        });
+        let hm = hand::build(hp, carried.map(|c| c.1).unwrap_or(0.0));
+        let skin = mats.len() as u16;
+        mats.push(Material {
+            wrap: 0.35,
+            ..Material::flat(lin(hp.skin), 0.08, 12.0)
+        });
+        let sleeve = mats.len() as u16;
+        mats.push(Material::flat(
+            lin(hp.sleeve.unwrap_or([60, 60, 60])),
+            0.04,
+            8.0,
+        ));
+        out.add_mesh(
+            &hm.skin,
+            &Frame::IDENTITY,
+            v3(1.0, 1.0, 1.0),
+            V3::default(),
+            skin,
+            OBJ_HAND,
+        );
+        out.add_mesh(
+            &hm.sleeve,
+            &Frame::IDENTITY,
+            v3(1.0, 1.0, 1.0),
+            V3::default(),
+            sleeve,
+            OBJ_HAND,
+        );
+        if let Some((pc, _)) = carried {
+            let k = pc.kind.index();
+            let scale = v3(s, s, s * self.params.pieces.height as f32);
+            let rot = Frame::rot_z((hp.heading_deg as f32).to_radians());
+            out.add_mesh(
+                &self.meshes[k],
+                &rot,
+                scale,
+                hm.carried_base,
+                self.piece_mats[k][pc.side as usize],
+                OBJ_HAND,
+            );
+        }
+    }
+}
