@@ -7,6 +7,7 @@ mod detect;
 mod model;
 mod perft;
 mod record;
+pub mod render;
 mod rectify;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +36,8 @@ pub enum Command {
     Detect(detect::DetectArgs),
     /// Export training crops (rendered scenes, or licensed real photos).
     Dataset(dataset::DatasetArgs),
+    /// Render labelled images, game clips and contact sheets (tests, demo, training).
+    Render(render::RenderArgs),
     /// Record a game from a video, a camera or a folder of photos.
     Record(record::RecordArgs),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
@@ -47,6 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Record(a) => record::run(a),
+        Command::Render(a) => render::run(a),
         Command::Dataset(a) => dataset::run(a),
         Command::Detect(a) => detect::run(a),
     }

@@ -4,7 +4,7 @@
 //! (fivefold repetition, seventy-five moves, dead position) and draws a player
 //! may only claim (threefold repetition, fifty moves).
 
-use crate::rules::{Occupant, Outcome, Rules, Side, Square};
+use crate::rules::{Occupant, Outcome, PieceType, Rules, Side, Square};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
@@ -242,6 +242,21 @@ impl Rules for Chess {
 
     fn side_to_move(&self) -> Side {
         side_of(self.pos.turn())
+    }
+
+    fn piece_type(&self, sq: Square) -> Option<PieceType> {
+        if sq.file >= 8 || sq.rank >= 8 {
+            return None;
+        }
+        let s = shakmaty::Square::from_coords(File::new(sq.file as u32), Rank::new(sq.rank as u32));
+        self.pos.board().role_at(s).map(|r| match r {
+            Role::Pawn => PieceType::Pawn,
+            Role::Knight => PieceType::Knight,
+            Role::Bishop => PieceType::Bishop,
+            Role::Rook => PieceType::Rook,
+            Role::Queen => PieceType::Queen,
+            Role::King => PieceType::King,
+        })
     }
 
     fn occupant(&self, sq: Square) -> Occupant {

@@ -34,6 +34,22 @@ pub enum Occupant {
     Black,
 }
 
+/// What kind of piece stands on a square, for drawing it (renders, overlays). The
+/// camera never needs this: it only tells colours apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PieceType {
+    Pawn,
+    Knight,
+    Bishop,
+    Rook,
+    Queen,
+    King,
+    Man,
+    DraughtsKing,
+    Soldier,
+    TablutKing,
+}
+
 /// A square in the game's own coordinates: `file` 0 is the a-file (White's left),
 /// `rank` 0 is White's first rank. a1 = (0, 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -105,6 +121,8 @@ pub trait Rules: Clone {
     }
     fn side_to_move(&self) -> Side;
     fn occupant(&self, sq: Square) -> Occupant;
+    /// The kind of piece on a square, if any.
+    fn piece_type(&self, sq: Square) -> Option<PieceType>;
     /// Legal moves in this position; empty once the game is decided.
     fn legal_moves(&self) -> Vec<Self::Move>;
     /// Plays a move taken from `legal_moves`.

@@ -13,7 +13,7 @@
 //!   balance (three or more kings, no men, against one lone king) last changed.
 //!   The default limit is 15.
 
-use crate::rules::{Occupant, Outcome, Rules, Side, Square};
+use crate::rules::{Occupant, Outcome, PieceType, Rules, Side, Square};
 
 /// Dark-square index: `rank * 4 + file / 2`, so a1 = 0, c1 = 1, b2 = 4, h8 = 31.
 type Idx = u8;
@@ -743,6 +743,12 @@ impl Rules for RussianDraughts {
 
     fn side_to_move(&self) -> Side {
         self.pos.side
+    }
+
+    fn piece_type(&self, sq: Square) -> Option<PieceType> {
+        self.position()
+            .piece(sq)
+            .map(|p| if p.king { PieceType::DraughtsKing } else { PieceType::Man })
     }
 
     fn occupant(&self, sq: Square) -> Occupant {

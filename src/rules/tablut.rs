@@ -43,7 +43,7 @@
 //! [`Tablut::parse_move`] reads it back; capture marks are optional there but must
 //! be right when given.
 
-use crate::rules::{Occupant, Outcome, Rules, Side, Square};
+use crate::rules::{Occupant, Outcome, PieceType, Rules, Side, Square};
 use std::fmt;
 use std::str::FromStr;
 
@@ -743,6 +743,13 @@ impl Rules for Tablut {
 
     fn side_to_move(&self) -> Side {
         self.pos.side
+    }
+
+    fn piece_type(&self, sq: Square) -> Option<PieceType> {
+        self.piece_at(sq).map(|p| match p {
+            Piece::King => PieceType::TablutKing,
+            _ => PieceType::Soldier,
+        })
     }
 
     fn occupant(&self, sq: Square) -> Occupant {

@@ -3,6 +3,7 @@
 //! hand-annotated corners. Labels are per site, row-major in the grid's image order:
 //! 0 empty, 1 white piece, 2 black piece, 3 hidden by a hand.
 
+mod games;
 mod real;
 mod synthetic;
 
@@ -10,8 +11,9 @@ use opencv::core::Mat;
 
 use crate::geometry::BoardPose;
 
+pub use games::{board_state, game_states, synth_piece};
 pub use real::{annotated_set, bgu_game, RealSetError};
-pub use synthetic::{random_scene, SynthSetOptions};
+pub use synthetic::{random_scene, render_random, rgb_to_bgr_mat, RandomRender, SynthSetOptions};
 
 pub const EMPTY: u8 = 0;
 pub const WHITE: u8 = 1;

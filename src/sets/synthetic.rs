@@ -8,7 +8,7 @@ use opencv::prelude::*;
 use super::{Labelled, BLACK, EMPTY, HIDDEN, WHITE};
 use crate::geometry::{BoardPose, Corners, GridSpec};
 use crate::synth::{
-    BoardState, Piece, PieceKind, PieceSide, RandomRanges, Rng, Scene, SceneParams,
+    BoardState, Piece, PieceKind, PieceSide, RandomRanges, Rendered, Rng, Scene, SceneParams,
 };
 
 #[derive(Clone, Debug)]
@@ -74,9 +74,16 @@ fn pick_grid(rng: &mut Rng) -> (GridSpec, &'static [PieceKind]) {
     }
 }
 
-/// One random labelled scene. The labels mark a site hidden when the hand covers
-/// its centre; the pose's corners carry the configured noise.
-pub fn random_scene(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<Labelled> {
+/// A random scene as rendered, with its ground truth.
+pub struct RandomRender {
+    pub grid: GridSpec,
+    pub params: SceneParams,
+    pub state: BoardState,
+    pub rendered: Rendered,
+}
+
+/// Renders one random scene (grid, style, pose, light, pieces, maybe a hand).
+pub fn render_random(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<(RandomRender, Rng)> {
     let mut rng = Rng::new(seed);
     let (grid, kinds) = pick_grid(&mut rng);
     let (rows, cols) = (grid.rows as usize, grid.cols as usize);
@@ -109,6 +116,30 @@ pub fn random_scene(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<Labelle
         )
     });
     let rendered = scene.render(&state, hand.as_ref())?;
+    Ok((
+        RandomRender {
+            grid,
+            params,
+            state,
+            rendered,
+        },
+        rng,
+    ))
+}
+
+/// One random labelled scene. The labels mark a site hidden when the hand covers
+/// its centre; the pose's corners carry the configured noise.
+pub fn random_scene(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<Labelled> {
+    let (
+        RandomRender {
+            grid,
+            state,
+            rendered,
+            ..
+        },
+        mut rng,
+    ) = render_random(seed, opts)?;
+    let (rows, cols) = (grid.rows as usize, grid.cols as usize);
     let labels: Vec<u8> = (0..rows * cols)
         .map(|i| {
             if rendered.occluded.get(i).copied().unwrap_or(false) {

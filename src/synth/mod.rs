@@ -8,9 +8,26 @@
 //! board's top surface, x towards increasing column, y towards increasing
 //! row (row 0 is the edge from corner TL to TR), z up. See `camera` for the
 //! pixel convention and how lens distortion is applied.
+//!
+//! ```
+//! use boardscribe::synth::{BoardState, Label, Piece, PieceKind, PieceSide, Scene, SceneParams};
+//! let mut params = SceneParams::chess_overhead(7, false);
+//! (params.width, params.height) = (160, 120);
+//! let mut state = BoardState::empty(8, 8, false);
+//! state.set(6, 4, Some(Piece::new(PieceSide::White, PieceKind::Pawn)));
+//! // Build once, render many frames (a still camera reuses the static scene).
+//! let scene = Scene::new(&params)?;
+//! let hand = scene.hand_pose((6, 4), 0.0, 0.5, None);
+//! let frame = scene.render_frame(&state, Some(&hand), 0)?;
+//! assert!(frame.hand_occludes);
+//! let json = Label::new(&state, &frame, params.seed).to_json();
+//! # let _ = json;
+//! # Ok::<(), boardscribe::synth::SynthError>(())
+//! ```
 
 pub mod board;
 pub mod camera;
+pub mod clip;
 pub mod font;
 pub mod geom;
 pub mod hand;

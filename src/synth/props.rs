@@ -24,6 +24,8 @@ pub fn add_clutter(
     let (bx, by) = (g.gx + g.border, g.gy + g.border);
     let cam_az = p.camera.azimuth_deg.to_radians() as f32;
     let cam_dir = v3(cam_az.sin(), cam_az.cos(), 0.0);
+    // Low views look across the table: keep props further round the side.
+    let max_facing = if p.camera.elevation_deg < 55.0 { -0.3 } else { 0.3 };
     let mut placed: Vec<(V3, f32)> = Vec::new();
     let mut tries = 0;
     while placed.len() < p.table.clutter && tries < 60 {
@@ -42,7 +44,7 @@ pub fn add_clutter(
         let clear = pos.x.abs() > bx + size + 0.01 || pos.y.abs() > by + size + 0.01;
         let facing = pos.norm().dot(cam_dir);
         if !clear
-            || facing > 0.3
+            || facing > max_facing
             || placed
                 .iter()
                 .any(|&(q, s)| (q - pos).len() < s + size + 0.01)

@@ -391,24 +391,33 @@ impl ShadowMap {
         if self.tiles[tile] <= d + bias {
             return (1.0, probe);
         }
-        // A 3x3 grid of taps reaching `soft` texels; the tile dilation
-        // covers 8. Only pixels near casters get here.
-        let soft = soft.clamp(0.5, 5.0);
-        let mut lit = 0.0;
+        // Four bilinearly weighted 2x2 comparisons spread over `soft`
+        // texels: smooth penumbrae without dithering. Only pixels near
+        // casters get here; the tile dilation covers the reach.
+        let soft = soft.clamp(0.5, 4.0) * 0.5;
         let n = self.size as i64;
-        for oy in [-1.0f32, 0.0, 1.0] {
-            let sy = (y + oy * soft) as i64;
-            for ox in [-1.0f32, 0.0, 1.0] {
-                let sx = (x + ox * soft) as i64;
-                if sx < 0
-                    || sy < 0
-                    || sx >= n
-                    || sy >= n
-                    || self.depth[(sy * n + sx) as usize] <= d + bias
-                {
-                    lit += 1.0 / 9.0;
-                }
+        let lit_at = |ix: i64, iy: i64| -> f32 {
+            if ix < 0
+                || iy < 0
+                || ix >= n
+                || iy >= n
+                || self.depth[(iy * n + ix) as usize] <= d + bias
+            {
+                1.0
+            } else {
+                0.0
             }
+        };
+        let mut lit = 0.0;
+        for (ox, oy) in [(-1.0f32, -1.0f32), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
+            let tx = x + ox * soft - 0.5;
+            let ty = y + oy * soft - 0.5;
+            let (fx, fy) = (tx.floor(), ty.floor());
+            let (ax, ay) = (tx - fx, ty - fy);
+            let (ix, iy) = (fx as i64, fy as i64);
+            let top = lit_at(ix, iy) * (1.0 - ax) + lit_at(ix + 1, iy) * ax;
+            let bot = lit_at(ix, iy + 1) * (1.0 - ax) + lit_at(ix + 1, iy + 1) * ax;
+            lit += 0.25 * (top * (1.0 - ay) + bot * ay);
         }
         (lit, probe)
     }

@@ -294,7 +294,19 @@ impl Scene {
         let reach = (g.gx + g.border).hypot(g.gy + g.border) + 0.55;
         let a = approach_deg.to_radians();
         let start = [reach as f64 * a.sin(), reach as f64 * a.cos(), 0.3];
-        hand::path_pose(start, [c.x as f64, c.y as f64, hover as f64], t, carrying)
+        let mut pose = hand::path_pose(start, [c.x as f64, c.y as f64, hover as f64], t, carrying);
+        // One player per scene: skin and sleeve follow the scene seed.
+        let mut r = Rng::derive(self.params.seed, 9);
+        pose.skin = *r.pick(&hand::SKIN_TONES);
+        let sleeves = [
+            [40, 44, 58],
+            [200, 200, 205],
+            [120, 30, 35],
+            [60, 90, 60],
+            [25, 25, 28],
+        ];
+        pose.sleeve = r.chance(0.7).then(|| *r.pick(&sleeves));
+        pose
     }
 
     pub fn render(

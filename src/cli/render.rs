@@ -1,0 +1,319 @@
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+
+use crate::infer::WhiteSide;
+use crate::record::pdn::read_game;
+use crate::record::pgn::parse_pgn;
+use crate::record::tablut_record::TablutRecord;
+use crate::rules::chess::Chess;
+use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+use crate::rules::tablut::Tablut;
+use crate::rules::Rules;
+use crate::sets::{game_states, render_random, SynthSetOptions};
+use crate::synth::clip::{write_clip, ClipOptions};
+use crate::synth::{contact_sheet, Label, Rng, SceneParams};
+
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    #[command(subcommand)]
+    pub what: RenderWhat,
+}
+
+/// Scene looks that resemble real set-ups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Preset {
+    /// A webcam over a club board, grey and white squares.
+    Overhead,
+    /// The same over a dark wooden board.
+    DarkWood,
+    /// A green and white vinyl roll-up board on a table, near top-down.
+    Vinyl,
+    /// A small magnetic travel set with flat pieces.
+    Travel,
+    /// A Tablut board.
+    Tablut,
+    /// A Go board seen obliquely.
+    Go,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RenderWhat {
+    /// Random labelled images: IMAGE.png plus IMAGE.json (grid, corners, cells, pieces).
+    Images {
+        #[arg(long)]
+        count: u64,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Share of scenes with a hand over the board.
+        #[arg(long, default_value_t = 0.3)]
+        hands: f64,
+    },
+    /// A video of a game, with a JSON sidecar of per-frame truth (CLIP.json).
+    Clip {
+        /// A chess game (PGN).
+        #[arg(long)]
+        pgn: Option<PathBuf>,
+        /// A Russian draughts game (PDN).
+        #[arg(long)]
+        pdn: Option<PathBuf>,
+        /// A Tablut game (boardscribe's Tablut record).
+        #[arg(long)]
+        tablut: Option<PathBuf>,
+        /// The video to write (.mp4 or .avi).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, value_enum)]
+        preset: Option<Preset>,
+        #[arg(long, default_value_t = 640)]
+        width: u32,
+        #[arg(long, default_value_t = 480)]
+        height: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 10.0)]
+        fps: f64,
+        /// Seconds of still board after each move.
+        #[arg(long, default_value_t = 1.0)]
+        still: f64,
+        /// Seconds a hand takes for one move.
+        #[arg(long, default_value_t = 1.2)]
+        move_time: f64,
+        /// Camera elevation in degrees (90 = straight above); default the preset's.
+        #[arg(long)]
+        elevation: Option<f64>,
+        /// Camera rotation around the board in degrees; default the preset's.
+        #[arg(long)]
+        azimuth: Option<f64>,
+        /// Camera shake amplitude (0 none, 1 small).
+        #[arg(long, default_value_t = 0.0)]
+        shake: f64,
+        /// Plies (1-based) after which the board is never left still: the next ply
+        /// follows at once.
+        #[arg(long, value_delimiter = ',')]
+        no_pause_after: Vec<usize>,
+    },
+    /// A contact sheet of renders of every kind of scene (the README's picture).
+    Sheet {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+pub fn run(a: RenderArgs) -> anyhow::Result<()> {
+    match a.what {
+        RenderWhat::Images {
+            count,
+            out,
+            seed,
+            hands,
+        } => {
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create '{}'", out.display()))?;
+            let opts = SynthSetOptions {
+                hands,
+                corner_jitter: 0.0,
+                ..SynthSetOptions::default()
+            };
+            for i in 0..count {
+                let s = Rng::derive(seed, i).next_u64();
+                let (r, _) = render_random(s, &opts)?;
+                let stem = out.join(format!("render_{i:05}"));
+                r.rendered
+                    .image
+                    .save(stem.with_extension("png"))
+                    .with_context(|| format!("writing {}", stem.display()))?;
+                let label = Label::new(&r.state, &r.rendered, s);
+                std::fs::write(stem.with_extension("json"), label.to_json() + "\n")?;
+            }
+            println!("{count} images with labels in {}", out.display());
+        }
+        RenderWhat::Clip {
+            pgn,
+            pdn,
+            tablut,
+            out,
+            preset,
+            width,
+            height,
+            seed,
+            fps,
+            still,
+            move_time,
+            elevation,
+            azimuth,
+            shake,
+            no_pause_after,
+        } => {
+            let clip = ClipOptions {
+                fps,
+                still_s: still,
+                move_s: move_time,
+                no_pause_after: no_pause_after.iter().map(|p| p.saturating_sub(1)).collect(),
+            };
+            let look = |default: Preset| {
+                let mut p = preset_params(preset.unwrap_or(default), seed);
+                p.width = width;
+                p.height = height;
+                p.camera.shake = shake;
+                if let Some(e) = elevation {
+                    p.camera.elevation_deg = e;
+                }
+                if let Some(az) = azimuth {
+                    p.camera.azimuth_deg = az;
+                }
+                p
+            };
+            let states = match (pgn, pdn, tablut) {
+                (Some(p), None, None) => {
+                    let (g, m) = chess_game(&p)?;
+                    (look(Preset::Overhead), game_states(&g, &m, WhiteSide::Bottom))
+                }
+                (None, Some(p), None) => {
+                    let (g, m) = draughts_game(&p)?;
+                    (look(Preset::DarkWood), game_states(&g, &m, WhiteSide::Bottom))
+                }
+                (None, None, Some(p)) => {
+                    let (g, m) = tablut_game(&p)?;
+                    (look(Preset::Tablut), game_states(&g, &m, WhiteSide::Bottom))
+                }
+                _ => bail!("give one game: --pgn, --pdn or --tablut"),
+            };
+            let (params, states) = states;
+            let truth = write_clip(&out, &params, &states, &clip)?;
+            println!(
+                "{} frames, {} positions: {} (truth in {})",
+                truth.frames.len(),
+                states.len(),
+                out.display(),
+                crate::synth::clip::sidecar_path(&out).display()
+            );
+        }
+        RenderWhat::Sheet { out, seed } => {
+            let mut images = Vec::new();
+            for (i, p) in [
+                Preset::Overhead,
+                Preset::DarkWood,
+                Preset::Vinyl,
+                Preset::Travel,
+                Preset::Tablut,
+                Preset::Go,
+            ]
+            .iter()
+            .enumerate()
+            {
+                let params = preset_params(*p, seed + i as u64);
+                let state = sample_state(&params, seed + i as u64, *p == Preset::DarkWood);
+                images.push(crate::synth::render(&params, &state, None)?.image);
+            }
+            let opts = SynthSetOptions::default();
+            for i in 0..6 {
+                let (r, _) = render_random(Rng::derive(seed, 1000 + i).next_u64(), &opts)?;
+                images.push(r.rendered.image);
+            }
+            let sheet = contact_sheet(&images, 4, 320);
+            sheet.save(&out).with_context(|| format!("writing {}", out.display()))?;
+            println!("contact sheet: {}", out.display());
+        }
+    }
+    Ok(())
+}
+
+/// Scene parameters for a preset.
+pub fn preset_params(p: Preset, seed: u64) -> SceneParams {
+    match p {
+        Preset::Overhead => SceneParams::chess_overhead(seed, false),
+        Preset::DarkWood => SceneParams::chess_overhead(seed, true),
+        Preset::Vinyl => SceneParams::vinyl_tournament(seed),
+        Preset::Travel => SceneParams::magnetic_travel(seed),
+        Preset::Tablut => SceneParams::tablut(seed),
+        Preset::Go => SceneParams::go_oblique(seed),
+    }
+}
+
+/// A plausible position for a preset's grid: a chess or draughts start, a Tablut
+/// start, or scattered Go stones.
+fn sample_state(params: &SceneParams, seed: u64, draughts: bool) -> crate::synth::BoardState {
+    use crate::sets::board_state;
+    match (params.rows, params.points) {
+        (9, false) => board_state(
+            &Tablut::new(Default::default()),
+            WhiteSide::Bottom,
+        ),
+        (8, false) if draughts => board_state(
+            &RussianDraughts::new(DraughtsOptions::default()),
+            WhiteSide::Bottom,
+        ),
+        (8, false) => board_state(&Chess::new(), WhiteSide::Bottom),
+        _ => {
+            let mut rng = Rng::new(seed);
+            let mut s = crate::synth::BoardState::empty(params.rows, params.cols, params.points);
+            for r in 0..params.rows {
+                for c in 0..params.cols {
+                    if rng.chance(0.25) {
+                        let side = if rng.chance(0.5) {
+                            crate::synth::PieceSide::White
+                        } else {
+                            crate::synth::PieceSide::Black
+                        };
+                        s.set(r, c, Some(crate::synth::Piece::new(side, crate::synth::PieceKind::Stone)));
+                    }
+                }
+            }
+            s
+        }
+    }
+}
+
+fn read(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))
+}
+
+/// A chess game from a PGN file: start position and moves.
+pub fn chess_game(path: &Path) -> anyhow::Result<(Chess, Vec<shakmaty::Move>)> {
+    let rec = parse_pgn(&read(path)?)
+        .map_err(|e| anyhow::anyhow!("PGN '{}': {e}", path.display()))?;
+    let start = match &rec.start_fen {
+        Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
+        None => Chess::new(),
+    };
+    let mut g = start.clone();
+    let mut moves = Vec::new();
+    for u in rec.ucis() {
+        let m = g.parse_uci(&u).map_err(anyhow::Error::msg)?;
+        g.play(&m);
+        moves.push(m);
+    }
+    Ok((start, moves))
+}
+
+/// A Russian draughts game from a PDN file.
+pub fn draughts_game(
+    path: &Path,
+) -> anyhow::Result<(RussianDraughts, Vec<crate::rules::russian_draughts::Move>)> {
+    let opts = DraughtsOptions::default();
+    let g = read_game(&read(path)?, opts)
+        .map_err(|e| anyhow::anyhow!("PDN '{}': {e}", path.display()))?;
+    Ok((
+        RussianDraughts::from_position(*g.initial_position(), opts),
+        g.moves().to_vec(),
+    ))
+}
+
+/// A Tablut game from boardscribe's Tablut record.
+pub fn tablut_game(path: &Path) -> anyhow::Result<(Tablut, Vec<crate::rules::tablut::Move>)> {
+    let rec = TablutRecord::parse(&read(path)?)
+        .map_err(|e| anyhow::anyhow!("Tablut record '{}': {e}", path.display()))?;
+    let g = rec
+        .replay()
+        .map_err(|e| anyhow::anyhow!("Tablut record '{}': {e}", path.display()))?;
+    let start = Tablut::from_position(&g.start_position().to_string(), *g.options())
+        .map_err(anyhow::Error::msg)?;
+    Ok((start, g.moves().to_vec()))
+}
+

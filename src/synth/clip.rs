@@ -1,0 +1,200 @@
+//! Clips: a sequence of board states filmed as a video. Still frames between moves,
+//! a hand that comes in, moves pieces and leaves, optional camera shake; a JSON
+//! sidecar with per-frame ground truth. The states are plain boards: any game's
+//! rules (or none) plug in by producing them.
+
+use std::path::Path;
+
+use opencv::core::Size;
+use opencv::prelude::*;
+use opencv::videoio::VideoWriter;
+use serde::Serialize;
+
+use super::{BoardState, Piece, Rng, Scene, SceneParams, SynthError};
+
+/// How a clip is paced and filmed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipOptions {
+    pub fps: f64,
+    /// Seconds of still board before the first move and after each move.
+    pub still_s: f64,
+    /// Seconds a hand takes to come in, move the pieces and leave.
+    pub move_s: f64,
+    /// Transitions (0-based: from state i to i+1) after which the board is not left
+    /// still: the next move follows at once, so two plies are never seen apart.
+    pub no_pause_after: Vec<usize>,
+}
+
+impl Default for ClipOptions {
+    fn default() -> Self {
+        ClipOptions {
+            fps: 10.0,
+            still_s: 1.0,
+            move_s: 1.2,
+            no_pause_after: Vec::new(),
+        }
+    }
+}
+
+/// Ground truth for one frame of a clip.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FrameTruth {
+    pub frame: usize,
+    pub time_s: f64,
+    /// Index into the clip's states of what stands on the board.
+    pub state: usize,
+    pub corners: [[f64; 2]; 4],
+    pub hand_occludes: bool,
+}
+
+/// The JSON sidecar of a clip.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClipTruth {
+    pub grid: String,
+    pub fps: f64,
+    pub states: Vec<Vec<Vec<String>>>,
+    pub frames: Vec<FrameTruth>,
+}
+
+fn cells_text(s: &BoardState) -> Vec<Vec<String>> {
+    (0..s.rows)
+        .map(|r| {
+            (0..s.cols)
+                .map(|c| match s.get(r, c) {
+                    None => ".".to_string(),
+                    Some(p) if p.side == super::PieceSide::White => "w".to_string(),
+                    Some(_) => "b".to_string(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The sites whose contents differ between two states: where the hand goes.
+fn changed_sites(a: &BoardState, b: &BoardState) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for r in 0..a.rows {
+        for c in 0..a.cols {
+            if a.get(r, c) != b.get(r, c) {
+                out.push((r, c));
+            }
+        }
+    }
+    out
+}
+
+/// Renders a clip of `states` frame by frame, handing each frame and its truth to
+/// `sink`. Deterministic for equal inputs.
+pub fn render_clip(
+    params: &SceneParams,
+    states: &[BoardState],
+    opts: &ClipOptions,
+    mut sink: impl FnMut(&image::RgbImage, &FrameTruth) -> Result<(), SynthError>,
+) -> Result<ClipTruth, SynthError> {
+    if states.is_empty() {
+        return Err(SynthError("a clip needs at least one board state".into()));
+    }
+    if !(opts.fps > 0.0 && opts.still_s >= 0.0 && opts.move_s > 0.0) {
+        return Err(SynthError("fps and move time must be positive".into()));
+    }
+    let scene = Scene::new(params)?;
+    let mut rng = Rng::new(params.seed ^ 0xc11b);
+    let still = (opts.still_s * opts.fps).round().max(1.0) as usize;
+    let moving = (opts.move_s * opts.fps).round().max(2.0) as usize;
+    let mut frames = Vec::new();
+    let mut n = 0usize;
+    let mut emit = |state_idx: usize,
+                    hand: Option<super::HandPose>,
+                    frames: &mut Vec<FrameTruth>|
+     -> Result<(), SynthError> {
+        let r = scene.render_frame(&states[state_idx], hand.as_ref(), n as u64)?;
+        let t = FrameTruth {
+            frame: n,
+            time_s: n as f64 / opts.fps,
+            state: state_idx,
+            corners: r.corners,
+            hand_occludes: r.hand_occludes,
+        };
+        sink(&r.image, &t)?;
+        frames.push(t);
+        n += 1;
+        Ok(())
+    };
+    for _ in 0..still {
+        emit(0, None, &mut frames)?;
+    }
+    for i in 0..states.len() - 1 {
+        let (a, b) = (&states[i], &states[i + 1]);
+        let sites = changed_sites(a, b);
+        // The hand goes to the middle of the changed sites (a move's from and to),
+        // carrying the piece that arrives.
+        let target = if sites.is_empty() {
+            (a.rows / 2, a.cols / 2)
+        } else {
+            let (sr, sc) = sites
+                .iter()
+                .fold((0, 0), |acc, s| (acc.0 + s.0, acc.1 + s.1));
+            (sr / sites.len(), sc / sites.len())
+        };
+        let carried: Option<Piece> = sites.iter().find_map(|&(r, c)| b.get(r, c));
+        let approach = rng.range(-50.0, 50.0) + if rng.chance(0.5) { 0.0 } else { 180.0 };
+        for k in 0..moving {
+            let t = (k as f64 + 0.5) / moving as f64;
+            let state_idx = if t < 0.5 { i } else { i + 1 };
+            let pose = scene.hand_pose(target, approach, t, if t < 0.5 { carried } else { None });
+            emit(state_idx, Some(pose), &mut frames)?;
+        }
+        if !opts.no_pause_after.contains(&i) || i + 2 == states.len() {
+            for _ in 0..still {
+                emit(i + 1, None, &mut frames)?;
+            }
+        }
+    }
+    Ok(ClipTruth {
+        grid: states[0].grid_spec(),
+        fps: opts.fps,
+        states: states.iter().map(cells_text).collect(),
+        frames,
+    })
+}
+
+/// Renders a clip into a video file (through OpenCV's VideoWriter; `.avi` uses
+/// MJPG, anything else mp4v) and writes the sidecar beside it as `<video>.json`.
+pub fn write_clip(
+    path: &Path,
+    params: &SceneParams,
+    states: &[BoardState],
+    opts: &ClipOptions,
+) -> Result<ClipTruth, SynthError> {
+    let cv = |e: opencv::Error| SynthError(format!("video '{}': {}", path.display(), e.message));
+    let avi = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("avi"));
+    let code = if avi {
+        VideoWriter::fourcc('M', 'J', 'P', 'G')
+    } else {
+        VideoWriter::fourcc('m', 'p', '4', 'v')
+    }
+    .map_err(cv)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| SynthError(e.to_string()))?;
+    }
+    let size = Size::new(params.width as i32, params.height as i32);
+    let mut writer = VideoWriter::new(path, code, opts.fps, size, true).map_err(cv)?;
+    if !writer.is_opened().map_err(cv)? {
+        return Err(SynthError(format!("cannot open '{}' for writing", path.display())));
+    }
+    let truth = render_clip(params, states, opts, |img, _| {
+        let mat = crate::sets::rgb_to_bgr_mat(img).map_err(cv)?;
+        writer.write(&mat).map_err(cv)
+    })?;
+    writer.release().map_err(cv)?;
+    let json = serde_json::to_string(&truth).map_err(|e| SynthError(e.to_string()))?;
+    std::fs::write(sidecar_path(path), json + "\n").map_err(|e| SynthError(e.to_string()))?;
+    Ok(truth)
+}
+
+/// `clip.mp4` → `clip.mp4.json`.
+pub fn sidecar_path(video: &Path) -> std::path::PathBuf {
+    let mut s = video.as_os_str().to_owned();
+    s.push(".json");
+    s.into()
+}
