@@ -111,16 +111,27 @@ pub fn open(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, Ca
     Ok(Box::new(VideoSource::file(path, opts.fps)?))
 }
 
-/// Reads one image file as BGR, with a clear error naming it.
+/// Reads one image file as BGR, with a clear error naming it. The EXIF orientation
+/// is applied, as photo viewers do.
 pub fn read_image(path: &Path) -> Result<Mat, CaptureError> {
+    read_image_flags(path, opencv::imgcodecs::IMREAD_COLOR)
+}
+
+/// Reads one image file as BGR in its stored pixel order, ignoring EXIF orientation.
+pub fn read_image_raw(path: &Path) -> Result<Mat, CaptureError> {
+    read_image_flags(
+        path,
+        opencv::imgcodecs::IMREAD_COLOR | opencv::imgcodecs::IMREAD_IGNORE_ORIENTATION,
+    )
+}
+
+fn read_image_flags(path: &Path, flags: i32) -> Result<Mat, CaptureError> {
     if !path.exists() {
         return Err(CaptureError::Missing(path.display().to_string()));
     }
-    let img = opencv::imgcodecs::imread(path, opencv::imgcodecs::IMREAD_COLOR).map_err(|e| {
-        CaptureError::OpenCv {
-            source_name: path.display().to_string(),
-            why: e.message,
-        }
+    let img = opencv::imgcodecs::imread(path, flags).map_err(|e| CaptureError::OpenCv {
+        source_name: path.display().to_string(),
+        why: e.message,
     })?;
     use opencv::prelude::MatTraitConst;
     if img.empty() {

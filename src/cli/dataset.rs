@@ -55,6 +55,10 @@ pub enum DatasetKind {
         /// Keep this share of empty sites.
         #[arg(long, default_value_t = 1.0)]
         keep_empty: f64,
+        /// Leave out images whose path in the set starts with this (a held-out
+        /// evaluation part, such as t3/ of imago-go).
+        #[arg(long)]
+        exclude: Vec<String>,
     },
 }
 
@@ -100,12 +104,20 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
             jitter,
             seed,
             keep_empty,
+            exclude,
         } => {
             anyhow::ensure!(
                 name != "bgu-chess",
                 "bgu-chess is evaluation-only: it must never be used for training"
             );
-            let refs = sets::annotated_set(&data, &corners, &name)?;
+            let refs: Vec<_> = sets::annotated_set(&data, &corners, &name)?
+                .into_iter()
+                .filter(|r| {
+                    !exclude
+                        .iter()
+                        .any(|x| r.name.starts_with(&format!("{name}/{x}")))
+                })
+                .collect();
             let mut set = CropSet::default();
             let mut rng = Rng::new(seed);
             for r in &refs {

@@ -4,11 +4,12 @@ mod board;
 mod dataset;
 mod demo;
 mod detect;
+mod eval;
 mod model;
 mod perft;
 mod record;
-pub mod render;
 mod rectify;
+pub mod render;
 
 use clap::{Parser, Subcommand};
 
@@ -38,6 +39,8 @@ pub enum Command {
     Dataset(dataset::DatasetArgs),
     /// Render labelled images, game clips and contact sheets (tests, demo, training).
     Render(render::RenderArgs),
+    /// Measure the classifier on a labelled set: per-site accuracy, exact boards, confusion.
+    Eval(eval::EvalArgs),
     /// Record a game from a video, a camera or a folder of photos.
     Record(record::RecordArgs),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
@@ -50,6 +53,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Record(a) => record::run(a),
+        Command::Eval(a) => eval::run(a),
         Command::Render(a) => render::run(a),
         Command::Dataset(a) => dataset::run(a),
         Command::Detect(a) => detect::run(a),

@@ -172,11 +172,17 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             let states = match (pgn, pdn, tablut) {
                 (Some(p), None, None) => {
                     let (g, m) = chess_game(&p)?;
-                    (look(Preset::Overhead), game_states(&g, &m, WhiteSide::Bottom))
+                    (
+                        look(Preset::Overhead),
+                        game_states(&g, &m, WhiteSide::Bottom),
+                    )
                 }
                 (None, Some(p), None) => {
                     let (g, m) = draughts_game(&p)?;
-                    (look(Preset::DarkWood), game_states(&g, &m, WhiteSide::Bottom))
+                    (
+                        look(Preset::DarkWood),
+                        game_states(&g, &m, WhiteSide::Bottom),
+                    )
                 }
                 (None, None, Some(p)) => {
                     let (g, m) = tablut_game(&p)?;
@@ -217,7 +223,9 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 images.push(r.rendered.image);
             }
             let sheet = contact_sheet(&images, 4, 320);
-            sheet.save(&out).with_context(|| format!("writing {}", out.display()))?;
+            sheet
+                .save(&out)
+                .with_context(|| format!("writing {}", out.display()))?;
             println!("contact sheet: {}", out.display());
         }
     }
@@ -241,10 +249,7 @@ pub fn preset_params(p: Preset, seed: u64) -> SceneParams {
 fn sample_state(params: &SceneParams, seed: u64, draughts: bool) -> crate::synth::BoardState {
     use crate::sets::board_state;
     match (params.rows, params.points) {
-        (9, false) => board_state(
-            &Tablut::new(Default::default()),
-            WhiteSide::Bottom,
-        ),
+        (9, false) => board_state(&Tablut::new(Default::default()), WhiteSide::Bottom),
         (8, false) if draughts => board_state(
             &RussianDraughts::new(DraughtsOptions::default()),
             WhiteSide::Bottom,
@@ -261,7 +266,14 @@ fn sample_state(params: &SceneParams, seed: u64, draughts: bool) -> crate::synth
                         } else {
                             crate::synth::PieceSide::Black
                         };
-                        s.set(r, c, Some(crate::synth::Piece::new(side, crate::synth::PieceKind::Stone)));
+                        s.set(
+                            r,
+                            c,
+                            Some(crate::synth::Piece::new(
+                                side,
+                                crate::synth::PieceKind::Stone,
+                            )),
+                        );
                     }
                 }
             }
@@ -276,8 +288,8 @@ fn read(path: &Path) -> anyhow::Result<String> {
 
 /// A chess game from a PGN file: start position and moves.
 pub fn chess_game(path: &Path) -> anyhow::Result<(Chess, Vec<shakmaty::Move>)> {
-    let rec = parse_pgn(&read(path)?)
-        .map_err(|e| anyhow::anyhow!("PGN '{}': {e}", path.display()))?;
+    let rec =
+        parse_pgn(&read(path)?).map_err(|e| anyhow::anyhow!("PGN '{}': {e}", path.display()))?;
     let start = match &rec.start_fen {
         Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
         None => Chess::new(),
@@ -316,4 +328,3 @@ pub fn tablut_game(path: &Path) -> anyhow::Result<(Tablut, Vec<crate::rules::tab
         .map_err(anyhow::Error::msg)?;
     Ok((start, g.moves().to_vec()))
 }
-

@@ -746,9 +746,13 @@ impl Rules for RussianDraughts {
     }
 
     fn piece_type(&self, sq: Square) -> Option<PieceType> {
-        self.position()
-            .piece(sq)
-            .map(|p| if p.king { PieceType::DraughtsKing } else { PieceType::Man })
+        self.position().piece(sq).map(|p| {
+            if p.king {
+                PieceType::DraughtsKing
+            } else {
+                PieceType::Man
+            }
+        })
     }
 
     fn occupant(&self, sq: Square) -> Occupant {

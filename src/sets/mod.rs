@@ -32,6 +32,9 @@ pub struct Labelled {
 pub struct LabelledRef {
     pub name: String,
     pub path: std::path::PathBuf,
+    /// Read the file's pixels as stored, ignoring its EXIF orientation (a set whose
+    /// labels and corners were made on the raw pixels).
+    pub raw_pixels: bool,
     pub pose: BoardPose,
     pub labels: Vec<u8>,
 }
@@ -40,7 +43,11 @@ impl LabelledRef {
     pub fn load(&self) -> Result<Labelled, crate::capture::CaptureError> {
         Ok(Labelled {
             name: self.name.clone(),
-            image: crate::capture::read_image(&self.path)?,
+            image: if self.raw_pixels {
+                crate::capture::read_image_raw(&self.path)?
+            } else {
+                crate::capture::read_image(&self.path)?
+            },
             pose: self.pose,
             labels: self.labels.clone(),
         })

@@ -108,6 +108,7 @@ pub fn bgu_game(data: &Path, game: u32) -> Result<Vec<LabelledRef>, RealSetError
         .map_err(|e| bad(&path, e.to_string()))?;
         out.push(LabelledRef {
             name: format!("game{game}/frame_{from:06}"),
+            raw_pixels: false,
             path,
             pose: BoardPose::new(GridSpec::cells(8, 8), corners),
             labels,
@@ -129,6 +130,10 @@ struct Annotation {
     corners: [[f64; 2]; 4],
     #[serde(default)]
     white: Option<String>,
+    /// "raw" when corners and labels refer to the stored pixels, not the
+    /// EXIF-rotated image.
+    #[serde(default)]
+    pixels: Option<String>,
 }
 
 /// A hand-annotated set (`chess-ray-vision` or `imago-go`) from the corners file.
@@ -177,6 +182,7 @@ pub fn annotated_set(
         }
         out.push(LabelledRef {
             name: format!("{set}/{}", a.image),
+            raw_pixels: a.pixels.as_deref() == Some("raw"),
             path,
             pose: BoardPose::new(grid, corners),
             labels,

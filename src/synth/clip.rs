@@ -167,7 +167,9 @@ pub fn write_clip(
     opts: &ClipOptions,
 ) -> Result<ClipTruth, SynthError> {
     let cv = |e: opencv::Error| SynthError(format!("video '{}': {}", path.display(), e.message));
-    let avi = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("avi"));
+    let avi = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("avi"));
     let code = if avi {
         VideoWriter::fourcc('M', 'J', 'P', 'G')
     } else {
@@ -180,7 +182,10 @@ pub fn write_clip(
     let size = Size::new(params.width as i32, params.height as i32);
     let mut writer = VideoWriter::new(path, code, opts.fps, size, true).map_err(cv)?;
     if !writer.is_opened().map_err(cv)? {
-        return Err(SynthError(format!("cannot open '{}' for writing", path.display())));
+        return Err(SynthError(format!(
+            "cannot open '{}' for writing",
+            path.display()
+        )));
     }
     let truth = render_clip(params, states, opts, |img, _| {
         let mat = crate::sets::rgb_to_bgr_mat(img).map_err(cv)?;

@@ -25,6 +25,7 @@
 //! # Ok::<(), boardscribe::synth::SynthError>(())
 //! ```
 
+pub mod actors;
 pub mod board;
 pub mod camera;
 pub mod clip;

@@ -25,7 +25,11 @@ pub fn add_clutter(
     let cam_az = p.camera.azimuth_deg.to_radians() as f32;
     let cam_dir = v3(cam_az.sin(), cam_az.cos(), 0.0);
     // Low views look across the table: keep props further round the side.
-    let max_facing = if p.camera.elevation_deg < 55.0 { -0.3 } else { 0.3 };
+    let max_facing = if p.camera.elevation_deg < 55.0 {
+        -0.3
+    } else {
+        0.3
+    };
     let mut placed: Vec<(V3, f32)> = Vec::new();
     let mut tries = 0;
     while placed.len() < p.table.clutter && tries < 60 {

@@ -33,12 +33,12 @@ const MAT_BOARD_TOP: u16 = 0;
 const MAT_BOARD_SIDE: u16 = 1;
 const MAT_TABLE: u16 = 2;
 const MAT_FLOOR: u16 = 3;
-const MAT_CONTACT: u16 = 4;
+pub(super) const MAT_CONTACT: u16 = 4;
 /// Contact disc radius over the piece's footprint radius.
-const CONTACT_SPREAD: f32 = 1.35;
+pub(super) const CONTACT_SPREAD: f32 = 1.35;
 
 /// Frame buffers kept between renders of one scene.
-struct Scratch {
+pub(super) struct Scratch {
     vb: VisBuf,
     canvas: Vec<V3>,
     lin: Vec<V3>,
@@ -59,26 +59,26 @@ impl Default for Scratch {
 }
 
 pub struct Scene {
-    params: SceneParams,
-    geom: BoardGeom,
-    remap: Option<Remap>,
-    board_tex: Texture,
-    table_tex: Texture,
-    statics: Geometry,
-    mats: Vec<Material>,
-    meshes: Vec<Mesh>,
-    footprints: Vec<f32>,
+    pub(super) params: SceneParams,
+    pub(super) geom: BoardGeom,
+    pub(super) remap: Option<Remap>,
+    pub(super) board_tex: Texture,
+    pub(super) table_tex: Texture,
+    pub(super) statics: Geometry,
+    pub(super) mats: Vec<Material>,
+    pub(super) meshes: Vec<Mesh>,
+    pub(super) footprints: Vec<f32>,
     /// Disc laid under each piece to darken the board where it stands
     /// (contact shadow, which a shadow map alone misses).
-    contact: Mesh,
+    pub(super) contact: Mesh,
     /// Material of (kind index, side) pieces.
-    piece_mats: Vec<[u16; 2]>,
-    static_shadow: ShadowMap,
-    scratch: Mutex<Scratch>,
+    pub(super) piece_mats: Vec<[u16; 2]>,
+    pub(super) static_shadow: ShadowMap,
+    pub(super) scratch: Mutex<Scratch>,
     /// (a frame was rendered before, cache of the static scene)
-    cache: Mutex<(bool, Option<StaticCache>)>,
-    light: Light,
-    background: V3,
+    pub(super) cache: Mutex<(bool, Option<StaticCache>)>,
+    pub(super) light: Light,
+    pub(super) background: V3,
 }
 
 fn mesh_mat(look: ([u8; 3], f32, f32, bool)) -> Material {
@@ -477,113 +477,5 @@ impl Scene {
             ids,
             cam,
         ))
-    }
-
-    fn piece_instance(&self, r: usize, c: usize, piece: Piece) -> (Frame, V3, V3) {
-        let g = &self.geom;
-        let ps = &self.params.pieces;
-        let mut rng = Rng::new(hash(&[
-            self.params.seed,
-            5,
-            (r * 64 + c) as u64,
-            piece.kind as u64,
-            piece.side as u64,
-        ]));
-        let j = ps.offset_jitter as f32;
-        let off = v3(
-            (rng.f32() * 2.0 - 1.0) * j * g.pitch_x,
-            (rng.f32() * 2.0 - 1.0) * j * g.pitch_y,
-            0.0,
-        );
-        let mut yaw = (rng.f32() * 2.0 - 1.0) * (ps.rot_jitter_deg as f32).to_radians();
-        if piece.kind == PieceKind::Knight {
-            // Knights face the opponent, give or take a few degrees.
-            let face = if piece.side == PieceSide::White {
-                -90.0f32
-            } else {
-                90.0
-            };
-            yaw += (face + (rng.f32() - 0.5) * 70.0).to_radians();
-        } else {
-            yaw += rng.f32() * std::f32::consts::TAU;
-        }
-        let s = g.pitch_x.min(g.pitch_y) * ps.size as f32;
-        let scale = v3(s, s, s * ps.height as f32);
-        (Frame::rot_z(yaw), scale, g.centre(r, c) + off)
-    }
-
-    fn add_pieces(&self, state: &BoardState, out: &mut Geometry) {
-        for r in 0..state.rows {
-            for c in 0..state.cols {
-                if let Some(piece) = state.get(r, c) {
-                    let (rot, scale, pos) = self.piece_instance(r, c, piece);
-                    let k = piece.kind.index();
-                    let mat = self.piece_mats[k][piece.side as usize];
-                    let obj = OBJ_PIECE + (r * state.cols + c) as u32;
-                    out.add_mesh(&self.meshes[k], &rot, scale, pos, mat, obj);
-                    let rad = self.footprints[k] * scale.x * CONTACT_SPREAD;
-                    out.add_mesh(
-                        &self.contact,
-                        &Frame::IDENTITY,
-                        v3(rad, rad, 1.0),
-                        pos + v3(0.0, 0.0, 0.0003),
-                        MAT_CONTACT,
-                        OBJ_BOARD,
-                    );
-                }
-            }
-        }
-    }
-
-    fn add_hand(&self, hp: &HandPose, out: &mut Geometry, mats: &mut Vec<Material>) {
-        let g = &self.geom;
-        let s = g.pitch_x.min(g.pitch_y) * self.params.pieces.size as f32;
-        let carried = hp.carrying.map(|pc| {
-            (
-                pc,
-                self.meshes[pc.kind.index()].top() * s * self.params.pieces.height as f32,
-            )
-        });
-        let hm = hand::build(hp, carried.map(|c| c.1).unwrap_or(0.0));
-        let skin = mats.len() as u16;
-        mats.push(Material {
-            wrap: 0.35,
-            ..Material::flat(lin(hp.skin), 0.08, 12.0)
-        });
-        let sleeve = mats.len() as u16;
-        mats.push(Material::flat(
-            lin(hp.sleeve.unwrap_or([60, 60, 60])),
-            0.04,
-            8.0,
-        ));
-        out.add_mesh(
-            &hm.skin,
-            &Frame::IDENTITY,
-            v3(1.0, 1.0, 1.0),
-            V3::default(),
-            skin,
-            OBJ_HAND,
-        );
-        out.add_mesh(
-            &hm.sleeve,
-            &Frame::IDENTITY,
-            v3(1.0, 1.0, 1.0),
-            V3::default(),
-            sleeve,
-            OBJ_HAND,
-        );
-        if let Some((pc, _)) = carried {
-            let k = pc.kind.index();
-            let scale = v3(s, s, s * self.params.pieces.height as f32);
-            let rot = Frame::rot_z((hp.heading_deg as f32).to_radians());
-            out.add_mesh(
-                &self.meshes[k],
-                &rot,
-                scale,
-                hm.carried_base,
-                self.piece_mats[k][pc.side as usize],
-                OBJ_HAND,
-            );
-        }
     }
 }

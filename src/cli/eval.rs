@@ -1,0 +1,216 @@
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::Args;
+use serde::Serialize;
+
+use super::ModelArgs;
+use crate::classify::{Classifier, CropView};
+use crate::sets::{self, Labelled, SynthSetOptions, HIDDEN};
+use crate::synth::Rng;
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// synth (fresh renders), bgu-chess (evaluation only), chess-ray-vision or imago-go.
+    #[arg(long)]
+    pub set: String,
+    /// bgu-chess game numbers (default 4, 5 and 7, each reported apart).
+    #[arg(long, value_delimiter = ',')]
+    pub game: Vec<u32>,
+    /// synth: number of scenes.
+    #[arg(long, default_value_t = 200)]
+    pub count: u64,
+    /// synth: seed (use one the training set did not use).
+    #[arg(long, default_value_t = 999)]
+    pub seed: u64,
+    #[arg(long, default_value = "../shared/data")]
+    pub data: PathBuf,
+    #[arg(long, default_value = "tests/data/real_corners.json")]
+    pub corners: PathBuf,
+    /// Only images whose path in the set starts with one of these (e.g. t3/).
+    #[arg(long)]
+    pub only: Vec<String>,
+    /// Adapt to each game's board on its first image (its position is known).
+    #[arg(long)]
+    pub adapt: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// Accuracy figures for one labelled set.
+#[derive(Debug, Default, Serialize, Clone)]
+pub struct EvalReport {
+    pub name: String,
+    pub images: usize,
+    /// Visible sites (label not hidden).
+    pub sites: usize,
+    pub correct: usize,
+    pub accuracy: f64,
+    /// Visible sites that the model itself flags as hidden (counted wrong above).
+    pub flagged_hidden: usize,
+    /// Accuracy over the visible sites the model does not flag as hidden.
+    pub accuracy_unflagged: f64,
+    /// Images with every visible site right.
+    pub exact_boards: usize,
+    /// rows: truth empty/white/black/hidden; columns: predicted empty/white/black/hidden.
+    pub confusion: [[usize; 4]; 4],
+}
+
+pub fn run(a: EvalArgs) -> anyhow::Result<()> {
+    let mut classifier = a.model.load()?;
+    let mut reports = Vec::new();
+    match a.set.as_str() {
+        "synth" => {
+            let opts = SynthSetOptions {
+                corner_jitter: 0.0,
+                ..SynthSetOptions::default()
+            };
+            let mut rep = EvalReport {
+                name: format!("synth (seed {}, {} scenes)", a.seed, a.count),
+                ..EvalReport::default()
+            };
+            for i in 0..a.count {
+                let l = sets::random_scene(Rng::derive(a.seed, i).next_u64(), &opts)?;
+                score(&classifier, &l, &mut rep)?;
+            }
+            reports.push(finish(rep));
+        }
+        "bgu-chess" => {
+            let games = if a.game.is_empty() {
+                vec![4, 5, 7]
+            } else {
+                a.game.clone()
+            };
+            for g in games {
+                let refs = sets::bgu_game(&a.data, g)?;
+                reports.push(eval_refs(
+                    &mut classifier,
+                    &format!("bgu-chess game {g}"),
+                    &refs,
+                    a.adapt,
+                )?);
+            }
+        }
+        "chess-ray-vision" | "imago-go" => {
+            let refs: Vec<_> = sets::annotated_set(&a.data, &a.corners, &a.set)?
+                .into_iter()
+                .filter(|r| {
+                    a.only.is_empty()
+                        || a.only
+                            .iter()
+                            .any(|x| r.name.starts_with(&format!("{}/{x}", a.set)))
+                })
+                .collect();
+            let name = if a.only.is_empty() {
+                a.set.clone()
+            } else {
+                format!("{} ({})", a.set, a.only.join(", "))
+            };
+            reports.push(eval_refs(&mut classifier, &name, &refs, a.adapt)?);
+        }
+        other => bail!("unknown set '{other}': use synth, bgu-chess, chess-ray-vision or imago-go"),
+    }
+    for r in &reports {
+        if a.json {
+            println!("{}", serde_json::to_string(r)?);
+        } else {
+            print_report(r);
+        }
+    }
+    Ok(())
+}
+
+fn eval_refs(
+    classifier: &mut Classifier,
+    name: &str,
+    refs: &[sets::LabelledRef],
+    adapt: bool,
+) -> anyhow::Result<EvalReport> {
+    let mut rep = EvalReport {
+        name: format!(
+            "{name}{}",
+            if adapt {
+                " (adapted on its first image)"
+            } else {
+                ""
+            }
+        ),
+        ..EvalReport::default()
+    };
+    classifier.set_adaptation(None);
+    for (i, r) in refs.iter().enumerate() {
+        let l = r.load()?;
+        if adapt && i == 0 {
+            let view = CropView::new(&l.pose);
+            let rect = view.rectify(&l.image)?;
+            let classes: Vec<usize> = l.labels.iter().map(|&c| c as usize).collect();
+            classifier.adapt_to(&view, &rect, &classes)?;
+        }
+        score(classifier, &l, &mut rep)?;
+    }
+    classifier.set_adaptation(None);
+    Ok(finish(rep))
+}
+
+fn score(classifier: &Classifier, l: &Labelled, rep: &mut EvalReport) -> anyhow::Result<()> {
+    let view = CropView::new(&l.pose);
+    let rect = view.rectify(&l.image)?;
+    let readings = classifier.read_all(&view, &rect)?;
+    let mut exact = true;
+    for (reading, &truth) in readings.iter().zip(&l.labels) {
+        let predicted = match reading.label() {
+            '.' => 0,
+            'w' => 1,
+            'b' => 2,
+            _ => 3,
+        };
+        rep.confusion[truth as usize][predicted] += 1;
+        if truth == HIDDEN {
+            continue;
+        }
+        rep.sites += 1;
+        if predicted == truth as usize {
+            rep.correct += 1;
+        } else {
+            exact = false;
+        }
+        if predicted == 3 {
+            rep.flagged_hidden += 1;
+        }
+    }
+    rep.images += 1;
+    rep.exact_boards += exact as usize;
+    Ok(())
+}
+
+fn finish(mut r: EvalReport) -> EvalReport {
+    r.accuracy = r.correct as f64 / r.sites.max(1) as f64;
+    r.accuracy_unflagged = r.correct as f64 / (r.sites - r.flagged_hidden).max(1) as f64;
+    r
+}
+
+fn print_report(r: &EvalReport) {
+    println!("{}", r.name);
+    println!(
+        "  sites {}  accuracy {:.4}%  exact boards {}/{}  flagged hidden {} (accuracy on the rest {:.4}%)",
+        r.sites,
+        100.0 * r.accuracy,
+        r.exact_boards,
+        r.images,
+        r.flagged_hidden,
+        100.0 * r.accuracy_unflagged
+    );
+    println!("  confusion (rows truth, columns predicted): empty white black hidden");
+    for (name, row) in ["empty", "white", "black", "hidden"]
+        .iter()
+        .zip(r.confusion)
+    {
+        println!(
+            "  {name:>7} {:>7} {:>7} {:>7} {:>7}",
+            row[0], row[1], row[2], row[3]
+        );
+    }
+}
