@@ -95,6 +95,9 @@ pub enum RenderWhat {
         /// follows at once.
         #[arg(long, value_delimiter = ',')]
         no_pause_after: Vec<usize>,
+        /// Slow light changes: brightness swings by up to this fraction.
+        #[arg(long, default_value_t = 0.0)]
+        light_swing: f64,
     },
     /// A contact sheet of renders of every kind of scene (the README's picture).
     Sheet {
@@ -149,12 +152,14 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             azimuth,
             shake,
             no_pause_after,
+            light_swing,
         } => {
             let clip = ClipOptions {
                 fps,
                 still_s: still,
                 move_s: move_time,
                 no_pause_after: no_pause_after.iter().map(|p| p.saturating_sub(1)).collect(),
+                light_swing,
             };
             let look = |default: Preset| {
                 let mut p = preset_params(preset.unwrap_or(default), seed);

@@ -23,6 +23,9 @@ pub struct ClipOptions {
     /// Transitions (0-based: from state i to i+1) after which the board is not left
     /// still: the next move follows at once, so two plies are never seen apart.
     pub no_pause_after: Vec<usize>,
+    /// Slow changes of light over the clip (a cloud, auto-exposure): the image
+    /// brightness swings by up to this fraction, over about 20 seconds.
+    pub light_swing: f64,
 }
 
 impl Default for ClipOptions {
@@ -32,7 +35,18 @@ impl Default for ClipOptions {
             still_s: 1.0,
             move_s: 1.2,
             no_pause_after: Vec::new(),
+            light_swing: 0.0,
         }
+    }
+}
+
+/// Scales the brightness of a frame in place.
+fn relight(img: &mut image::RgbImage, gain: f64) {
+    if (gain - 1.0).abs() < 1e-6 {
+        return;
+    }
+    for v in img.iter_mut() {
+        *v = (*v as f64 * gain).round().clamp(0.0, 255.0) as u8;
     }
 }
 
@@ -107,10 +121,15 @@ pub fn render_clip(
                     hand: Option<super::HandPose>,
                     frames: &mut Vec<FrameTruth>|
      -> Result<(), SynthError> {
-        let r = scene.render_frame(&states[state_idx], hand.as_ref(), n as u64)?;
+        let mut r = scene.render_frame(&states[state_idx], hand.as_ref(), n as u64)?;
+        let time = n as f64 / opts.fps;
+        relight(
+            &mut r.image,
+            1.0 + opts.light_swing * (std::f64::consts::TAU * time / 20.0).sin(),
+        );
         let t = FrameTruth {
             frame: n,
-            time_s: n as f64 / opts.fps,
+            time_s: time,
             state: state_idx,
             corners: r.corners,
             hand_occludes: r.hand_occludes,

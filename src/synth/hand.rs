@@ -166,7 +166,8 @@ pub fn build(pose: &HandPose, carried_height: f32) -> HandMeshes {
     let p = (pose.arm_pitch_deg as f32).to_radians();
     let back = (-f * p.cos() + z * p.sin()).norm();
     let elbow = wrist + back * 0.3;
-    let shoulder = elbow + (back + z * 0.4).norm() * 0.3;
+    // Long enough that the upper arm leaves the picture in most views.
+    let shoulder = elbow + (back + z * 0.3).norm() * 0.6;
     skin = Mesh::merged(&[&skin, &capsule(wrist, wrist + back * 0.06, 0.027, 10)]);
     let cuff = wrist + back * 0.06;
     match pose.sleeve {

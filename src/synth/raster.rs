@@ -334,7 +334,11 @@ impl ShadowMap {
         let pts: Vec<(f32, f32, f32)> = geom.pos.iter().map(|&p| self.to_map(p)).collect();
         let n = self.size as f32;
         let nt = self.size.div_ceil(TILE);
-        for t in geom.tris.iter().filter(|t| caster(t)) {
+        let l = self.frame.z;
+        // The surface nearest the light faces it: triangles whose normals
+        // all face away cannot set a texel's depth on a closed mesh.
+        let lit_side = |t: &Tri| t.v.iter().any(|&i| geom.nrm[i as usize].dot(l) >= 0.0);
+        for t in geom.tris.iter().filter(|t| caster(t) && lit_side(t)) {
             let [a, b, c] = [
                 pts[t.v[0] as usize],
                 pts[t.v[1] as usize],

@@ -2,5 +2,7 @@
 
 mod capture;
 mod cli;
+mod clips;
+mod record_chess;
 mod rectify;
 mod util;

@@ -1,0 +1,192 @@
+//! Issue 5: chess games recorded end to end from rendered clips with hands in view.
+
+use std::path::Path;
+
+use boardscribe::cli::render::chess_game;
+use boardscribe::record::pgn::parse_pgn;
+use boardscribe::rules::chess::Chess;
+use boardscribe::rules::Rules;
+use boardscribe::synth::SceneParams;
+
+use super::clips::{corners_arg, fast_clip, render, small, states_of};
+use super::util::{p, run, stderr, stdout, tmp};
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/games")
+        .join(name)
+}
+
+/// Records a clip with the CLI; returns (SAN list, result, PGN text, events).
+fn record(
+    clip: &Path,
+    corners: &str,
+    extra: &[&str],
+    out: &Path,
+) -> (Vec<String>, String, String, String) {
+    let mut args = vec![
+        "record",
+        "--game",
+        "chess",
+        "--input",
+        p(clip),
+        "--grid",
+        "8x8",
+        "--corners",
+        corners,
+        "--white",
+        "bottom",
+        "--pgn",
+        p(out),
+        "--events",
+    ];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "record failed: {}", stderr(&o));
+    let text = std::fs::read_to_string(out).unwrap();
+    let rec = parse_pgn(&text).unwrap_or_else(|e| panic!("invalid PGN ({e}):\n{text}"));
+    let sans = rec.moves.iter().map(|m| m.san.clone()).collect();
+    (sans, rec.result.clone(), text, stdout(&o))
+}
+
+fn true_sans(pgn: &str) -> (Vec<String>, String) {
+    let rec = parse_pgn(&std::fs::read_to_string(fixture(pgn)).unwrap()).unwrap();
+    (
+        rec.moves.iter().map(|m| m.san.clone()).collect(),
+        rec.result.clone(),
+    )
+}
+
+/// Renders a fixture game and checks that the record matches it move for move.
+fn check_game(
+    pgn: &str,
+    params: SceneParams,
+    opts: boardscribe::synth::clip::ClipOptions,
+) -> String {
+    let dir = tmp();
+    let (start, moves) = chess_game(&fixture(pgn)).unwrap();
+    let states = states_of(&start, &moves);
+    let (clip, truth) = render(dir.path(), "game", &params, &states, &opts);
+    let mut extra = vec![];
+    let fen;
+    if start.fen() != Chess::new().fen() {
+        fen = start.fen();
+        extra = vec!["--fen", fen.as_str()];
+    }
+    let out = dir.path().join("game.pgn");
+    let (sans, result, text, _) = record(&clip, &corners_arg(&truth), &extra, &out);
+    let (want, want_result) = true_sans(pgn);
+    assert_eq!(sans, want, "{pgn}: recorded moves differ\n{text}");
+    if want_result != "*" {
+        assert_eq!(result, want_result, "{pgn}: result\n{text}");
+    }
+    text
+}
+
+#[test]
+fn issue5_opera_game_with_castling_and_mate() {
+    let text = check_game(
+        "opera.pgn",
+        small(SceneParams::chess_overhead(3, false)),
+        fast_clip(),
+    );
+    assert!(text.contains("Rd8#"), "{text}");
+    assert!(text.contains("[%emt "), "move times are written: {text}");
+}
+
+#[test]
+fn issue5_castling_both_sides_and_en_passant_on_dark_wood() {
+    check_game(
+        "castling_en_passant.pgn",
+        small(SceneParams::chess_overhead(5, true)),
+        fast_clip(),
+    );
+}
+
+#[test]
+fn issue5_promotion_with_mate() {
+    let mut p = small(SceneParams::chess_overhead(11, false));
+    p.camera.elevation_deg = 60.0;
+    check_game("queen_promotion_mate.pgn", p, fast_clip());
+}
+
+#[test]
+fn issue5_under_promotion_is_corrected_when_the_knight_moves() {
+    let text = check_game(
+        "knight_promotion_proven.pgn",
+        small(SceneParams::vinyl_tournament(2)),
+        fast_clip(),
+    );
+    assert!(text.contains("corrected"), "{text}");
+    assert!(
+        text.contains("1/2-1/2"),
+        "insufficient material ends the game: {text}"
+    );
+}
+
+#[test]
+fn issue5_stalemate_on_a_travel_set_with_two_plies_between_still_views() {
+    let mut opts = fast_clip();
+    // After plies 4 and 11 the next ply follows at once: never seen still.
+    opts.no_pause_after = vec![3, 10];
+    check_game(
+        "stalemate.pgn",
+        small(SceneParams::magnetic_travel(4)),
+        opts,
+    );
+}
+
+#[test]
+fn issue5_threefold_repetition_is_a_draw() {
+    let text = check_game(
+        "threefold.pgn",
+        small(SceneParams::chess_overhead(8, true)),
+        fast_clip(),
+    );
+    assert!(text.contains("1/2-1/2"), "{text}");
+}
+
+#[test]
+fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
+    let dir = tmp();
+    let mut g = Chess::new();
+    let mut moves = vec![];
+    for u in ["e2e4", "e7e5"] {
+        let m = g.parse_uci(u).unwrap();
+        g.play(&m);
+        moves.push(m);
+    }
+    let mut states = states_of(&Chess::new(), &moves);
+    // White's king's bishop jumps over its own pawn to h3: no legal move does that.
+    let mut illegal = states.last().unwrap().clone();
+    let bishop = illegal.get(7, 5);
+    illegal.set(7, 5, None);
+    illegal.set(5, 7, bishop);
+    states.push(illegal);
+    // The arbiter puts it back, and the game goes on with Nf3.
+    states.push(states[2].clone());
+    let nf3 = g.parse_uci("g1f3").unwrap();
+    g.play(&nf3);
+    states.push(boardscribe::sets::board_state(
+        &g,
+        boardscribe::infer::WhiteSide::Bottom,
+    ));
+    let (clip, truth) = render(
+        dir.path(),
+        "illegal",
+        &small(SceneParams::chess_overhead(9, false)),
+        &states,
+        &fast_clip(),
+    );
+    let out = dir.path().join("illegal.pgn");
+    let (sans, _, text, events) = record(&clip, &corners_arg(&truth), &[], &out);
+    assert_eq!(sans, ["e4", "e5", "Nf3"], "{text}");
+    assert!(text.contains("unexplained change"), "{text}");
+    assert!(
+        text.contains("f1,h3"),
+        "the cells involved are named: {text}"
+    );
+    assert!(events.contains("\"type\":\"unexplained\""), "{events}");
+    assert!(events.contains("\"type\":\"sync\""), "{events}");
+    assert_eq!(events.matches("\"type\":\"move\"").count(), 3, "{events}");
+}
