@@ -1,5 +1,6 @@
 //! The command line: raw flags as typed (clap), resolved into what each run needs.
 
+mod bench;
 mod board;
 mod dataset;
 mod demo;
@@ -41,6 +42,8 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Measure the classifier on a labelled set: per-site accuracy, exact boards, confusion.
     Eval(eval::EvalArgs),
+    /// Measure the hot paths (medians): rendering, classification, inference, recording.
+    Bench(bench::BenchArgs),
     /// Record a game from a video, a camera or a folder of photos.
     Record(record::RecordArgs),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
@@ -53,6 +56,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Record(a) => record::run(a),
+        Command::Bench(a) => bench::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Render(a) => render::run(a),
         Command::Dataset(a) => dataset::run(a),

@@ -3,6 +3,8 @@
 mod capture;
 mod cli;
 mod clips;
+mod external;
 mod record_chess;
+mod record_games;
 mod rectify;
 mod util;

@@ -1,0 +1,265 @@
+//! `boardscribe bench`: medians of the hot paths, measured in-process after loading.
+//! Machines here are noisy: read the medians and ratios, not single runs.
+
+use std::time::Instant;
+
+use clap::Args;
+
+use super::ModelArgs;
+use crate::classify::CropView;
+use crate::geometry::{BoardPose, Corners};
+use crate::infer::{explain, InferConfig, Observation};
+use crate::rules::chess::Chess;
+use crate::rules::Rules;
+use crate::sets::{board_state, rgb_to_bgr_mat};
+use crate::synth::clip::{render_clip, ClipOptions};
+use crate::synth::{BoardState, Scene, SceneParams};
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// What to measure: classify, render, infer, record, or all.
+    #[arg(long, default_value = "all")]
+    pub what: String,
+    /// Repetitions per measurement (the median is reported).
+    #[arg(long, default_value_t = 30)]
+    pub runs: usize,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+fn median_ms(mut f: impl FnMut(), runs: usize) -> f64 {
+    f(); // warm-up
+    let mut t: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+pub fn run(a: BenchArgs) -> anyhow::Result<()> {
+    let all = a.what == "all";
+    if all || a.what == "render" {
+        bench_render(a.runs)?;
+    }
+    if all || a.what == "classify" {
+        bench_classify(&a)?;
+    }
+    if all || a.what == "infer" {
+        bench_infer(a.runs)?;
+    }
+    if all || a.what == "record" {
+        bench_record(&a)?;
+    }
+    Ok(())
+}
+
+fn bench_render(runs: usize) -> anyhow::Result<()> {
+    let state = board_state(&Chess::new(), crate::infer::WhiteSide::Bottom);
+    for (w, h) in [(640, 480), (1280, 720)] {
+        let mut p = SceneParams::chess_overhead(1, false);
+        p.width = w;
+        p.height = h;
+        let one_off = median_ms(
+            || {
+                let r = crate::synth::render(&p, &state, None).expect("renders");
+                let _ = crate::synth::Label::new(&state, &r, 1).to_json();
+            },
+            runs.min(20),
+        );
+        let scene = Scene::new(&p)?;
+        let mut n = 0;
+        let frame = median_ms(
+            || {
+                n += 1;
+                scene.render_frame(&state, None, n).expect("renders");
+            },
+            runs.min(20),
+        );
+        println!(
+            "render {w}x{h}: labelled image {one_off:.1} ms, clip frame {frame:.1} ms (median)"
+        );
+    }
+    Ok(())
+}
+
+fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
+    let classifier = a.model.load()?;
+    for (params, grid) in [
+        (SceneParams::chess_overhead(2, false), "8x8"),
+        (SceneParams::go_oblique(2), "19x19:points"),
+    ] {
+        let state = BoardState::empty(params.rows, params.cols, params.points);
+        let r = crate::synth::render(&params, &state, None)?;
+        let corners = Corners::new(r.corners.map(|[x, y]| (x, y)))?;
+        let pose = BoardPose::new(grid.parse()?, corners);
+        let view = CropView::new(&pose);
+        let image = rgb_to_bgr_mat(&r.image)?;
+        let rect = view.rectify(&image)?;
+        let sites = pose.grid.len();
+        let classify = median_ms(
+            || {
+                classifier.read_all(&view, &rect).expect("classifies");
+            },
+            a.runs,
+        );
+        let rectify = median_ms(
+            || {
+                view.rectify(&image).expect("rectifies");
+            },
+            a.runs,
+        );
+        println!(
+            "classify {grid}: {sites} sites in {classify:.2} ms ({:.3} ms a site); rectify {rectify:.2} ms (median)",
+            classify / sites as f64
+        );
+    }
+    Ok(())
+}
+
+fn bench_infer(runs: usize) -> anyhow::Result<()> {
+    // A middlegame; the observation shows three plies played.
+    let mut g =
+        Chess::from_fen("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8")
+            .map_err(anyhow::Error::msg)?;
+    let before = g.clone();
+    for u in ["f1d3", "d5c4", "d3c4"] {
+        g.play_uci(u).map_err(anyhow::Error::msg)?;
+    }
+    let (f, r) = g.dims();
+    let obs = Observation::certain(f, r, |sq| g.occupant(sq));
+    let cfg = InferConfig::default();
+    let t1 = median_ms(
+        || {
+            let mut one = before.clone();
+            one.play_uci("f1d3").expect("legal");
+            let o = Observation::certain(f, r, |sq| one.occupant(sq));
+            explain(&before, &o, &cfg);
+        },
+        runs,
+    );
+    let t3 = median_ms(
+        || {
+            explain(&before, &obs, &cfg);
+        },
+        runs.min(10),
+    );
+    println!("infer chess middlegame: one ply {t1:.2} ms, three unseen plies {t3:.1} ms (median)");
+    Ok(())
+}
+
+fn bench_record(a: &BenchArgs) -> anyhow::Result<()> {
+    // A 1280x720 30 fps clip of a few moves, rendered to memory first so only the
+    // recorder is timed (frame decoding excluded; see README).
+    let classifier = a.model.load()?;
+    let mut p = SceneParams::chess_overhead(3, false);
+    p.width = 1280;
+    p.height = 720;
+    let mut g = Chess::new();
+    let mut states = vec![board_state(&g, crate::infer::WhiteSide::Bottom)];
+    for u in ["e2e4", "e7e5", "g1f3", "b8c6"] {
+        g.play_uci(u).map_err(anyhow::Error::msg)?;
+        states.push(board_state(&g, crate::infer::WhiteSide::Bottom));
+    }
+    let opts = ClipOptions {
+        fps: 30.0,
+        still_s: 1.0,
+        move_s: 1.2,
+        ..ClipOptions::default()
+    };
+    let mut frames = Vec::new();
+    let truth = render_clip(&p, &states, &opts, |img, _| {
+        frames.push(img.clone());
+        Ok(())
+    })?;
+    let mats: Vec<_> = frames
+        .iter()
+        .map(rgb_to_bgr_mat)
+        .collect::<Result<_, _>>()?;
+    let corners = Corners::new(truth.frames[0].corners.map(|[x, y]| (x, y)))?;
+    let pose = BoardPose::new("8x8".parse()?, corners);
+    let dir = tempfile_dir()?;
+    let job = crate::pipeline::RecordJob {
+        pose,
+        white: Some(crate::infer::WhiteSide::Bottom),
+        track: Default::default(),
+        infer: InferConfig::default(),
+        tags: Default::default(),
+        out: dir.join("bench.pgn"),
+        events: false,
+        progress: false,
+    };
+    let seconds = mats.len() as f64 / opts.fps;
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let mut src = MemorySource {
+            frames: mats.clone(),
+            next: 0,
+            fps: opts.fps,
+        };
+        let s = Instant::now();
+        let sum = crate::pipeline::record(Chess::new(), &classifier, &mut src, &job)?;
+        times.push(s.elapsed().as_secs_f64());
+        anyhow::ensure!(
+            sum.plies == 4,
+            "the bench clip was recorded wrongly ({} plies)",
+            sum.plies
+        );
+    }
+    times.sort_by(f64::total_cmp);
+    let t = times[1];
+    println!(
+        "record 1280x720 30 fps: {} frames ({seconds:.1} s of video) in {t:.2} s: {:.1}x real time, {:.2} ms a frame (median of 3)",
+        mats.len(),
+        seconds / t,
+        1000.0 * t / mats.len() as f64
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+fn tempfile_dir() -> std::io::Result<std::path::PathBuf> {
+    let d = std::env::temp_dir().join(format!("boardscribe-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}
+
+/// Frames already in memory, as a frame source.
+struct MemorySource {
+    frames: Vec<opencv::core::Mat>,
+    next: usize,
+    fps: f64,
+}
+
+impl Iterator for MemorySource {
+    type Item = Result<crate::capture::Frame, crate::capture::CaptureError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let image = self.frames.get(self.next)?.clone();
+        let index = self.next;
+        self.next += 1;
+        Some(Ok(crate::capture::Frame {
+            index,
+            time_s: index as f64 / self.fps,
+            image,
+            path: None,
+        }))
+    }
+}
+
+impl crate::capture::FrameSource for MemorySource {
+    fn name(&self) -> &str {
+        "memory"
+    }
+    fn is_offline(&self) -> bool {
+        true
+    }
+    fn len_hint(&self) -> Option<usize> {
+        Some(self.frames.len())
+    }
+    fn fps(&self) -> f64 {
+        self.fps
+    }
+}
