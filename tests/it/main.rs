@@ -2,6 +2,7 @@
 
 mod capture;
 mod cli;
+mod clip;
 mod clips;
 mod external;
 mod record_chess;
