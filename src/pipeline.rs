@@ -35,6 +35,9 @@ pub struct RecordJob {
     pub events: bool,
     /// Show a progress bar on stderr (offline sources on a terminal).
     pub progress: bool,
+    /// Adapt the classifier to the board at the first still view, whose position is
+    /// the game's start.
+    pub adapt: bool,
 }
 
 /// What a finished recording reports.
@@ -51,7 +54,7 @@ pub struct RecordSummary {
 /// Records one game from `source` into `job.out`.
 pub fn record<R: Recordable>(
     game: R,
-    classifier: &Classifier,
+    classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     job: &RecordJob,
 ) -> anyhow::Result<RecordSummary> {
@@ -64,6 +67,8 @@ pub fn record<R: Recordable>(
 
     let mut tracker = Tracker::new(job.track);
     let mut readings: Vec<Option<SiteReading>> = vec![None; grid.len()];
+    // Sites whose reading contradicted a known position: ignored until they change.
+    let mut suspect = vec![false; grid.len()];
     let mut white = job.white;
     let mut follower: Option<Follower<R>> = None;
     let mut summary = RecordSummary::default();
@@ -100,6 +105,9 @@ pub fn record<R: Recordable>(
             }
         }
         sites.sort_unstable();
+        for &i in &sites {
+            suspect[i] = false;
+        }
         let rc: Vec<(u32, u32)> = sites
             .iter()
             .map(|&i| {
@@ -118,7 +126,6 @@ pub fn record<R: Recordable>(
             }
             readings[*i] = Some(reading);
         }
-        last_reference = Some(rectified);
 
         let side = match white {
             Some(s) => s,
@@ -129,7 +136,21 @@ pub fn record<R: Recordable>(
                 s
             }
         };
-        let obs = observation(&readings, side, grid.rows, grid.cols, files, ranks);
+        if follower.is_none() && job.adapt {
+            calibrate(
+                &game,
+                side,
+                classifier,
+                &view,
+                &rectified,
+                &mut readings,
+                &mut suspect,
+            )?;
+        }
+        last_reference = Some(rectified);
+        let obs = observation(
+            &readings, &suspect, side, grid.rows, grid.cols, files, ranks,
+        );
         let f =
             follower.get_or_insert_with(|| Follower::new(game.clone(), job.infer, still.time_s));
         for event in f.observe(&obs, still.time_s) {
@@ -266,7 +287,7 @@ pub fn choose_orientation<R: Rules>(
         if side.grid_shape(files, ranks) != (rows, cols) {
             continue;
         }
-        let obs = observation(readings, side, rows, cols, files, ranks);
+        let obs = observation(readings, &[], side, rows, cols, files, ranks);
         let mut ll = 0.0;
         for sq in crate::infer::squares(files, ranks) {
             if let Some(p) = obs.get(sq) {
@@ -285,9 +306,10 @@ pub fn choose_orientation<R: Rules>(
     best.1
 }
 
-/// The readings as evidence in game squares; hidden sites carry none.
+/// The readings as evidence in game squares; hidden and suspect sites carry none.
 pub fn observation(
     readings: &[Option<SiteReading>],
+    suspect: &[bool],
     side: WhiteSide,
     rows: u32,
     cols: u32,
@@ -299,13 +321,73 @@ pub fn observation(
         for r in 0..ranks {
             let sq = Square::new(f, r);
             let (row, col) = side.site(sq, rows, cols);
+            let i = (row * cols + col) as usize;
             let reading = readings
-                .get((row * cols + col) as usize)
-                .and_then(|r| r.as_ref());
+                .get(i)
+                .and_then(|r| r.as_ref())
+                .filter(|_| !suspect.get(i).copied().unwrap_or(false));
             obs.set(sq, reading.filter(|r| r.occluded <= 0.5).map(|r| r.probs));
         }
     }
     obs
+}
+
+/// Largest share of sites the first view may misread and still be taken for the
+/// game's start position (beyond it the game has moved on before the first view).
+const START_MISREAD_SHARE: f64 = 0.1;
+
+/// At the first still view the position is known (the game's start): adapts the
+/// classifier to this board, re-reads every site, and marks the sites that still
+/// contradict the known position as suspect until they change.
+fn calibrate<R: Rules>(
+    game: &R,
+    side: WhiteSide,
+    classifier: &mut Classifier,
+    view: &CropView,
+    rectified: &Mat,
+    readings: &mut [Option<SiteReading>],
+    suspect: &mut [bool],
+) -> anyhow::Result<()> {
+    let (rows, cols) = (view.pose.grid.rows, view.pose.grid.cols);
+    let (files, ranks) = game.dims();
+    let mut expected = vec![0usize; readings.len()];
+    for sq in crate::infer::squares(files, ranks) {
+        let (r, c) = side.site(sq, rows, cols);
+        expected[(r * cols + c) as usize] = match game.occupant(sq) {
+            crate::rules::Occupant::Empty => 0,
+            crate::rules::Occupant::White => 1,
+            crate::rules::Occupant::Black => 2,
+        };
+    }
+    let misread = |readings: &[Option<SiteReading>], i: usize| {
+        readings[i]
+            .as_ref()
+            .is_some_and(|r| r.occluded <= 0.5 && r.probs[expected[i]] < 0.5)
+    };
+    let wrong = (0..readings.len())
+        .filter(|&i| misread(readings, i))
+        .count();
+    if wrong as f64 > START_MISREAD_SHARE * readings.len() as f64 {
+        return Ok(());
+    }
+    if !classifier.adapt_to(view, rectified, &expected)? {
+        return Ok(());
+    }
+    let sites: Vec<(u32, u32)> = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .collect();
+    for (slot, fresh) in readings
+        .iter_mut()
+        .zip(classifier.read_sites(view, rectified, &sites)?)
+    {
+        if slot.as_ref().is_none_or(|old| old.occluded <= 0.5) {
+            *slot = Some(fresh);
+        }
+    }
+    for (i, s) in suspect.iter_mut().enumerate() {
+        *s = misread(readings, i);
+    }
+    Ok(())
 }
 
 /// A grey thumbnail of the rectified board at a few pixels per cell.

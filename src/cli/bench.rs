@@ -154,7 +154,7 @@ fn bench_infer(runs: usize) -> anyhow::Result<()> {
 fn bench_record(a: &BenchArgs) -> anyhow::Result<()> {
     // A 1280x720 30 fps clip of a few moves, rendered to memory first so only the
     // recorder is timed (frame decoding excluded; see README).
-    let classifier = a.model.load()?;
+    let mut classifier = a.model.load()?;
     let mut p = SceneParams::chess_overhead(3, false);
     p.width = 1280;
     p.height = 720;
@@ -191,6 +191,7 @@ fn bench_record(a: &BenchArgs) -> anyhow::Result<()> {
         out: dir.join("bench.pgn"),
         events: false,
         progress: false,
+        adapt: true,
     };
     let seconds = mats.len() as f64 / opts.fps;
     let mut times = Vec::new();
@@ -201,7 +202,7 @@ fn bench_record(a: &BenchArgs) -> anyhow::Result<()> {
             fps: opts.fps,
         };
         let s = Instant::now();
-        let sum = crate::pipeline::record(Chess::new(), &classifier, &mut src, &job)?;
+        let sum = crate::pipeline::record(Chess::new(), &mut classifier, &mut src, &job)?;
         times.push(s.elapsed().as_secs_f64());
         anyhow::ensure!(
             sum.plies == 4,

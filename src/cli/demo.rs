@@ -74,7 +74,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
     let corners = Corners::new(c.map(|[x, y]| (x, y)))?;
     println!("corners: --corners \"{corners}\"");
     let pgn = a.pgn.clone().unwrap_or_else(|| a.out.join("opera.pgn"));
-    let classifier = a.model.load()?;
+    let mut classifier = a.model.load()?;
     let mut source = capture::open(&clip_path.to_string_lossy(), SourceOptions::default())?;
     let job = RecordJob {
         pose: BoardPose::new(GridSpec::cells(8, 8), corners),
@@ -92,8 +92,9 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         out: pgn.clone(),
         events: false,
         progress: false,
+        adapt: true,
     };
-    let summary = pipeline::record(start.clone(), &classifier, source.as_mut(), &job)
+    let summary = pipeline::record(start.clone(), &mut classifier, source.as_mut(), &job)
         .context("recording the demo clip")?;
     let recorded = parse_pgn(&std::fs::read_to_string(&pgn)?).map_err(anyhow::Error::msg)?;
     let want: Vec<&str> = truth.moves.iter().map(|m| m.san.as_str()).collect();

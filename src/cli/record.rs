@@ -69,6 +69,9 @@ pub struct RecordArgs {
     /// Date tag, YYYY.MM.DD (default today).
     #[arg(long)]
     pub date: Option<String>,
+    /// Do not adapt the classifier to this board at the first still view.
+    #[arg(long)]
+    pub no_adapt: bool,
     /// Tablut: White moves first instead of Black.
     #[arg(long)]
     pub white_first: bool,
@@ -87,7 +90,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         "auto" => None,
         s => Some(s.parse::<WhiteSide>().map_err(anyhow::Error::msg)?),
     };
-    let classifier = a.model.load()?;
+    let mut classifier = a.model.load()?;
     let mut source = capture::open(&a.input, SourceOptions { fps: a.fps })?;
     let folder = std::path::Path::new(&a.input).is_dir();
     let track = TrackConfig {
@@ -110,6 +113,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         out: out.clone(),
         events: a.events,
         progress: source.is_offline() && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        adapt: !a.no_adapt,
     };
     let start = a.fen.as_deref().or(a.position.as_deref());
     let summary = match a.game {
@@ -118,7 +122,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
                 None => Chess::new(),
             };
-            go(g, &classifier, source.as_mut(), &job)
+            go(g, &mut classifier, source.as_mut(), &job)
         }
         GameKind::RussianDraughts => {
             let o = DraughtsOptions::default();
@@ -126,7 +130,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(f) => RussianDraughts::from_fen(f, o).map_err(anyhow::Error::msg)?,
                 None => RussianDraughts::new(o),
             };
-            go(g, &classifier, source.as_mut(), &job)
+            go(g, &mut classifier, source.as_mut(), &job)
         }
         GameKind::Tablut => {
             let mut o = TablutOptions::default();
@@ -137,7 +141,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(p) => Tablut::from_position(p, o).map_err(anyhow::Error::msg)?,
                 None => Tablut::new(o),
             };
-            go(g, &classifier, source.as_mut(), &job)
+            go(g, &mut classifier, source.as_mut(), &job)
         }
     }
     .with_context(|| format!("recording '{}'", a.input))?;
@@ -159,7 +163,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
 
 fn go<R: Recordable>(
     game: R,
-    classifier: &crate::classify::Classifier,
+    classifier: &mut crate::classify::Classifier,
     source: &mut dyn crate::capture::FrameSource,
     job: &RecordJob,
 ) -> anyhow::Result<pipeline::RecordSummary> {
