@@ -66,6 +66,9 @@ pub fn record<R: Recordable>(
         .with_context(|| format!("cannot write the record '{}'", job.out.display()))?;
 
     let mut tracker = Tracker::new(job.track);
+    // BOARDSCRIBE_DEBUG=1 prints every still view's readings (`*` read anew, `s`
+    // suspect) on stderr.
+    let debug = std::env::var_os("BOARDSCRIBE_DEBUG").is_some();
     let mut readings: Vec<Option<SiteReading>> = vec![None; grid.len()];
     // Sites whose reading contradicted a known position: ignored until they change.
     let mut suspect = vec![false; grid.len()];
@@ -105,8 +108,21 @@ pub fn record<R: Recordable>(
             }
         }
         sites.sort_unstable();
+        if debug {
+            if let Some(reference) = &last_reference {
+                let d = crate::track::rect_diffs(reference, &rectified, &cell_rects);
+                for r in 0..grid.rows as usize {
+                    let row: Vec<String> = (0..grid.cols as usize)
+                        .map(|c| format!("{:5.1}", d[r * grid.cols as usize + c].unwrap_or(-1.0)))
+                        .collect();
+                    eprintln!("  diff {}", row.join(""));
+                }
+            }
+        }
+        let mut read_now = vec![false; grid.len()];
         for &i in &sites {
             suspect[i] = false;
+            read_now[i] = true;
         }
         let rc: Vec<(u32, u32)> = sites
             .iter()
@@ -151,6 +167,27 @@ pub fn record<R: Recordable>(
         let obs = observation(
             &readings, &suspect, side, grid.rows, grid.cols, files, ranks,
         );
+        if debug {
+            eprintln!("still view at {:.2} s:", still.time_s);
+
+            for r in 0..grid.rows {
+                let line: String = (0..grid.cols)
+                    .map(|c| {
+                        let i = (r * grid.cols + c) as usize;
+                        let l = readings[i].as_ref().map_or('?', |x| x.label());
+                        let tag = if suspect[i] {
+                            's'
+                        } else if read_now[i] {
+                            '*'
+                        } else {
+                            ' '
+                        };
+                        format!("{l}{tag}")
+                    })
+                    .collect();
+                eprintln!("  {line}");
+            }
+        }
         let f =
             follower.get_or_insert_with(|| Follower::new(game.clone(), job.infer, still.time_s));
         for event in f.observe(&obs, still.time_s) {

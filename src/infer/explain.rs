@@ -2,7 +2,7 @@
 //! into what the camera sees? Scored by log-likelihood of the observed cell
 //! probabilities under each candidate's occupancy; hidden squares carry no evidence.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::observation::{occ_index, squares, Observation};
 use crate::rules::{Occupant, Rules, Square};
@@ -19,11 +19,15 @@ pub struct InferConfig {
     /// Prior cost of each ply, so that a short explanation wins over a long one that
     /// fits as well (and unseen plies are not invented).
     pub ply_penalty: f64,
-    /// A reading this sure of one occupant is a confident reading: an explanation that
-    /// contradicts one is not accepted.
+    /// A reading this sure of one occupant is a confident reading (reported as the
+    /// squares of an unexplained change).
     pub confident: f32,
     /// Probabilities are floored here, so one bad reading cannot veto everything.
     pub floor: f32,
+    /// Largest surprise, in nats, that an explanation may leave in the fresh readings
+    /// (against their own best labels): room for one misread square, not for the two
+    /// or more that a piece appearing from nowhere leaves.
+    pub max_residual: f64,
 }
 
 impl Default for InferConfig {
@@ -34,7 +38,8 @@ impl Default for InferConfig {
             margin_nats: 2.0,
             ply_penalty: 1.5,
             confident: 0.9,
-            floor: 1e-3,
+            floor: 0.01,
+            max_residual: 7.0,
         }
     }
 }
@@ -45,8 +50,13 @@ pub enum Verdict<M> {
     /// The board still shows the current position.
     Unchanged,
     /// These moves, in order, explain the board; `margin` is how far (in nats) the
-    /// explanation beats its runner-up.
-    Moves { moves: Vec<M>, margin: f64 },
+    /// explanation beats its runner-up, `residual` the surprise it leaves in the
+    /// fresh readings (0 when every reading agrees).
+    Moves {
+        moves: Vec<M>,
+        margin: f64,
+        residual: f64,
+    },
     /// Something may have changed, but the evidence does not single out one
     /// explanation yet: wait for a better view.
     Uncertain,
@@ -62,6 +72,8 @@ struct Evidence {
     logp: Vec<Option<[f64; 3]>>,
     /// Per square: the confidently read occupant, if any.
     sure: Vec<Option<Occupant>>,
+    fresh: Vec<bool>,
+    max_residual: f64,
 }
 
 impl Evidence {
@@ -69,7 +81,9 @@ impl Evidence {
         let (files, ranks) = obs.dims();
         let mut logp = Vec::new();
         let mut sure = Vec::new();
+        let mut fresh = Vec::new();
         for sq in squares(files, ranks) {
+            fresh.push(obs.is_fresh(sq));
             logp.push(
                 obs.get(sq)
                     .map(|p| p.map(|v| f64::from(v.max(cfg.floor)).ln())),
@@ -79,7 +93,13 @@ impl Evidence {
                     .and_then(|(o, p)| (p >= cfg.confident).then_some(o)),
             );
         }
-        Evidence { files, logp, sure }
+        Evidence {
+            files,
+            logp,
+            sure,
+            fresh,
+            max_residual: cfg.max_residual,
+        }
     }
 
     fn sq(&self, i: usize) -> Square {
@@ -99,13 +119,30 @@ impl Evidence {
             .sum()
     }
 
-    /// Squares whose confident reading contradicts `occ`.
+    /// Fresh squares whose confident reading contradicts `occ`.
     fn contradictions(&self, occ: &[Occupant]) -> Vec<Square> {
         occ.iter()
             .enumerate()
-            .filter(|(i, o)| self.sure[*i].is_some_and(|s| s != **o))
+            .filter(|(i, o)| self.fresh[*i] && self.sure[*i].is_some_and(|s| s != **o))
             .map(|(i, _)| self.sq(i))
             .collect()
+    }
+
+    /// The surprise `occ` leaves in the fresh readings: the sum over fresh squares of
+    /// how much less likely `occ`'s label is than the reading's best.
+    fn residual(&self, occ: &[Occupant]) -> f64 {
+        occ.iter()
+            .enumerate()
+            .filter(|(i, _)| self.fresh[*i])
+            .filter_map(|(i, o)| {
+                self.logp[i]
+                    .map(|lp| lp.iter().cloned().fold(f64::MIN, f64::max) - lp[occ_index(*o)])
+            })
+            .sum()
+    }
+
+    fn fits(&self, occ: &[Occupant]) -> bool {
+        self.residual(occ) <= self.max_residual
     }
 }
 
@@ -121,18 +158,28 @@ struct Candidate<R: Rules> {
     tiebreak: u32,
 }
 
+/// One explanation: its score (log-likelihood gain over "nothing moved", less the
+/// ply prior), its moves, and the surprise it leaves in the fresh readings.
+struct Scored<M> {
+    score: f64,
+    moves: Vec<M>,
+    residual: f64,
+}
+
 /// Decides what happened between the position of `game` and the observation.
 pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verdict<R::Move> {
     let ev = Evidence::new(obs, cfg);
     let base = occupancy(game);
-    let base_contradictions = ev.contradictions(&base);
 
     // Breadth-first over move sequences, one candidate per distinct occupancy: the
     // camera cannot tell apart sequences that leave the same pieces on the same squares.
-    let mut seen: HashMap<Vec<Occupant>, (f64, usize)> = HashMap::new();
-    seen.insert(base.clone(), (0.0, 0));
-    let mut scored: Vec<(f64, Vec<R::Move>, bool)> =
-        vec![(0.0, vec![], base_contradictions.is_empty())];
+    let mut seen: HashSet<Vec<Occupant>> = HashSet::new();
+    seen.insert(base.clone());
+    let mut scored = vec![Scored {
+        score: 0.0,
+        moves: vec![],
+        residual: ev.residual(&base),
+    }];
     let mut frontier = vec![Candidate {
         game: game.clone(),
         moves: vec![],
@@ -146,11 +193,10 @@ pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verd
                 let tiebreak = cand.tiebreak + g.tiebreak(&mv);
                 g.play(&mv);
                 let occ = occupancy(&g);
-                if seen.contains_key(&occ) {
+                if seen.contains(&occ) {
                     continue;
                 }
-                let better = next.get(&occ).is_none_or(|c| tiebreak < c.tiebreak);
-                if better {
+                if next.get(&occ).is_none_or(|c| tiebreak < c.tiebreak) {
                     let mut moves = cand.moves.clone();
                     moves.push(mv);
                     next.insert(
@@ -168,10 +214,12 @@ pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verd
         // HashMap order is arbitrary; keep results reproducible.
         layer.sort_by(|a, b| a.0.cmp(&b.0));
         for (occ, cand) in &layer {
-            let score = ev.gain(&base, occ) - cfg.ply_penalty * depth as f64;
-            let consistent = ev.contradictions(occ).is_empty();
-            seen.insert(occ.clone(), (score, depth));
-            scored.push((score, cand.moves.clone(), consistent));
+            scored.push(Scored {
+                score: ev.gain(&base, occ) - cfg.ply_penalty * depth as f64,
+                moves: cand.moves.clone(),
+                residual: ev.residual(occ),
+            });
+            seen.insert(occ.clone());
         }
         if let Some(v) = decide(&scored, cfg) {
             return v;
@@ -181,44 +229,46 @@ pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verd
             break;
         }
     }
-    if base_contradictions.is_empty() {
+    if ev.fits(&base) {
         return Verdict::Unchanged;
     }
-    let best_consistent = scored.iter().any(|(_, m, ok)| *ok && !m.is_empty());
-    if best_consistent {
+    if scored
+        .iter()
+        .any(|s| s.residual <= cfg.max_residual && !s.moves.is_empty())
+    {
         Verdict::Uncertain
     } else {
         Verdict::Unexplained {
-            squares: base_contradictions,
+            squares: ev.contradictions(&base),
         }
     }
 }
 
 /// A verdict once the scored candidates settle it, or None to look deeper.
-fn decide<M: Clone>(scored: &[(f64, Vec<M>, bool)], cfg: &InferConfig) -> Option<Verdict<M>> {
-    let best = scored
+fn decide<M: Clone>(scored: &[Scored<M>], cfg: &InferConfig) -> Option<Verdict<M>> {
+    let (bi, best) = scored
         .iter()
         .enumerate()
-        .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))?;
-    let (score, moves, consistent) = best.1;
-    if !consistent {
+        .max_by(|a, b| a.1.score.total_cmp(&b.1.score))?;
+    if best.residual > cfg.max_residual {
         return None;
     }
     let runner_up = scored
         .iter()
         .enumerate()
-        .filter(|(i, _)| *i != best.0)
-        .map(|(_, s)| s.0)
+        .filter(|(i, _)| *i != bi)
+        .map(|(_, s)| s.score)
         .fold(f64::NEG_INFINITY, f64::max);
-    let margin = score - runner_up;
-    if moves.is_empty() {
-        // "Nothing moved" fits best and contradicts no confident reading.
+    let margin = best.score - runner_up;
+    if best.moves.is_empty() {
+        // "Nothing moved" fits best and leaves the fresh readings little surprise.
         return Some(Verdict::Unchanged);
     }
-    if *score >= cfg.accept_nats && margin >= cfg.margin_nats {
+    if best.score >= cfg.accept_nats && margin >= cfg.margin_nats {
         return Some(Verdict::Moves {
-            moves: moves.clone(),
+            moves: best.moves.clone(),
             margin,
+            residual: best.residual,
         });
     }
     None

@@ -32,6 +32,10 @@ pub enum FollowEvent<M> {
 
 /// How many plies back a correction may reach.
 const CORRECTION_DEPTH: usize = 8;
+/// Surprise (nats) an accepted explanation may leave before corrections are tried.
+const CORRECTION_RESIDUAL: f64 = 2.0;
+/// How much less surprise a correction must leave to be preferred.
+const CORRECTION_GAIN: f64 = 2.0;
 
 pub struct Follower<R: Rules> {
     game: R,
@@ -76,14 +80,27 @@ impl<R: Rules> Follower<R> {
     pub fn observe(&mut self, obs: &Observation, time: f64) -> Vec<FollowEvent<R::Move>> {
         let mut events = Vec::new();
         match explain(&self.game, obs, &self.cfg) {
-            Verdict::Moves { moves, margin } => {
+            Verdict::Moves {
+                moves,
+                margin,
+                residual,
+            } => {
+                // An explanation that leaves a reading unexplained may instead be a
+                // recent ambiguous move (a promotion's piece) showing its true nature.
+                if residual > CORRECTION_RESIDUAL
+                    && self.try_correction(obs, time, residual - CORRECTION_GAIN, &mut events)
+                {
+                    return events;
+                }
                 self.resync(&mut events);
                 self.accept(moves, margin, time, &mut events);
             }
             Verdict::Unchanged => self.resync(&mut events),
             Verdict::Uncertain => {}
             Verdict::Unexplained { squares } => {
-                if !self.try_correction(obs, time, &mut events) && self.in_sync {
+                if !self.try_correction(obs, time, self.cfg.max_residual, &mut events)
+                    && self.in_sync
+                {
                     self.in_sync = false;
                     events.push(FollowEvent::Unexplained { squares });
                 }
@@ -124,11 +141,13 @@ impl<R: Rules> Follower<R> {
     }
 
     /// Replaces one recent ambiguous move by an alternative when, with it, the
-    /// observation is explained. Returns whether it did.
+    /// observation is explained leaving a surprise of at most `max_residual`.
+    /// Returns whether it did.
     fn try_correction(
         &mut self,
         obs: &Observation,
         time: f64,
+        max_residual: f64,
         events: &mut Vec<FollowEvent<R::Move>>,
     ) -> bool {
         let n = self.moves.len();
@@ -139,7 +158,12 @@ impl<R: Rules> Follower<R> {
                     continue;
                 };
                 let verdict = explain(&game, obs, &self.cfg);
-                if !matches!(verdict, Verdict::Moves { .. } | Verdict::Unchanged) {
+                let fits = match &verdict {
+                    Verdict::Moves { residual, .. } => *residual <= max_residual,
+                    Verdict::Unchanged => true,
+                    _ => false,
+                };
+                if !fits {
                     continue;
                 }
                 // Rebuild the tail with the corrected move.
@@ -155,7 +179,7 @@ impl<R: Rules> Follower<R> {
                     }
                 }
                 self.resync(events);
-                if let Verdict::Moves { moves, margin } = verdict {
+                if let Verdict::Moves { moves, margin, .. } = verdict {
                     self.accept(moves, margin, time, events);
                 }
                 return true;

@@ -9,6 +9,9 @@ pub struct Observation {
     files: u8,
     ranks: u8,
     probs: Vec<Option<[f32; 3]>>,
+    /// Read anew at this view (its image changed, or it was never read): only fresh
+    /// readings can contradict an explanation; stale ones were weighed before.
+    fresh: Vec<bool>,
 }
 
 impl Observation {
@@ -17,6 +20,7 @@ impl Observation {
             files,
             ranks,
             probs: vec![None; files as usize * ranks as usize],
+            fresh: vec![true; files as usize * ranks as usize],
         }
     }
 
@@ -31,6 +35,16 @@ impl Observation {
     pub fn set(&mut self, sq: Square, probs: Option<[f32; 3]>) {
         let i = self.index(sq);
         self.probs[i] = probs;
+    }
+
+    /// Marks a reading as carried over from an earlier view (or fresh).
+    pub fn set_fresh(&mut self, sq: Square, fresh: bool) {
+        let i = self.index(sq);
+        self.fresh[i] = fresh;
+    }
+
+    pub fn is_fresh(&self, sq: Square) -> bool {
+        self.fresh[self.index(sq)]
     }
 
     pub fn get(&self, sq: Square) -> Option<[f32; 3]> {

@@ -5,6 +5,6 @@ mod change;
 mod motion;
 mod skin;
 
-pub use change::changed_rects;
+pub use change::{changed_rects, rect_diffs};
 pub use motion::{BoardThumb, StillEvent, TrackConfig, Tracker};
 pub use skin::skin_fraction;
