@@ -21,6 +21,8 @@ use crate::track::{changed_rects, skin_fraction, BoardThumb, TrackConfig, Tracke
 const THUMB_CELL: i32 = 4;
 /// Share of skin-coloured pixels in a changed cell that marks it hidden by a hand.
 const SKIN_HIDES: f32 = 0.35;
+/// The model's hand probability above which skin colour may confirm a hand.
+const SKIN_BACKS_UP: f32 = 0.2;
 
 /// Everything a recording needs besides the game.
 pub struct RecordJob {
@@ -135,8 +137,12 @@ pub fn record<R: Recordable>(
             .collect();
         let fresh = classifier.read_sites(&view, &rectified, &rc)?;
         for ((i, (r, c)), mut reading) in sites.iter().zip(&rc).zip(fresh) {
+            // Skin colour only backs up a model that already suspects a hand: light
+            // wooden pieces are skin-coloured too.
             if let Some(reference) = &last_reference {
-                if changed_to_skin(&view, reference, &rectified, *r, *c) {
+                if reading.occluded > SKIN_BACKS_UP
+                    && changed_to_skin(&view, reference, &rectified, *r, *c)
+                {
                     reading.occluded = reading.occluded.max(0.9);
                 }
             }
@@ -283,10 +289,11 @@ fn apply_event<R: Recordable>(
                 println!("{{\"type\":\"sync\",\"time\":{time:.3},\"in_sync\":true}}");
             }
         }
-        FollowEvent::Corrected { ply, mv } => {
-            // Rebuild the record from the corrected ply on.
+        FollowEvent::Corrected { ply, mv, upto } => {
+            // Rebuild the record from the corrected ply on; moves accepted in the same
+            // view follow as their own events.
             record.truncate(*ply);
-            for (i, m) in f.moves().iter().enumerate().skip(*ply) {
+            for (i, m) in f.moves().iter().enumerate().take(*upto).skip(*ply) {
                 let before = f
                     .position_before(i)
                     .expect("an accepted ply has a position");

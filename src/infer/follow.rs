@@ -26,8 +26,9 @@ pub enum FollowEvent<M> {
     /// The board shows a legal continuation again.
     Resynced,
     /// The move at `ply` was recorded wrongly (the camera cannot see which piece a
-    /// pawn became): it is now `mv`, and the moves after it stand.
-    Corrected { ply: usize, mv: M },
+    /// pawn became): it is now `mv`, and the moves after it, up to ply `upto`
+    /// (exclusive), stand as they were.
+    Corrected { ply: usize, mv: M, upto: usize },
 }
 
 /// How many plies back a correction may reach.
@@ -175,7 +176,7 @@ impl<R: Rules> Follower<R> {
                     self.game.play(&mv);
                     self.moves.push(mv.clone());
                     if i == 0 {
-                        events.push(FollowEvent::Corrected { ply: k, mv });
+                        events.push(FollowEvent::Corrected { ply: k, mv, upto: n });
                     }
                 }
                 self.resync(events);

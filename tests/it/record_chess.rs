@@ -179,6 +179,10 @@ fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
         &fast_clip(),
     );
     let out = dir.path().join("illegal.pgn");
+    if std::env::var_os("KEEP_CLIP").is_some() {
+        std::fs::copy(&clip, "/tmp/illegal.mp4").unwrap();
+        println!("corners {}", corners_arg(&truth));
+    }
     let (sans, _, text, events) = record(&clip, &corners_arg(&truth), &[], &out);
     assert_eq!(sans, ["e4", "e5", "Nf3"], "{text}");
     assert!(text.contains("unexplained change"), "{text}");
