@@ -49,6 +49,8 @@ pub struct RecordSummary {
     pub still_views: usize,
     pub plies: usize,
     pub unexplained: usize,
+    /// Site classifications run (only changed, playable sites are read).
+    pub sites_read: usize,
     pub white: Option<WhiteSide>,
     pub in_sync: bool,
 }
@@ -109,6 +111,12 @@ pub fn record<R: Recordable>(
                 sites.push(i);
             }
         }
+        // Only squares a piece can stand on are classified (draughts: the dark ones),
+        // once the orientation says which sites those are.
+        if let Some(side) = white {
+            let playable = playable_sites(&game, side, grid.rows, grid.cols);
+            sites.retain(|&i| playable[i]);
+        }
         sites.sort_unstable();
         if debug {
             if let Some(reference) = &last_reference {
@@ -136,6 +144,7 @@ pub fn record<R: Recordable>(
             })
             .collect();
         let fresh = classifier.read_sites(&view, &rectified, &rc)?;
+        summary.sites_read += rc.len();
         for ((i, (r, c)), mut reading) in sites.iter().zip(&rc).zip(fresh) {
             // Skin colour only backs up a model that already suspects a hand: light
             // wooden pieces are skin-coloured too.
@@ -350,6 +359,17 @@ pub fn choose_orientation<R: Rules>(
     best.1
 }
 
+/// Per site (row-major), whether the game lets a piece stand on it.
+fn playable_sites<R: Rules>(game: &R, side: WhiteSide, rows: u32, cols: u32) -> Vec<bool> {
+    let (files, ranks) = game.dims();
+    let mut out = vec![false; (rows * cols) as usize];
+    for sq in crate::infer::squares(files, ranks) {
+        let (r, c) = side.site(sq, rows, cols);
+        out[(r * cols + c) as usize] = game.is_playable(sq);
+    }
+    out
+}
+
 /// The readings as evidence in game squares; hidden and suspect sites carry none.
 pub fn observation(
     readings: &[Option<SiteReading>],
@@ -414,18 +434,21 @@ fn calibrate<R: Rules>(
     if wrong as f64 > START_MISREAD_SHARE * readings.len() as f64 {
         return Ok(());
     }
-    if !classifier.adapt_to(view, rectified, &expected)? {
+    let playable = playable_sites(game, side, rows, cols);
+    if !classifier.adapt_to(view, rectified, &expected, |i| playable[i])? {
         return Ok(());
     }
-    let sites: Vec<(u32, u32)> = (0..rows)
-        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+    let sites: Vec<usize> = (0..readings.len()).filter(|&i| playable[i]).collect();
+    let rc: Vec<(u32, u32)> = sites
+        .iter()
+        .map(|&i| (i as u32 / cols, i as u32 % cols))
         .collect();
-    for (slot, fresh) in readings
-        .iter_mut()
-        .zip(classifier.read_sites(view, rectified, &sites)?)
+    for (&i, fresh) in sites
+        .iter()
+        .zip(classifier.read_sites(view, rectified, &rc)?)
     {
-        if slot.as_ref().is_none_or(|old| old.occluded <= 0.5) {
-            *slot = Some(fresh);
+        if readings[i].as_ref().is_none_or(|old| old.occluded <= 0.5) {
+            readings[i] = Some(fresh);
         }
     }
     for (i, s) in suspect.iter_mut().enumerate() {

@@ -116,18 +116,23 @@ impl Classifier {
     }
 
     /// Fits the per-session correction from a view whose sites' classes are known
-    /// (0 empty, 1 white, 2 black, one per site row-major). Returns whether the model
-    /// supports it (it needs an embedding output).
+    /// (0 empty, 1 white, 2 black, one per site row-major; only sites in `used`
+    /// count). Returns whether the model supports it (it needs an embedding output).
     pub fn adapt_to(
         &mut self,
         view: &CropView,
         rectified: &Mat,
         classes: &[usize],
+        used: impl Fn(usize) -> bool,
     ) -> Result<bool, ModelError> {
         let g = view.pose.grid;
-        let sites: Vec<(u32, u32)> = (0..g.rows)
+        let (sites, classes): (Vec<(u32, u32)>, Vec<usize>) = (0..g.rows)
             .flat_map(|r| (0..g.cols).map(move |c| (r, c)))
-            .collect();
+            .zip(classes.iter().copied())
+            .enumerate()
+            .filter(|(i, _)| used(*i))
+            .map(|(_, x)| x)
+            .unzip();
         let raw = self.raw_sites(view, rectified, &sites)?;
         let labelled: Vec<(RawReading, usize)> =
             raw.into_iter().zip(classes.iter().copied()).collect();

@@ -53,7 +53,7 @@ pub fn run(a: DetectArgs) -> anyhow::Result<()> {
             .with_context(|| format!("--adapt-fen '{fen}'"))?;
         let first = read_image(&a.images[0])?;
         let rect = view.rectify(&first)?;
-        if !classifier.adapt_to(&view, &rect, &classes)? {
+        if !classifier.adapt_to(&view, &rect, &classes, |_| true)? {
             eprintln!("warning: this model has no embedding output; --adapt-fen has no effect");
         }
     }

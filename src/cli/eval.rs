@@ -147,7 +147,7 @@ fn eval_refs(
             let view = CropView::new(&l.pose);
             let rect = view.rectify(&l.image)?;
             let classes: Vec<usize> = l.labels.iter().map(|&c| c as usize).collect();
-            classifier.adapt_to(&view, &rect, &classes)?;
+            classifier.adapt_to(&view, &rect, &classes, |_| true)?;
         }
         score(classifier, &l, &mut rep)?;
     }

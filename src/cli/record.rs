@@ -146,10 +146,11 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     }
     .with_context(|| format!("recording '{}'", a.input))?;
     eprintln!(
-        "recorded {} half-moves from {} frames ({} still views, {} unexplained changes{}) into {}",
+        "recorded {} half-moves from {} frames ({} still views, {} sites classified, {} unexplained changes{}) into {}",
         summary.plies,
         summary.frames,
         summary.still_views,
+        summary.sites_read,
         summary.unexplained,
         if summary.in_sync {
             ""

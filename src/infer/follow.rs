@@ -176,7 +176,11 @@ impl<R: Rules> Follower<R> {
                     self.game.play(&mv);
                     self.moves.push(mv.clone());
                     if i == 0 {
-                        events.push(FollowEvent::Corrected { ply: k, mv, upto: n });
+                        events.push(FollowEvent::Corrected {
+                            ply: k,
+                            mv,
+                            upto: n,
+                        });
                     }
                 }
                 self.resync(events);
