@@ -4,7 +4,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libopencv-dev clang libclang-dev pkg-config
 
-.PHONY: deps build demo test bench fmt clean
+.PHONY: deps build demo test bench model fmt clean
 
 # OpenCV and libclang (for the opencv crate's bindings) from Debian/Ubuntu packages,
 # installed only when pkg-config cannot find OpenCV.
@@ -26,7 +26,11 @@ test: deps
 	$(CARGO) test
 
 bench: build
-	$(CARGO) bench
+	./target/debug/boardscribe bench
+
+# Rebuild models/occupancy.onnx: renders, exports crops, trains (PyTorch, CPU), exports ONNX.
+model: deps
+	bash training/make_model.sh
 
 fmt:
 	$(CARGO) fmt

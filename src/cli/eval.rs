@@ -133,7 +133,7 @@ fn eval_refs(
         name: format!(
             "{name}{}",
             if adapt {
-                " (adapted on its first image)"
+                " (adapted on the first image of each board)"
             } else {
                 ""
             }
@@ -141,9 +141,14 @@ fn eval_refs(
         ..EvalReport::default()
     };
     classifier.set_adaptation(None);
-    for (i, r) in refs.iter().enumerate() {
+    let mut group = None;
+    for r in refs {
         let l = r.load()?;
-        if adapt && i == 0 {
+        // A new board or camera (a bgu game, an imago-go sequence folder) starts a
+        // new session: adapt on its first image, whose position is known.
+        let g = r.path.parent().map(|p| p.to_path_buf());
+        if adapt && g != group {
+            group = g;
             let view = CropView::new(&l.pose);
             let rect = view.rectify(&l.image)?;
             let classes: Vec<usize> = l.labels.iter().map(|&c| c as usize).collect();

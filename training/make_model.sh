@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# End-to-end rebuild of models/occupancy.onnx: build the binary, export the training
+# crops through the library's own crop code, train, export, check.
+#
+#   bash training/make_model.sh            (from the repository root; `make model` calls it)
+#
+# Environment knobs (defaults are what the shipped model was built with):
+#   SYNTH_TRAIN=2500 SYNTH_VAL=300   rendered images for training / validation
+#   EPOCHS=28 EPOCH_SIZE=160000      training length (crops drawn per epoch)
+#   SEED=1                           training seed (the synth sets have their own)
+#   REAL_SETS="chess-ray-vision"     real sets to train on, when ../shared/data exists
+#   REUSE_DATA=1                     keep datasets already in training/data/
+#   SKIP_BUILD=1                     use the existing target/debug/boardscribe
+#   PYTHON=python3 CARGO=cargo BOARDSCRIBE=target/debug/boardscribe
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PYTHON=${PYTHON:-python3}
+CARGO=${CARGO:-cargo}
+SYNTH_TRAIN=${SYNTH_TRAIN:-2500}
+SYNTH_VAL=${SYNTH_VAL:-300}
+EPOCHS=${EPOCHS:-28}
+EPOCH_SIZE=${EPOCH_SIZE:-160000}
+SEED=${SEED:-1}
+DATA=training/data
+REAL=../shared/data
+BIN=${BOARDSCRIBE:-target/debug/boardscribe}
+# imago-go may be trained on, but its corner annotations (tests/data/real_corners.json)
+# do not yet put the grid on the board's lines, so its crops and labels disagree;
+# add it (REAL_SETS="chess-ray-vision imago-go") once they do.
+REAL_SETS=${REAL_SETS:-chess-ray-vision}
+
+T0=$(date +%s)
+LAST=$T0
+step() {
+    local now
+    now=$(date +%s)
+    echo "== [$((now - T0))s total, previous step $((now - LAST))s] $*"
+    LAST=$now
+}
+
+step "python packages"
+if ! "$PYTHON" -c "import torch, numpy, onnx, onnxruntime, PIL" 2>/dev/null; then
+    "$PYTHON" -m pip install -r training/requirements.txt
+fi
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+    step "cargo build"
+    "$CARGO" build
+fi
+
+mkdir -p "$DATA"
+# dataset KIND NAME ARGS...: writes $DATA/NAME unless it is there and REUSE_DATA is set.
+dataset() {
+    local kind=$1 name=$2
+    shift 2
+    if [ -n "${REUSE_DATA:-}" ] && [ -f "$DATA/$name/meta.json" ]; then
+        echo "   reusing $DATA/$name"
+        return 0
+    fi
+    rm -rf "${DATA:?}/$name"
+    "$BIN" dataset "$kind" "$@" --out "$DATA/$name"
+}
+
+step "synthetic training set ($SYNTH_TRAIN images)"
+dataset synth synth-train --count "$SYNTH_TRAIN" --seed 1
+step "synthetic validation set ($SYNTH_VAL images)"
+dataset synth synth-val --count "$SYNTH_VAL" --seed 2
+
+TRAIN=("$DATA/synth-train")
+VAL=("$DATA/synth-val")
+if [ -d "$REAL" ]; then
+    # Only the sets whose licence and README allow training. bgu-chess is
+    # evaluation-only: it must never shape the model, so it is not even exported here
+    # (train.py also refuses it).
+    for set in $REAL_SETS; do
+        case $set in
+        *bgu*)
+            echo "   refusing $set: evaluation only"
+            continue
+            ;;
+        esac
+        step "real set $set"
+        if dataset real "$set" --set "$set" --data "$REAL" --corners tests/data/real_corners.json; then
+            TRAIN+=("$DATA/$set")
+            # Also reported on its own, marked as trained on: a check that the real
+            # photos are learnt at all, not a held-out figure.
+            VAL+=("$DATA/$set")
+        else
+            echo "   warning: could not export $set; training without it"
+        fi
+    done
+else
+    echo "== no $REAL: training on renders only"
+fi
+
+step "training (${EPOCHS} epochs of ${EPOCH_SIZE} crops)"
+"$PYTHON" training/train.py \
+    --train "${TRAIN[@]}" \
+    --val "${VAL[@]}" \
+    --out models/occupancy.onnx \
+    --epochs "$EPOCHS" --epoch-size "$EPOCH_SIZE" --seed "$SEED" \
+    --report training/last_run.json
+
+step "done: models/occupancy.onnx, report in training/last_run.json"
