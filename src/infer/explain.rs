@@ -19,8 +19,8 @@ pub struct InferConfig {
     /// Prior cost of each ply, so that a short explanation wins over a long one that
     /// fits as well (and unseen plies are not invented).
     pub ply_penalty: f64,
-    /// A reading this sure of one occupant is a confident reading (reported as the
-    /// squares of an unexplained change).
+    /// A reading at least this sure of one occupant names its square among those of
+    /// an unexplained change when it disagrees with the position.
     pub confident: f32,
     /// Probabilities are floored here, so one bad reading cannot veto everything.
     pub floor: f32,
@@ -37,7 +37,7 @@ impl Default for InferConfig {
             accept_nats: 4.0,
             margin_nats: 2.0,
             ply_penalty: 1.5,
-            confident: 0.9,
+            confident: 0.5,
             floor: 0.01,
             max_residual: 7.0,
         }
@@ -232,10 +232,12 @@ pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verd
     if ev.fits(&base) {
         return Verdict::Unchanged;
     }
-    if scored
-        .iter()
-        .any(|s| s.residual <= cfg.max_residual && !s.moves.is_empty())
-    {
+    // Waiting is right only when some legal line fits and would be accepted but for
+    // a close runner-up; a confident change that only weak lines fit is a change no
+    // legal move explains.
+    if scored.iter().any(|s| {
+        s.residual <= cfg.max_residual && !s.moves.is_empty() && s.score >= cfg.accept_nats
+    }) {
         Verdict::Uncertain
     } else {
         Verdict::Unexplained {

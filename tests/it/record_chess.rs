@@ -147,9 +147,6 @@ fn issue5_threefold_repetition_is_a_draw() {
 }
 
 #[test]
-#[ignore = "open (issue 5): the current model misreads this scene's light-wood back rank, so a \
-            legal knight move almost explains the illegal one and the recorder waits instead of \
-            flagging it; run with --ignored"]
 fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
     let dir = tmp();
     let mut g = Chess::new();
