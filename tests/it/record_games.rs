@@ -212,8 +212,9 @@ fn tablut_features(
 }
 
 #[test]
-#[ignore = "open (issue 7): on the first of these clips the record diverges from the game at \
-            ply 12 (misread sites on the small 9x9 render); run with --ignored"]
+#[ignore = "open (issue 7): on the first clip the recorder misses the king's first move off \
+            the throne (ply 24, e5-e3) and ends out of sync; the first 23 plies match; run with \
+            --ignored"]
 fn issue7_tablut_games_with_escape_throne_capture_and_multi_captures() {
     let start = Tablut::new(TablutOptions::default());
     let mut chosen = Vec::new();
@@ -259,7 +260,8 @@ fn issue7_tablut_games_with_escape_throne_capture_and_multi_captures() {
         let text = record_cli("tablut", &clip, &corners_arg(&truth), &out, "--out");
         let rec =
             TablutRecord::parse(&text).unwrap_or_else(|e| panic!("invalid record ({e}):\n{text}"));
-        let got: Vec<_> = rec.moves.iter().map(|m| m.mv).collect();
-        assert_eq!(&got, moves, "seed {seed}: moves differ\n{text}");
+        let got: Vec<String> = rec.moves.iter().map(|m| m.mv.to_string()).collect();
+        let want: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+        assert_eq!(got, want, "seed {seed}: moves differ\n{text}");
     }
 }
