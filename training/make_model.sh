@@ -25,9 +25,9 @@ SEED=${SEED:-1}
 DATA=training/data
 REAL=../shared/data
 BIN=${BOARDSCRIBE:-target/debug/boardscribe}
-# imago-go may be trained on, but its corner annotations (tests/data/real_corners.json)
-# do not yet put the grid on the board's lines, so its crops and labels disagree;
-# add it (REAL_SETS="chess-ray-vision imago-go") once they do.
+# imago-go may be trained on too, but the shipped model leaves it out so that its 51
+# photos stay an unseen real-photo check (boardscribe eval --set imago-go); add it with
+# REAL_SETS="chess-ray-vision imago-go".
 REAL_SETS=${REAL_SETS:-chess-ray-vision}
 
 T0=$(date +%s)
