@@ -14,7 +14,7 @@ use crate::geometry::BoardPose;
 use crate::infer::{FollowEvent, Follower, InferConfig, Observation, WhiteSide};
 use crate::record::log::{GameRecord, RecordTags, Recordable};
 use crate::record::write_atomic;
-use crate::rules::{Rules, Side, Square};
+use crate::rules::{Rules, Square};
 use crate::track::{changed_rects, skin_fraction, BoardThumb, TrackConfig, Tracker};
 
 /// Pixels per cell in the motion thumbnail.
@@ -525,12 +525,4 @@ pub fn clock(t: f64) -> String {
 
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-/// Side to move as a word, for messages.
-pub fn side_name(s: Side) -> &'static str {
-    match s {
-        Side::White => "White",
-        Side::Black => "Black",
-    }
 }
