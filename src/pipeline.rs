@@ -76,6 +76,8 @@ pub fn record<R: Recordable>(
     let mut readings: Vec<Option<SiteReading>> = vec![None; grid.len()];
     // Sites whose reading contradicted a known position: ignored until they change.
     let mut suspect = vec![false; grid.len()];
+    // Sites a piece can stand on, once the orientation is known (it never changes).
+    let mut playable: Option<Vec<bool>> = None;
     let mut white = job.white;
     let mut follower: Option<Follower<R>> = None;
     let mut summary = RecordSummary::default();
@@ -114,7 +116,8 @@ pub fn record<R: Recordable>(
         // Only squares a piece can stand on are classified (draughts: the dark ones),
         // once the orientation says which sites those are.
         if let Some(side) = white {
-            let playable = playable_sites(&game, side, grid.rows, grid.cols);
+            let playable =
+                playable.get_or_insert_with(|| playable_sites(&game, side, grid.rows, grid.cols));
             sites.retain(|&i| playable[i]);
         }
         sites.sort_unstable();

@@ -1,6 +1,5 @@
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
 use clap::Args;
 use serde::Serialize;
 
@@ -8,7 +7,7 @@ use super::{BoardArgs, ModelArgs};
 use crate::capture::read_image;
 use crate::classify::CropView;
 use crate::infer::WhiteSide;
-use crate::rules::Square;
+use crate::sets::placement_classes;
 
 #[derive(Args, Debug)]
 pub struct DetectArgs {
@@ -50,7 +49,7 @@ pub fn run(a: DetectArgs) -> anyhow::Result<()> {
     if let Some(fen) = &a.adapt_fen {
         let side: WhiteSide = a.white.parse().map_err(anyhow::Error::msg)?;
         let classes = placement_classes(fen, side, grid.rows, grid.cols)
-            .with_context(|| format!("--adapt-fen '{fen}'"))?;
+            .map_err(|e| anyhow::anyhow!("--adapt-fen '{fen}': {e}"))?;
         let first = read_image(&a.images[0])?;
         let rect = view.rectify(&first)?;
         if !classifier.adapt_to(&view, &rect, &classes, |_| true)? {
@@ -111,66 +110,10 @@ fn visible_label(p: &[f32; 3]) -> char {
     ['.', 'w', 'b'][i]
 }
 
-/// Classes (0 empty, 1 white, 2 black) per grid site, row-major, from a FEN-style
-/// placement seen from White's side `side`.
-pub fn placement_classes(
-    fen: &str,
-    side: WhiteSide,
-    rows: u32,
-    cols: u32,
-) -> anyhow::Result<Vec<usize>> {
-    let placement = fen.split_whitespace().next().unwrap_or("");
-    let ranks: Vec<&str> = placement.split(['/', ':']).collect();
-    let nranks = ranks.len();
-    let mut files = 0usize;
-    let mut cells: Vec<Vec<usize>> = Vec::new();
-    for rank in &ranks {
-        let mut row = Vec::new();
-        let mut digits = String::new();
-        for ch in rank.chars() {
-            if ch.is_ascii_digit() {
-                digits.push(ch);
-                continue;
-            }
-            if !digits.is_empty() {
-                row.extend(std::iter::repeat_n(0, digits.parse::<usize>()?));
-                digits.clear();
-            }
-            row.push(if ch.is_ascii_uppercase() {
-                1
-            } else if ch.is_ascii_lowercase() {
-                2
-            } else {
-                bail!("'{ch}' is not a piece letter or a digit");
-            });
-        }
-        if !digits.is_empty() {
-            row.extend(std::iter::repeat_n(0, digits.parse::<usize>()?));
-        }
-        if files != 0 && row.len() != files {
-            bail!("ranks have different lengths ({} and {})", files, row.len());
-        }
-        files = row.len();
-        cells.push(row);
-    }
-    let (need_rows, need_cols) = side.grid_shape(files as u8, nranks as u8);
-    if (need_rows, need_cols) != (rows, cols) {
-        bail!("the placement is {files} files by {nranks} ranks; the grid is {rows}x{cols}");
-    }
-    let mut out = vec![0; (rows * cols) as usize];
-    for (i, row) in cells.iter().enumerate() {
-        let rank = (nranks - 1 - i) as u8;
-        for (f, class) in row.iter().enumerate() {
-            let (r, c) = side.site(Square::new(f as u8, rank), rows, cols);
-            out[(r * cols + c) as usize] = *class;
-        }
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::infer::WhiteSide;
 
     #[test]
     fn placement_maps_to_grid_order() {

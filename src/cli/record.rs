@@ -7,7 +7,7 @@ use super::{BoardArgs, ModelArgs};
 use crate::capture::{self, SourceOptions};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, RecordJob};
-use crate::record::log::{RecordTags, Recordable};
+use crate::record::log::RecordTags;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
@@ -122,7 +122,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
                 None => Chess::new(),
             };
-            go(g, &mut classifier, source.as_mut(), &job)
+            pipeline::record(g, &mut classifier, source.as_mut(), &job)
         }
         GameKind::RussianDraughts => {
             let o = DraughtsOptions::default();
@@ -130,7 +130,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(f) => RussianDraughts::from_fen(f, o).map_err(anyhow::Error::msg)?,
                 None => RussianDraughts::new(o),
             };
-            go(g, &mut classifier, source.as_mut(), &job)
+            pipeline::record(g, &mut classifier, source.as_mut(), &job)
         }
         GameKind::Tablut => {
             let mut o = TablutOptions::default();
@@ -141,7 +141,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(p) => Tablut::from_position(p, o).map_err(anyhow::Error::msg)?,
                 None => Tablut::new(o),
             };
-            go(g, &mut classifier, source.as_mut(), &job)
+            pipeline::record(g, &mut classifier, source.as_mut(), &job)
         }
     }
     .with_context(|| format!("recording '{}'", a.input))?;
@@ -160,15 +160,6 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         out.display()
     );
     Ok(())
-}
-
-fn go<R: Recordable>(
-    game: R,
-    classifier: &mut crate::classify::Classifier,
-    source: &mut dyn crate::capture::FrameSource,
-    job: &RecordJob,
-) -> anyhow::Result<pipeline::RecordSummary> {
-    pipeline::record(game, classifier, source, job)
 }
 
 /// Today's date as YYYY.MM.DD (UTC).

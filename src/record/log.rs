@@ -21,6 +21,24 @@ pub struct RecordTags {
     pub black: String,
 }
 
+impl RecordTags {
+    /// Names of the tags in record order (the Seven Tag Roster less Result).
+    pub const NAMES: [&'static str; 6] = ["Event", "Site", "Date", "Round", "White", "Black"];
+
+    /// The values in the order of `NAMES`, `?` where empty.
+    pub fn values(&self) -> [String; 6] {
+        [
+            &self.event,
+            &self.site,
+            &self.date,
+            &self.round,
+            &self.white,
+            &self.black,
+        ]
+        .map(|v| or_unknown(v))
+    }
+}
+
 fn or_unknown(s: &str) -> String {
     if s.trim().is_empty() {
         "?".to_string()
@@ -76,12 +94,7 @@ impl Recordable for Chess {
 impl GameRecord<Chess> for PgnRecord {
     fn start(game: &Chess, tags: &RecordTags) -> PgnRecord {
         let mut r = PgnRecord::new();
-        r.event = or_unknown(&tags.event);
-        r.site = or_unknown(&tags.site);
-        r.date = or_unknown(&tags.date);
-        r.round = or_unknown(&tags.round);
-        r.white = or_unknown(&tags.white);
-        r.black = or_unknown(&tags.black);
+        [r.event, r.site, r.date, r.round, r.white, r.black] = tags.values();
         let fen = game.fen();
         if fen != Chess::new().fen() {
             r.start_fen = Some(fen);
@@ -118,16 +131,9 @@ impl Recordable for RussianDraughts {
 impl GameRecord<RussianDraughts> for PdnRecord {
     fn start(game: &RussianDraughts, tags: &RecordTags) -> PdnRecord {
         let mut r = PdnRecord::from_game(game);
-        for (name, value) in [
-            ("Event", &tags.event),
-            ("Site", &tags.site),
-            ("Date", &tags.date),
-            ("Round", &tags.round),
-            ("White", &tags.white),
-            ("Black", &tags.black),
-        ] {
+        for (name, value) in RecordTags::NAMES.iter().zip(tags.values()) {
             // These tags are never refused; only derived ones are.
-            let _ = r.set_tag(name, &or_unknown(value));
+            let _ = r.set_tag(name, &value);
         }
         r
     }
@@ -178,12 +184,7 @@ impl Recordable for Tablut {
 impl GameRecord<Tablut> for TablutRecord {
     fn start(game: &Tablut, tags: &RecordTags) -> TablutRecord {
         let mut r = TablutRecord::from_game(game);
-        r.event = or_unknown(&tags.event);
-        r.site = or_unknown(&tags.site);
-        r.date = or_unknown(&tags.date);
-        r.round = or_unknown(&tags.round);
-        r.white = or_unknown(&tags.white);
-        r.black = or_unknown(&tags.black);
+        [r.event, r.site, r.date, r.round, r.white, r.black] = tags.values();
         r
     }
     fn push(&mut self, _before: &Tablut, mv: &<Tablut as Rules>::Move, _emt: Option<f64>) {

@@ -12,7 +12,7 @@ use opencv::core::Mat;
 use crate::geometry::BoardPose;
 
 pub use games::{board_state, game_states, synth_piece};
-pub use real::{annotated_set, bgu_game, RealSetError};
+pub use real::{annotated_set, bgu_game, placement_classes, placement_labels, RealSetError};
 pub use synthetic::{random_scene, render_random, rgb_to_bgr_mat, RandomRender, SynthSetOptions};
 
 pub const EMPTY: u8 = 0;
