@@ -205,6 +205,14 @@ pub fn record<R: Recordable>(
                     .collect();
                 eprintln!("  {line}");
             }
+            for (i, r) in readings.iter().enumerate() {
+                if let (true, Some(r)) = (read_now[i], r) {
+                    eprintln!(
+                        "  site {i}: probs {:.3?} occluded {:.3}",
+                        r.probs, r.occluded
+                    );
+                }
+            }
         }
         let f =
             follower.get_or_insert_with(|| Follower::new(game.clone(), job.infer, still.time_s));

@@ -6,6 +6,10 @@
 
 use super::model::RawReading;
 
+/// Squared distance to the nearest prototype, in units of the typical in-class
+/// distance, within which the prototypes are trusted fully.
+const TRUST_RADIUS: f32 = 1.0;
+
 /// Per-class prototypes (mean embedding) learnt from one labelled frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Adaptation {
@@ -64,14 +68,24 @@ impl Adaptation {
         if raw.embedding.is_empty() {
             return out;
         }
+        let known: [Option<f32>; 3] = std::array::from_fn(|c| {
+            self.prototypes[c]
+                .as_ref()
+                .map(|p| dist2(&raw.embedding, p) / self.scale)
+        });
+        // A site far from every prototype (a marked throne, a logo, a coin) looks
+        // like nothing the labelled frame showed, so the prototypes know little
+        // about it: their pull shrinks with the distance to the nearest one and
+        // the model's own reading decides. Without this, squared distances in the
+        // hundreds turn a small difference into certainty.
+        let nearest = known.iter().flatten().copied().fold(f32::MAX, f32::min);
+        let trust = (TRUST_RADIUS / nearest.max(1e-6)).min(1.0);
+        // A class the frame never showed ties with the nearest one, or sits at the
+        // typical distance: neither favoured nor barred.
+        let d = known.map(|k| k.unwrap_or(nearest.max(1.0)));
         let mut best = f32::MIN;
         for c in 0..3 {
-            // A class the frame never showed gets a typical distance: neither
-            // favoured nor barred.
-            let term = match &self.prototypes[c] {
-                Some(p) => -0.5 * dist2(&raw.embedding, p) / self.scale,
-                None => -0.5,
-            };
+            let term = -0.5 * d[c] * trust;
             out[c] += self.weight * term;
             best = best.max(term);
         }
@@ -111,5 +125,20 @@ mod tests {
         assert!(adj[1] > adj[0] && adj[1] > adj[2], "{adj:?}");
         assert!(adj[3] < adj[1], "{adj:?}");
         assert!(Adaptation::fit(&labelled[..2], 1.0).is_none());
+    }
+
+    #[test]
+    fn a_site_unlike_every_prototype_keeps_the_models_reading() {
+        let labelled = vec![
+            (r([0.0; 4], &[0.0, 0.0]), 0),
+            (r([0.0; 4], &[0.1, 0.0]), 0),
+            (r([0.0; 4], &[1.0, 1.0]), 1),
+            (r([0.0; 4], &[1.1, 1.0]), 1),
+        ];
+        let a = Adaptation::fit(&labelled, 1.0).unwrap();
+        // A marked square (a throne) far from both prototypes, a little nearer the
+        // white one; the model reads it as empty.
+        let adj = a.adjust(&r([2.0, 0.0, -3.0, -5.0], &[30.0, 40.0]));
+        assert!(adj[0] > adj[1], "{adj:?}");
     }
 }

@@ -212,9 +212,6 @@ fn tablut_features(
 }
 
 #[test]
-#[ignore = "open (issue 7): on the first clip the recorder misses the king's first move off \
-            the throne (ply 24, e5-e3) and ends out of sync; the first 23 plies match; run with \
-            --ignored"]
 fn issue7_tablut_games_with_escape_throne_capture_and_multi_captures() {
     let start = Tablut::new(TablutOptions::default());
     let mut chosen = Vec::new();
