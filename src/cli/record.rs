@@ -11,14 +11,24 @@ use crate::record::log::RecordTags;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
-use crate::rules::GameKind;
 use crate::track::TrackConfig;
+
+/// The games `record` knows, and `free` for any other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RecordGame {
+    Chess,
+    #[value(name = "russian-draughts")]
+    RussianDraughts,
+    Tablut,
+    Free,
+}
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
-    /// The game: chess, russian-draughts or tablut.
+    /// The game: chess, russian-draughts, tablut, or free (no rules: every stable
+    /// change of the sites as placements and removals, any grid).
     #[arg(long, default_value = "chess")]
-    pub game: GameKind,
+    pub game: RecordGame,
     /// A video file, a folder of photos, a single photo, camera:N, or a stream URL.
     #[arg(long)]
     pub input: String,
@@ -117,14 +127,27 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     };
     let start = a.fen.as_deref().or(a.position.as_deref());
     let summary = match a.game {
-        GameKind::Chess => {
+        RecordGame::Free => {
+            let s = pipeline::record_free(&mut classifier, source.as_mut(), &job)
+                .with_context(|| format!("recording '{}'", a.input))?;
+            eprintln!(
+                "recorded {} changes from {} frames ({} still views, {} sites classified) into {}",
+                s.changes,
+                s.frames,
+                s.still_views,
+                s.sites_read,
+                out.display()
+            );
+            return Ok(());
+        }
+        RecordGame::Chess => {
             let g = match start {
                 Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
                 None => Chess::new(),
             };
             pipeline::record(g, &mut classifier, source.as_mut(), &job)
         }
-        GameKind::RussianDraughts => {
+        RecordGame::RussianDraughts => {
             let o = DraughtsOptions::default();
             let g = match start {
                 Some(f) => RussianDraughts::from_fen(f, o).map_err(anyhow::Error::msg)?,
@@ -132,7 +155,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             };
             pipeline::record(g, &mut classifier, source.as_mut(), &job)
         }
-        GameKind::Tablut => {
+        RecordGame::Tablut => {
             let mut o = TablutOptions::default();
             if a.white_first {
                 o.first_move = crate::rules::Side::White;

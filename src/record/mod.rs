@@ -1,7 +1,9 @@
-//! Game records: PGN (chess), PDN (draughts) and the Tablut record, each rendered
-//! whole from the accepted move log, and written so that the file on disk is always
-//! a complete, valid record of the moves accepted so far.
+//! Game records: PGN (chess), PDN (draughts), the Tablut record and the free log
+//! (games without rules), each rendered whole from the accepted move log, and
+//! written so that the file on disk is always a complete, valid record of the
+//! moves accepted so far.
 
+pub mod free_log;
 pub mod log;
 pub mod pdn;
 pub mod pgn;

@@ -1,12 +1,12 @@
 //! Wires the stages for a recording: capture → geometry → classify → track → infer →
 //! record. Holds no algorithm of its own; each stage lives in its module.
 
+mod free;
+mod watch;
+
 use std::path::PathBuf;
 
 use anyhow::Context;
-use opencv::core::{Mat, Size};
-use opencv::imgproc;
-use opencv::prelude::*;
 
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
@@ -15,14 +15,10 @@ use crate::infer::{FollowEvent, Follower, InferConfig, Observation, WhiteSide};
 use crate::record::log::{GameRecord, RecordTags, Recordable};
 use crate::record::write_atomic;
 use crate::rules::{Rules, Square};
-use crate::track::{changed_rects, skin_fraction, BoardThumb, TrackConfig, Tracker};
+use crate::track::TrackConfig;
 
-/// Pixels per cell in the motion thumbnail.
-const THUMB_CELL: i32 = 4;
-/// Share of skin-coloured pixels in a changed cell that marks it hidden by a hand.
-const SKIN_HIDES: f32 = 0.35;
-/// The model's hand probability above which skin colour may confirm a hand.
-const SKIN_BACKS_UP: f32 = 0.2;
+pub use free::{record_free, FreeSummary};
+pub use watch::{StillView, WatchCounts, Watcher};
 
 /// Everything a recording needs besides the game.
 pub struct RecordJob {
@@ -62,18 +58,16 @@ pub fn record<R: Recordable>(
     source: &mut dyn FrameSource,
     job: &RecordJob,
 ) -> anyhow::Result<RecordSummary> {
-    let view = CropView::new(&job.pose);
     let grid = job.pose.grid;
     let (files, ranks) = game.dims();
     let mut record = R::Record::start(&game, &job.tags);
     write_atomic(&job.out, &record.render())
         .with_context(|| format!("cannot write the record '{}'", job.out.display()))?;
 
-    let mut tracker = Tracker::new(job.track);
+    let mut watcher = Watcher::new(CropView::new(&job.pose), job.track, job.progress);
     // BOARDSCRIBE_DEBUG=1 prints every still view's readings (`*` read anew, `s`
     // suspect) on stderr.
     let debug = std::env::var_os("BOARDSCRIBE_DEBUG").is_some();
-    let mut readings: Vec<Option<SiteReading>> = vec![None; grid.len()];
     // Sites whose reading contradicted a known position: ignored until they change.
     let mut suspect = vec![false; grid.len()];
     // Sites a piece can stand on, once the orientation is known (it never changes).
@@ -81,138 +75,36 @@ pub fn record<R: Recordable>(
     let mut white = job.white;
     let mut follower: Option<Follower<R>> = None;
     let mut summary = RecordSummary::default();
-    let total = source.len_hint();
-    let mut last_reference: Option<Mat> = None;
-    let cell_rects: Vec<opencv::core::Rect> = (0..grid.rows)
-        .flat_map(|r| (0..grid.cols).map(move |c| (r, c)))
-        .map(|(r, c)| view.cell_rect(r, c))
-        .collect();
 
-    while let Some(frame) = source.next() {
-        let frame = frame?;
-        summary.frames += 1;
-        if job.progress {
-            progress(summary.frames, total);
-        }
-        let rectified = view.rectify(&frame.image)?;
-        let Some(still) = tracker.update(frame.time_s, thumbnail(&rectified)?) else {
-            continue;
-        };
-        summary.still_views += 1;
-
-        // Re-read what changed since the last still view, and whatever was hidden or
-        // unread before.
-        let mut sites: Vec<usize> = match &last_reference {
-            Some(reference) => {
-                changed_rects(reference, &rectified, &cell_rects, job.track.change_level)
-            }
-            None => (0..grid.len()).collect(),
-        };
-        for (i, r) in readings.iter().enumerate() {
-            if r.as_ref().is_none_or(|r| r.occluded > 0.5) && !sites.contains(&i) {
-                sites.push(i);
-            }
-        }
+    loop {
         // Only squares a piece can stand on are classified (draughts: the dark ones),
         // once the orientation says which sites those are.
-        if let Some(side) = white {
-            let playable =
-                playable.get_or_insert_with(|| playable_sites(&game, side, grid.rows, grid.cols));
-            sites.retain(|&i| playable[i]);
+        if let (Some(side), None) = (white, &playable) {
+            playable = Some(playable_sites(&game, side, grid.rows, grid.cols));
         }
-        sites.sort_unstable();
-        if debug {
-            if let Some(reference) = &last_reference {
-                let d = crate::track::rect_diffs(reference, &rectified, &cell_rects);
-                for r in 0..grid.rows as usize {
-                    let row: Vec<String> = (0..grid.cols as usize)
-                        .map(|c| format!("{:5.1}", d[r * grid.cols as usize + c].unwrap_or(-1.0)))
-                        .collect();
-                    eprintln!("  diff {}", row.join(""));
-                }
-            }
+        let Some(still) = watcher.next_still(source, classifier, playable.as_deref())? else {
+            break;
+        };
+        for (s, &now) in suspect.iter_mut().zip(&still.read_now) {
+            *s &= !now;
         }
-        let mut read_now = vec![false; grid.len()];
-        for &i in &sites {
-            suspect[i] = false;
-            read_now[i] = true;
-        }
-        let rc: Vec<(u32, u32)> = sites
-            .iter()
-            .map(|&i| {
-                (
-                    (i / grid.cols as usize) as u32,
-                    (i % grid.cols as usize) as u32,
-                )
-            })
-            .collect();
-        let fresh = classifier.read_sites(&view, &rectified, &rc)?;
-        summary.sites_read += rc.len();
-        for ((i, (r, c)), mut reading) in sites.iter().zip(&rc).zip(fresh) {
-            // Skin colour only backs up a model that already suspects a hand: light
-            // wooden pieces are skin-coloured too.
-            if let Some(reference) = &last_reference {
-                if reading.occluded > SKIN_BACKS_UP
-                    && changed_to_skin(&view, reference, &rectified, *r, *c)
-                {
-                    reading.occluded = reading.occluded.max(0.9);
-                }
-            }
-            readings[*i] = Some(reading);
-        }
-
         let side = match white {
             Some(s) => s,
             None => {
-                let s = choose_orientation(&game, &readings, grid.rows, grid.cols);
+                let s = choose_orientation(&game, watcher.readings(), grid.rows, grid.cols);
                 eprintln!("white is at the {s} edge (decided from the first still view)");
                 white = Some(s);
                 s
             }
         };
         if follower.is_none() && job.adapt {
-            calibrate(
-                &game,
-                side,
-                classifier,
-                &view,
-                &rectified,
-                &mut readings,
-                &mut suspect,
-            )?;
+            calibrate(&game, side, classifier, &mut watcher, &mut suspect)?;
         }
-        last_reference = Some(rectified);
-        let obs = observation(
-            &readings, &suspect, side, grid.rows, grid.cols, files, ranks,
-        );
+        let readings = watcher.readings();
+        let obs = observation(readings, &suspect, side, grid.rows, grid.cols, files, ranks);
         if debug {
             eprintln!("still view at {:.2} s:", still.time_s);
-
-            for r in 0..grid.rows {
-                let line: String = (0..grid.cols)
-                    .map(|c| {
-                        let i = (r * grid.cols + c) as usize;
-                        let l = readings[i].as_ref().map_or('?', |x| x.label());
-                        let tag = if suspect[i] {
-                            's'
-                        } else if read_now[i] {
-                            '*'
-                        } else {
-                            ' '
-                        };
-                        format!("{l}{tag}")
-                    })
-                    .collect();
-                eprintln!("  {line}");
-            }
-            for (i, r) in readings.iter().enumerate() {
-                if let (true, Some(r)) = (read_now[i], r) {
-                    eprintln!(
-                        "  site {i}: probs {:.3?} occluded {:.3}",
-                        r.probs, r.occluded
-                    );
-                }
-            }
+            print_readings(readings, &suspect, &still.read_now, grid.cols);
         }
         let f =
             follower.get_or_insert_with(|| Follower::new(game.clone(), job.infer, still.time_s));
@@ -233,9 +125,9 @@ pub fn record<R: Recordable>(
             break;
         }
     }
-    if job.progress {
-        eprintln!();
-    }
+    let counts = watcher.counts;
+    (summary.frames, summary.still_views, summary.sites_read) =
+        (counts.frames, counts.still_views, counts.sites_read);
     if let Some(f) = &follower {
         record.set_result(f.game(), true);
         summary.in_sync = f.in_sync();
@@ -418,14 +310,13 @@ fn calibrate<R: Rules>(
     game: &R,
     side: WhiteSide,
     classifier: &mut Classifier,
-    view: &CropView,
-    rectified: &Mat,
-    readings: &mut [Option<SiteReading>],
+    watcher: &mut Watcher,
     suspect: &mut [bool],
 ) -> anyhow::Result<()> {
-    let (rows, cols) = (view.pose.grid.rows, view.pose.grid.cols);
+    let grid = watcher.view().pose.grid;
+    let (rows, cols) = (grid.rows, grid.cols);
     let (files, ranks) = game.dims();
-    let mut expected = vec![0usize; readings.len()];
+    let mut expected = vec![0usize; grid.len()];
     for sq in crate::infer::squares(files, ranks) {
         let (r, c) = side.site(sq, rows, cols);
         expected[(r * cols + c) as usize] = match game.occupant(sq) {
@@ -439,25 +330,28 @@ fn calibrate<R: Rules>(
             .as_ref()
             .is_some_and(|r| r.occluded <= 0.5 && r.probs[expected[i]] < 0.5)
     };
-    let wrong = (0..readings.len())
-        .filter(|&i| misread(readings, i))
+    let wrong = (0..grid.len())
+        .filter(|&i| misread(watcher.readings(), i))
         .count();
-    if wrong as f64 > START_MISREAD_SHARE * readings.len() as f64 {
+    if wrong as f64 > START_MISREAD_SHARE * grid.len() as f64 {
         return Ok(());
     }
     let playable = playable_sites(game, side, rows, cols);
+    let Some(rectified) = watcher.reference() else {
+        return Ok(());
+    };
+    let view = watcher.view();
     if !classifier.adapt_to(view, rectified, &expected, |i| playable[i])? {
         return Ok(());
     }
-    let sites: Vec<usize> = (0..readings.len()).filter(|&i| playable[i]).collect();
+    let sites: Vec<usize> = (0..grid.len()).filter(|&i| playable[i]).collect();
     let rc: Vec<(u32, u32)> = sites
         .iter()
         .map(|&i| (i as u32 / cols, i as u32 % cols))
         .collect();
-    for (&i, fresh) in sites
-        .iter()
-        .zip(classifier.read_sites(view, rectified, &rc)?)
-    {
+    let fresh = classifier.read_sites(view, rectified, &rc)?;
+    let readings = watcher.readings_mut();
+    for (&i, fresh) in sites.iter().zip(fresh) {
         if readings[i].as_ref().is_none_or(|old| old.occluded <= 0.5) {
             readings[i] = Some(fresh);
         }
@@ -468,64 +362,39 @@ fn calibrate<R: Rules>(
     Ok(())
 }
 
-/// A grey thumbnail of the rectified board at a few pixels per cell.
-fn thumbnail(rectified: &Mat) -> anyhow::Result<BoardThumb> {
-    let scale = THUMB_CELL as f64 / crate::classify::crop::CELL_PX as f64;
-    let mut grey = Mat::default();
-    imgproc::cvt_color_def(rectified, &mut grey, imgproc::COLOR_BGR2GRAY)?;
-    let mut small = Mat::default();
-    imgproc::resize(
-        &grey,
-        &mut small,
-        Size::default(),
-        scale,
-        scale,
-        imgproc::INTER_AREA,
-    )?;
-    Ok(BoardThumb {
-        width: small.cols() as usize,
-        height: small.rows() as usize,
-        pixels: small.data_bytes()?.to_vec(),
-        tile: THUMB_CELL as usize,
-    })
-}
-
-/// Whether a site's own cell turned skin-coloured since the reference view.
-fn changed_to_skin(view: &CropView, reference: &Mat, now: &Mat, row: u32, col: u32) -> bool {
-    let rect = view.cell_rect(row, col);
-    let (Ok(a), Ok(b)) = (Mat::roi(reference, rect), Mat::roi(now, rect)) else {
-        return false;
-    };
-    let (Ok(a), Ok(b)) = (a.try_clone(), b.try_clone()) else {
-        return false;
-    };
-    let (Ok(pa), Ok(pb)) = (a.data_bytes(), b.data_bytes()) else {
-        return false;
-    };
-    let changed = pa
-        .iter()
-        .zip(pb)
-        .filter(|(x, y)| x.abs_diff(**y) > 40)
-        .count() as f32
-        / pa.len().max(1) as f32;
-    changed > 0.3 && skin_fraction(pb) > SKIN_HIDES && skin_fraction(pa) < SKIN_HIDES / 2.0
-}
-
-fn progress(done: usize, total: Option<usize>) {
-    use std::io::Write;
-    let Some(total) = total.filter(|t| *t > 0) else {
-        return;
-    };
-    let step = (total / 100).max(1);
-    if done % step != 0 && done != total {
-        return;
+/// One still view's readings as a grid on stderr: `*` read anew, `s` suspect.
+fn print_readings(
+    readings: &[Option<SiteReading>],
+    suspect: &[bool],
+    read_now: &[bool],
+    cols: u32,
+) {
+    let cols = cols as usize;
+    for row in 0..readings.len() / cols.max(1) {
+        let line: String = (0..cols)
+            .map(|c| {
+                let i = row * cols + c;
+                let l = readings[i].as_ref().map_or('?', |x| x.label());
+                let tag = if suspect[i] {
+                    's'
+                } else if read_now[i] {
+                    '*'
+                } else {
+                    ' '
+                };
+                format!("{l}{tag}")
+            })
+            .collect();
+        eprintln!("  {line}");
     }
-    let pct = (done * 100 / total).min(100);
-    let bar = "#".repeat(pct / 4);
-    let _ = write!(
-        std::io::stderr(),
-        "\r[{bar:<25}] {pct:>3}% frame {done}/{total}"
-    );
+    for (i, r) in readings.iter().enumerate() {
+        if let (true, Some(r)) = (read_now[i], r) {
+            eprintln!(
+                "  site {i}: probs {:.3?} occluded {:.3}",
+                r.probs, r.occluded
+            );
+        }
+    }
 }
 
 /// `h:mm:ss` for comments.

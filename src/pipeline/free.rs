@@ -1,0 +1,204 @@
+//! Recording a game the program has no rules for (`--game free`): the first still
+//! view's position, then every stable change of the sites' states as placements
+//! and removals. Without rules nothing can overrule a misreading, so only sure
+//! readings count, and only sites whose image changed are read again.
+
+use anyhow::Context;
+
+use super::watch::Watcher;
+use super::RecordJob;
+use crate::capture::FrameSource;
+use crate::classify::{Classifier, CropView, SiteReading};
+use crate::infer::WhiteSide;
+use crate::record::free_log::{change_json, Change, Edit, FreeLog, Stone};
+use crate::record::write_atomic;
+
+/// A reading must be this sure of one state to change the record.
+const SURE: f32 = 0.9;
+
+/// What a finished free recording reports.
+#[derive(Debug, Default)]
+pub struct FreeSummary {
+    pub frames: usize,
+    pub still_views: usize,
+    pub changes: usize,
+    pub sites_read: usize,
+}
+
+/// Records every stable change on the board into `job.out`; `job.white` names the
+/// edge the site names count from (default bottom).
+pub fn record_free(
+    classifier: &mut Classifier,
+    source: &mut dyn FrameSource,
+    job: &RecordJob,
+) -> anyhow::Result<FreeSummary> {
+    let grid = job.pose.grid;
+    let side = job.white.unwrap_or(WhiteSide::Bottom);
+    let names = site_names(side, grid.rows, grid.cols);
+    let mut log = FreeLog::new(&grid.to_string(), &job.tags.date);
+    let write = |log: &FreeLog| {
+        write_atomic(&job.out, &log.render())
+            .with_context(|| format!("cannot write the record '{}'", job.out.display()))
+    };
+    write(&log)?;
+    let mut watcher = Watcher::new(CropView::new(&job.pose), job.track, job.progress);
+    // Per site: what the record says stands there; None until read surely.
+    let mut state: Vec<Option<Option<Stone>>> = vec![None; grid.len()];
+    let mut summary = FreeSummary::default();
+    while let Some(still) = watcher.next_still(source, classifier, None)? {
+        let first = log.start.is_none();
+        if first && job.adapt {
+            self_calibrate(classifier, &mut watcher)?;
+        }
+        let mut edits = Vec::new();
+        for (i, reading) in watcher.readings().iter().enumerate() {
+            if !still.read_now[i] {
+                continue;
+            }
+            let Some(now) = reading.as_ref().and_then(sure_state) else {
+                continue;
+            };
+            let before = state[i].replace(now);
+            // A site first read surely after the start counts as changed only
+            // when a stone stands there.
+            let before = match before {
+                Some(b) => b,
+                None if first => continue,
+                None => None,
+            };
+            if before == now {
+                continue;
+            }
+            if let Some(stone) = before {
+                edits.push(Edit {
+                    placed: false,
+                    stone,
+                    site: names[i].clone(),
+                });
+            }
+            if let Some(stone) = now {
+                edits.push(Edit {
+                    placed: true,
+                    stone,
+                    site: names[i].clone(),
+                });
+            }
+        }
+        if first {
+            let stones = (0..grid.len())
+                .filter_map(|i| state[i].flatten().map(|s| (s, names[i].clone())))
+                .collect();
+            log.start = Some((still.time_s, stones));
+            if job.events {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "type": "start",
+                        "time": (still.time_s * 1000.0).round() / 1000.0,
+                        "white": start_sites(&log, Stone::White),
+                        "black": start_sites(&log, Stone::Black),
+                    })
+                );
+            }
+            write(&log)?;
+            continue;
+        }
+        if edits.is_empty() {
+            continue;
+        }
+        // Removals first, then placements: reads like a hand's work.
+        edits.sort_by_key(|e| e.placed);
+        let change = Change {
+            time_s: still.time_s,
+            edits,
+        };
+        if job.events {
+            println!("{}", change_json(&change));
+        }
+        log.changes.push(change);
+        summary.changes += 1;
+        write(&log)?;
+    }
+    let c = watcher.counts;
+    (summary.frames, summary.still_views, summary.sites_read) =
+        (c.frames, c.still_views, c.sites_read);
+    Ok(summary)
+}
+
+/// No position is known in advance, so the first still view's sure readings stand
+/// in for one: the classifier adapts to them and reads every site again, which
+/// settles the pieces it was unsure of on a board it never saw.
+fn self_calibrate(classifier: &mut Classifier, watcher: &mut Watcher) -> anyhow::Result<()> {
+    let classes: Vec<Option<usize>> = watcher
+        .readings()
+        .iter()
+        .map(|r| {
+            r.as_ref().and_then(sure_state).map(|s| match s {
+                None => 0,
+                Some(Stone::White) => 1,
+                Some(Stone::Black) => 2,
+            })
+        })
+        .collect();
+    let Some(rectified) = watcher.reference() else {
+        return Ok(());
+    };
+    let labels: Vec<usize> = classes.iter().map(|c| c.unwrap_or(0)).collect();
+    if !classifier.adapt_to(watcher.view(), rectified, &labels, |i| classes[i].is_some())? {
+        return Ok(());
+    }
+    let fresh = classifier.read_all(watcher.view(), rectified)?;
+    for (old, new) in watcher.readings_mut().iter_mut().zip(fresh) {
+        if old.as_ref().is_none_or(|o| o.occluded <= 0.5) {
+            *old = Some(new);
+        }
+    }
+    Ok(())
+}
+
+fn start_sites(log: &FreeLog, side: Stone) -> Vec<String> {
+    log.start
+        .iter()
+        .flat_map(|(_, s)| s.iter())
+        .filter(|(st, _)| *st == side)
+        .map(|(_, n)| n.clone())
+        .collect()
+}
+
+/// The state a reading is sure of: Some(None) empty, Some(Some(stone)) a stone.
+fn sure_state(r: &SiteReading) -> Option<Option<Stone>> {
+    if r.occluded > 0.5 {
+        return None;
+    }
+    let states = [None, Some(Stone::White), Some(Stone::Black)];
+    (0..3).find(|&k| r.probs[k] >= SURE).map(|k| states[k])
+}
+
+/// Per site (row-major), its name counted from the `side` edge.
+fn site_names(side: WhiteSide, rows: u32, cols: u32) -> Vec<String> {
+    let (files, ranks) = match side {
+        WhiteSide::Bottom | WhiteSide::Top => (cols as u8, rows as u8),
+        WhiteSide::Left | WhiteSide::Right => (rows as u8, cols as u8),
+    };
+    (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .map(|(r, c)| side.square(r, c, files, ranks).name())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sites_are_named_from_the_chosen_edge() {
+        let n = site_names(WhiteSide::Bottom, 19, 19);
+        assert_eq!(n[0], "a19");
+        assert_eq!(n[19 * 19 - 1], "s1");
+        let n = site_names(WhiteSide::Top, 8, 8);
+        assert_eq!(n[0], "h1");
+        let n = site_names(WhiteSide::Left, 3, 5);
+        // Row 0, col 0 is the far-left corner of the left edge's player: a1.
+        assert_eq!(n[0], "a1");
+    }
+}

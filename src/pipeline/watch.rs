@@ -1,0 +1,240 @@
+//! Watching the board: frames in, still views out. Rectifies each frame, waits for
+//! the board to be still, re-reads only the sites whose image changed (and those
+//! hidden or unread before), and lets skin colour back up a suspected hand. Knows
+//! no game: callers say which sites matter.
+
+use opencv::core::{Mat, Rect, Size};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+use crate::capture::FrameSource;
+use crate::classify::{Classifier, CropView, SiteReading};
+use crate::track::{changed_rects, rect_diffs, skin_fraction, BoardThumb, TrackConfig, Tracker};
+
+/// Pixels per cell in the motion thumbnail.
+const THUMB_CELL: i32 = 4;
+/// Share of skin-coloured pixels in a changed cell that marks it hidden by a hand.
+const SKIN_HIDES: f32 = 0.35;
+/// The model's hand probability above which skin colour may confirm a hand.
+const SKIN_BACKS_UP: f32 = 0.2;
+
+/// One still view of the board.
+pub struct StillView {
+    pub time_s: f64,
+    /// Per site (row-major): whether it was classified anew in this view.
+    pub read_now: Vec<bool>,
+}
+
+/// Frame counts a recording reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WatchCounts {
+    pub frames: usize,
+    pub still_views: usize,
+    /// Site classifications run.
+    pub sites_read: usize,
+}
+
+/// The board's latest readings, updated at every still view.
+pub struct Watcher {
+    view: CropView,
+    tracker: Tracker,
+    change_level: f32,
+    cell_rects: Vec<Rect>,
+    readings: Vec<Option<SiteReading>>,
+    reference: Option<Mat>,
+    progress: bool,
+    debug: bool,
+    pub counts: WatchCounts,
+}
+
+impl Watcher {
+    /// `progress` draws a bar on stderr for sources of known length.
+    pub fn new(view: CropView, track: TrackConfig, progress: bool) -> Watcher {
+        let grid = view.pose.grid;
+        let cell_rects = (0..grid.rows)
+            .flat_map(|r| (0..grid.cols).map(move |c| (r, c)))
+            .map(|(r, c)| view.cell_rect(r, c))
+            .collect();
+        Watcher {
+            tracker: Tracker::new(track),
+            change_level: track.change_level,
+            cell_rects,
+            readings: vec![None; grid.len()],
+            reference: None,
+            progress,
+            // BOARDSCRIBE_DEBUG=1 prints per-cell image changes at every still view.
+            debug: std::env::var_os("BOARDSCRIBE_DEBUG").is_some(),
+            counts: WatchCounts::default(),
+            view,
+        }
+    }
+
+    pub fn view(&self) -> &CropView {
+        &self.view
+    }
+
+    /// Per site (row-major): the latest reading, None before the first read.
+    pub fn readings(&self) -> &[Option<SiteReading>] {
+        &self.readings
+    }
+
+    pub fn readings_mut(&mut self) -> &mut [Option<SiteReading>] {
+        &mut self.readings
+    }
+
+    /// The rectified board of the latest still view.
+    pub fn reference(&self) -> Option<&Mat> {
+        self.reference.as_ref()
+    }
+
+    /// Reads frames until the board is still, then re-reads what changed. `wanted`
+    /// limits classification to the sites a piece can stand on. None at the end
+    /// of the source.
+    pub fn next_still(
+        &mut self,
+        source: &mut dyn FrameSource,
+        classifier: &mut Classifier,
+        wanted: Option<&[bool]>,
+    ) -> anyhow::Result<Option<StillView>> {
+        let total = source.len_hint();
+        while let Some(frame) = source.next() {
+            let frame = frame?;
+            self.counts.frames += 1;
+            if self.progress {
+                progress(self.counts.frames, total);
+            }
+            let rectified = self.view.rectify(&frame.image)?;
+            let Some(still) = self.tracker.update(frame.time_s, thumbnail(&rectified)?) else {
+                continue;
+            };
+            self.counts.still_views += 1;
+            let read_now = self.read_changes(&rectified, classifier, wanted)?;
+            self.reference = Some(rectified);
+            return Ok(Some(StillView {
+                time_s: still.time_s,
+                read_now,
+            }));
+        }
+        if self.progress {
+            eprintln!();
+        }
+        Ok(None)
+    }
+
+    fn read_changes(
+        &mut self,
+        rectified: &Mat,
+        classifier: &mut Classifier,
+        wanted: Option<&[bool]>,
+    ) -> anyhow::Result<Vec<bool>> {
+        let grid = self.view.pose.grid;
+        let mut sites: Vec<usize> = match &self.reference {
+            Some(reference) => {
+                changed_rects(reference, rectified, &self.cell_rects, self.change_level)
+            }
+            None => (0..grid.len()).collect(),
+        };
+        for (i, r) in self.readings.iter().enumerate() {
+            if r.as_ref().is_none_or(|r| r.occluded > 0.5) && !sites.contains(&i) {
+                sites.push(i);
+            }
+        }
+        if let Some(wanted) = wanted {
+            sites.retain(|&i| wanted[i]);
+        }
+        sites.sort_unstable();
+        if self.debug {
+            if let Some(reference) = &self.reference {
+                let d = rect_diffs(reference, rectified, &self.cell_rects);
+                for r in 0..grid.rows as usize {
+                    let row: Vec<String> = (0..grid.cols as usize)
+                        .map(|c| format!("{:5.1}", d[r * grid.cols as usize + c].unwrap_or(-1.0)))
+                        .collect();
+                    eprintln!("  diff {}", row.join(""));
+                }
+            }
+        }
+        let cols = grid.cols as usize;
+        let rc: Vec<(u32, u32)> = sites
+            .iter()
+            .map(|&i| ((i / cols) as u32, (i % cols) as u32))
+            .collect();
+        let fresh = classifier.read_sites(&self.view, rectified, &rc)?;
+        self.counts.sites_read += rc.len();
+        let mut read_now = vec![false; grid.len()];
+        for ((&i, &(r, c)), mut reading) in sites.iter().zip(&rc).zip(fresh) {
+            // Skin colour only backs up a model that already suspects a hand: light
+            // wooden pieces are skin-coloured too.
+            if let Some(reference) = &self.reference {
+                if reading.occluded > SKIN_BACKS_UP
+                    && changed_to_skin(&self.view, reference, rectified, r, c)
+                {
+                    reading.occluded = reading.occluded.max(0.9);
+                }
+            }
+            self.readings[i] = Some(reading);
+            read_now[i] = true;
+        }
+        Ok(read_now)
+    }
+}
+
+/// A grey thumbnail of the rectified board at a few pixels per cell.
+fn thumbnail(rectified: &Mat) -> anyhow::Result<BoardThumb> {
+    let scale = THUMB_CELL as f64 / crate::classify::crop::CELL_PX as f64;
+    let mut grey = Mat::default();
+    imgproc::cvt_color_def(rectified, &mut grey, imgproc::COLOR_BGR2GRAY)?;
+    let mut small = Mat::default();
+    imgproc::resize(
+        &grey,
+        &mut small,
+        Size::default(),
+        scale,
+        scale,
+        imgproc::INTER_AREA,
+    )?;
+    Ok(BoardThumb {
+        width: small.cols() as usize,
+        height: small.rows() as usize,
+        pixels: small.data_bytes()?.to_vec(),
+        tile: THUMB_CELL as usize,
+    })
+}
+
+/// Whether a site's own cell turned skin-coloured since the reference view.
+fn changed_to_skin(view: &CropView, reference: &Mat, now: &Mat, row: u32, col: u32) -> bool {
+    let rect = view.cell_rect(row, col);
+    let (Ok(a), Ok(b)) = (Mat::roi(reference, rect), Mat::roi(now, rect)) else {
+        return false;
+    };
+    let (Ok(a), Ok(b)) = (a.try_clone(), b.try_clone()) else {
+        return false;
+    };
+    let (Ok(pa), Ok(pb)) = (a.data_bytes(), b.data_bytes()) else {
+        return false;
+    };
+    let changed = pa
+        .iter()
+        .zip(pb)
+        .filter(|(x, y)| x.abs_diff(**y) > 40)
+        .count() as f32
+        / pa.len().max(1) as f32;
+    changed > 0.3 && skin_fraction(pb) > SKIN_HIDES && skin_fraction(pa) < SKIN_HIDES / 2.0
+}
+
+fn progress(done: usize, total: Option<usize>) {
+    use std::io::Write;
+    let Some(total) = total.filter(|t| *t > 0) else {
+        return;
+    };
+    let step = (total / 100).max(1);
+    if done % step != 0 && done != total {
+        return;
+    }
+    let pct = (done * 100 / total).min(100);
+    let bar = "#".repeat(pct / 4);
+    let _ = write!(
+        std::io::stderr(),
+        "\r[{bar:<25}] {pct:>3}% frame {done}/{total}"
+    );
+}
