@@ -2,6 +2,7 @@
 //! behind one iterator of timestamped frames. Never knows boards.
 
 mod folder;
+mod memory;
 mod natural;
 mod video;
 
@@ -10,6 +11,7 @@ use std::path::Path;
 use opencv::core::Mat;
 
 pub use folder::FolderSource;
+pub use memory::{resident_bytes, MemorySource};
 pub use natural::natural_cmp;
 pub use video::VideoSource;
 
@@ -54,6 +56,9 @@ pub struct SourceOptions {
     /// Frames per second for photo folders (timestamps); also overrides a video's
     /// own rate when set. Folders default to 1.
     pub fps: Option<f64>,
+    /// Videos, cameras and streams: decode every frame but hand on at most this
+    /// many a second (the rest are never converted to pictures). None: all.
+    pub max_fps: Option<f64>,
 }
 
 /// A source of frames. `next` yields frames in order; unreadable photos in a folder are
@@ -86,14 +91,18 @@ pub fn open(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, Ca
             .trim()
             .parse()
             .map_err(|_| CaptureError::BadCamera(input.to_string()))?;
-        return Ok(Box::new(VideoSource::camera(idx)?));
+        return Ok(Box::new(
+            VideoSource::camera(idx)?.with_max_fps(opts.max_fps),
+        ));
     }
     let lower = input.to_ascii_lowercase();
     if ["rtsp://", "rtmp://", "http://", "https://"]
         .iter()
         .any(|p| lower.starts_with(p))
     {
-        return Ok(Box::new(VideoSource::stream(input)?));
+        return Ok(Box::new(
+            VideoSource::stream(input)?.with_max_fps(opts.max_fps),
+        ));
     }
     let path = Path::new(input);
     if !path.exists() {
@@ -108,7 +117,9 @@ pub fn open(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, Ca
             opts.fps.unwrap_or(1.0),
         )));
     }
-    Ok(Box::new(VideoSource::file(path, opts.fps)?))
+    Ok(Box::new(
+        VideoSource::file(path, opts.fps)?.with_max_fps(opts.max_fps),
+    ))
 }
 
 /// Reads one image file as BGR, with a clear error naming it. The EXIF orientation

@@ -24,6 +24,9 @@ pub struct VideoSource {
     next: usize,
     clock: Clock,
     done: bool,
+    /// Seconds between frames handed on, and when the last one was.
+    min_gap_s: f64,
+    last_s: Option<f64>,
 }
 
 impl VideoSource {
@@ -47,6 +50,8 @@ impl VideoSource {
             next: 0,
             clock: Clock::Rate,
             done: false,
+            min_gap_s: 0.0,
+            last_s: None,
         })
     }
 
@@ -66,6 +71,25 @@ impl VideoSource {
         Ok(Self::live(url.to_string(), cap))
     }
 
+    /// Hands on at most `max_fps` frames a second; the frames between are decoded
+    /// (a video cannot skip them) but never converted, which is most of the saving.
+    pub fn with_max_fps(mut self, max_fps: Option<f64>) -> VideoSource {
+        self.min_gap_s = max_fps
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .map_or(0.0, |f| 1.0 / f);
+        self
+    }
+
+    fn time_of(&mut self, index: usize) -> f64 {
+        match &mut self.clock {
+            Clock::Rate => index as f64 / self.fps,
+            Clock::Wall(start) => start
+                .get_or_insert_with(Instant::now)
+                .elapsed()
+                .as_secs_f64(),
+        }
+    }
+
     fn live(name: String, cap: VideoCapture) -> VideoSource {
         let fps = cap.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
         VideoSource {
@@ -80,6 +104,8 @@ impl VideoSource {
             next: 0,
             clock: Clock::Wall(None),
             done: false,
+            min_gap_s: 0.0,
+            last_s: None,
         }
     }
 }
@@ -91,8 +117,36 @@ impl Iterator for VideoSource {
         if self.done {
             return None;
         }
+        let opencv_error = |name: &str, e: opencv::Error| CaptureError::OpenCv {
+            source_name: name.to_string(),
+            why: e.message,
+        };
+        // Skip (grab without converting) until the next frame is due; a small
+        // tolerance keeps exact multiples of the frame period.
+        let (index, time_s) = loop {
+            match self.cap.grab() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(opencv_error(&self.name, e)));
+                }
+            }
+            let index = self.next;
+            self.next += 1;
+            let t = self.time_of(index);
+            let due = self
+                .last_s
+                .is_none_or(|last| t - last >= self.min_gap_s - 1e-3 / self.fps.max(1.0));
+            if due {
+                break (index, t);
+            }
+        };
         let mut image = Mat::default();
-        match self.cap.read(&mut image) {
+        match self.cap.retrieve(&mut image, 0) {
             Ok(true) if !image.empty() => {}
             Ok(_) => {
                 self.done = true;
@@ -100,21 +154,10 @@ impl Iterator for VideoSource {
             }
             Err(e) => {
                 self.done = true;
-                return Some(Err(CaptureError::OpenCv {
-                    source_name: self.name.clone(),
-                    why: e.message,
-                }));
+                return Some(Err(opencv_error(&self.name, e)));
             }
         }
-        let index = self.next;
-        self.next += 1;
-        let time_s = match &mut self.clock {
-            Clock::Rate => index as f64 / self.fps,
-            Clock::Wall(start) => start
-                .get_or_insert_with(Instant::now)
-                .elapsed()
-                .as_secs_f64(),
-        };
+        self.last_s = Some(time_s);
         Some(Ok(Frame {
             index,
             time_s,

@@ -12,14 +12,17 @@ use crate::infer::{explain, InferConfig, Observation};
 use crate::rules::chess::Chess;
 use crate::rules::Rules;
 use crate::sets::{board_state, rgb_to_bgr_mat};
-use crate::synth::clip::{render_clip, ClipOptions};
 use crate::synth::{BoardState, Scene, SceneParams};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// What to measure: classify, render, infer, record, or all.
+    /// What to measure: classify, render, infer, record, or all; or memory (a
+    /// long recording's resident memory, not part of all).
     #[arg(long, default_value = "all")]
     pub what: String,
+    /// Minutes of video for `--what memory`.
+    #[arg(long, default_value_t = 60.0)]
+    pub minutes: f64,
     /// Repetitions per measurement (the median is reported).
     #[arg(long, default_value_t = 30)]
     pub runs: usize,
@@ -52,7 +55,11 @@ pub fn run(a: BenchArgs) -> anyhow::Result<()> {
         bench_infer(a.runs)?;
     }
     if all || a.what == "record" {
-        bench_record(&a)?;
+        super::bench_record::bench_record(&a.model)?;
+    }
+    // An hour of video takes minutes: only when asked for.
+    if a.what == "memory" {
+        super::bench_record::bench_memory(&a.model, a.minutes)?;
     }
     Ok(())
 }
@@ -149,118 +156,4 @@ fn bench_infer(runs: usize) -> anyhow::Result<()> {
     );
     println!("infer chess middlegame: one ply {t1:.2} ms, three unseen plies {t3:.1} ms (median)");
     Ok(())
-}
-
-fn bench_record(a: &BenchArgs) -> anyhow::Result<()> {
-    // A 1280x720 30 fps clip of a few moves, rendered to memory first so only the
-    // recorder is timed (frame decoding excluded; see README).
-    let mut classifier = a.model.load()?;
-    let mut p = SceneParams::chess_overhead(3, false);
-    p.width = 1280;
-    p.height = 720;
-    let mut g = Chess::new();
-    let mut states = vec![board_state(&g, crate::infer::WhiteSide::Bottom)];
-    for u in ["e2e4", "e7e5", "g1f3", "b8c6"] {
-        g.play_uci(u).map_err(anyhow::Error::msg)?;
-        states.push(board_state(&g, crate::infer::WhiteSide::Bottom));
-    }
-    let opts = ClipOptions {
-        fps: 30.0,
-        still_s: 1.0,
-        move_s: 1.2,
-        ..ClipOptions::default()
-    };
-    let mut frames = Vec::new();
-    let truth = render_clip(&p, &states, &opts, |img, _| {
-        frames.push(img.clone());
-        Ok(())
-    })?;
-    let mats: Vec<_> = frames
-        .iter()
-        .map(rgb_to_bgr_mat)
-        .collect::<Result<_, _>>()?;
-    let corners = Corners::new(truth.frames[0].corners.map(|[x, y]| (x, y)))?;
-    let pose = BoardPose::new("8x8".parse()?, corners);
-    let dir = tempfile_dir()?;
-    let job = crate::pipeline::RecordJob {
-        pose,
-        white: Some(crate::infer::WhiteSide::Bottom),
-        track: Default::default(),
-        infer: InferConfig::default(),
-        tags: Default::default(),
-        out: dir.join("bench.pgn"),
-        events: false,
-        progress: false,
-        adapt: true,
-    };
-    let seconds = mats.len() as f64 / opts.fps;
-    let mut times = Vec::new();
-    for _ in 0..3 {
-        let mut src = MemorySource {
-            frames: mats.clone(),
-            next: 0,
-            fps: opts.fps,
-        };
-        let s = Instant::now();
-        let sum = crate::pipeline::record(Chess::new(), &mut classifier, &mut src, &job)?;
-        times.push(s.elapsed().as_secs_f64());
-        anyhow::ensure!(
-            sum.plies == 4,
-            "the bench clip was recorded wrongly ({} plies)",
-            sum.plies
-        );
-    }
-    times.sort_by(f64::total_cmp);
-    let t = times[1];
-    println!(
-        "record 1280x720 30 fps: {} frames ({seconds:.1} s of video) in {t:.2} s: {:.1}x real time, {:.2} ms a frame (median of 3)",
-        mats.len(),
-        seconds / t,
-        1000.0 * t / mats.len() as f64
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(())
-}
-
-fn tempfile_dir() -> std::io::Result<std::path::PathBuf> {
-    let d = std::env::temp_dir().join(format!("boardscribe-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&d)?;
-    Ok(d)
-}
-
-/// Frames already in memory, as a frame source.
-struct MemorySource {
-    frames: Vec<opencv::core::Mat>,
-    next: usize,
-    fps: f64,
-}
-
-impl Iterator for MemorySource {
-    type Item = Result<crate::capture::Frame, crate::capture::CaptureError>;
-    fn next(&mut self) -> Option<Self::Item> {
-        let image = self.frames.get(self.next)?.clone();
-        let index = self.next;
-        self.next += 1;
-        Some(Ok(crate::capture::Frame {
-            index,
-            time_s: index as f64 / self.fps,
-            image,
-            path: None,
-        }))
-    }
-}
-
-impl crate::capture::FrameSource for MemorySource {
-    fn name(&self) -> &str {
-        "memory"
-    }
-    fn is_offline(&self) -> bool {
-        true
-    }
-    fn len_hint(&self) -> Option<usize> {
-        Some(self.frames.len())
-    }
-    fn fps(&self) -> f64 {
-        self.fps
-    }
 }

@@ -59,6 +59,10 @@ pub struct RecordArgs {
     /// Frames per second for photo folders (timestamps), or to override a video's rate.
     #[arg(long)]
     pub fps: Option<f64>,
+    /// Videos and cameras: look at no more than this many frames a second (the
+    /// rest are decoded but not converted or analysed); 0 looks at every frame.
+    #[arg(long, default_value_t = 15.0)]
+    pub max_fps: f64,
     /// Seconds the board must be still before a view counts (default 0.4; photo
     /// folders: 0, every photo is a candidate state).
     #[arg(long)]
@@ -101,7 +105,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         s => Some(s.parse::<WhiteSide>().map_err(anyhow::Error::msg)?),
     };
     let mut classifier = a.model.load()?;
-    let mut source = capture::open(&a.input, SourceOptions { fps: a.fps })?;
+    let mut source = capture::open(
+        &a.input,
+        SourceOptions {
+            fps: a.fps,
+            max_fps: (a.max_fps > 0.0).then_some(a.max_fps),
+        },
+    )?;
     let folder = std::path::Path::new(&a.input).is_dir();
     let track = TrackConfig {
         quiet_s: a.quiet.unwrap_or(if folder { 0.0 } else { 0.4 }),

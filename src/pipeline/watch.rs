@@ -101,7 +101,8 @@ impl Watcher {
             let frame = frame?;
             self.counts.frames += 1;
             if self.progress {
-                progress(self.counts.frames, total);
+                // Sources may skip frames: the index says how far along it is.
+                progress(frame.index + 1, total);
             }
             let rectified = self.view.rectify(&frame.image)?;
             let Some(still) = self.tracker.update(frame.time_s, thumbnail(&rectified)?) else {

@@ -5,6 +5,7 @@ mod cli;
 mod clip;
 mod clips;
 mod external;
+mod memory;
 mod record_chess;
 mod record_free;
 mod record_games;

@@ -1,0 +1,228 @@
+//! `bench --what record|memory`: the recorder's speed on a 1280x720 30 fps clip,
+//! from memory and from a video file (decoding included), and its resident memory
+//! over a long recording.
+
+use std::time::Instant;
+
+use anyhow::Context;
+use opencv::core::{Mat, Size};
+use opencv::prelude::*;
+use opencv::videoio::VideoWriter;
+
+use super::ModelArgs;
+use crate::capture::{self, resident_bytes, FrameSource, MemorySource, SourceOptions};
+use crate::classify::Classifier;
+use crate::geometry::{BoardPose, Corners};
+use crate::infer::{InferConfig, WhiteSide};
+use crate::pipeline::{self, RecordJob};
+use crate::rules::chess::Chess;
+use crate::sets::{board_state, rgb_to_bgr_mat};
+use crate::synth::clip::{render_clip, ClipOptions};
+use crate::synth::SceneParams;
+
+const FPS: f64 = 30.0;
+const MOVES: [&str; 4] = ["e2e4", "e7e5", "g1f3", "b8c6"];
+
+/// A 1280x720 30 fps clip of four moves with hands, as BGR frames.
+fn bench_clip() -> anyhow::Result<(Vec<Mat>, BoardPose)> {
+    let mut p = SceneParams::chess_overhead(3, false);
+    p.width = 1280;
+    p.height = 720;
+    let mut g = Chess::new();
+    let mut states = vec![board_state(&g, WhiteSide::Bottom)];
+    for u in MOVES {
+        g.play_uci(u).map_err(anyhow::Error::msg)?;
+        states.push(board_state(&g, WhiteSide::Bottom));
+    }
+    let opts = ClipOptions {
+        fps: FPS,
+        still_s: 1.0,
+        move_s: 1.2,
+        ..ClipOptions::default()
+    };
+    let mut rgb = Vec::new();
+    let truth = render_clip(&p, &states, &opts, |img, _| {
+        rgb.push(img.clone());
+        Ok(())
+    })?;
+    let frames = rgb.iter().map(rgb_to_bgr_mat).collect::<Result<_, _>>()?;
+    let corners = Corners::new(truth.frames[0].corners.map(|[x, y]| (x, y)))?;
+    Ok((frames, BoardPose::new("8x8".parse()?, corners)))
+}
+
+fn job(pose: &BoardPose, out: std::path::PathBuf) -> RecordJob {
+    RecordJob {
+        pose: pose.clone(),
+        white: Some(WhiteSide::Bottom),
+        track: Default::default(),
+        infer: InferConfig::default(),
+        tags: Default::default(),
+        out,
+        events: false,
+        progress: false,
+        adapt: true,
+    }
+}
+
+fn timed(
+    classifier: &mut Classifier,
+    source: &mut dyn FrameSource,
+    job: &RecordJob,
+) -> anyhow::Result<f64> {
+    let s = Instant::now();
+    let sum = pipeline::record(Chess::new(), classifier, source, job)?;
+    let t = s.elapsed().as_secs_f64();
+    anyhow::ensure!(
+        sum.plies == MOVES.len(),
+        "the bench clip was recorded wrongly ({} plies)",
+        sum.plies
+    );
+    Ok(t)
+}
+
+pub fn bench_record(model: &ModelArgs) -> anyhow::Result<()> {
+    let mut classifier = model.load()?;
+    let (frames, pose) = bench_clip()?;
+    let dir = TempDir::new("record")?;
+    let job = job(&pose, dir.0.join("bench.pgn"));
+    let seconds = frames.len() as f64 / FPS;
+    let report = |what: &str, mut times: Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        let t = times[times.len() / 2];
+        println!(
+            "record 1280x720 30 fps, {what}: {} frames ({seconds:.1} s of video) in {t:.2} s: {:.1}x real time, {:.2} ms a frame (median of {})",
+            frames.len(),
+            seconds / t,
+            1000.0 * t / frames.len() as f64,
+            times.len()
+        );
+    };
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let mut src = MemorySource::new(frames.clone(), FPS);
+        times.push(timed(&mut classifier, &mut src, &job)?);
+    }
+    report("frames in memory", times);
+
+    // The same clip as an H.264-class file (MPEG-4 part 2, what OpenCV writes
+    // everywhere), read back through the normal video source.
+    let video = dir.0.join("bench.mp4");
+    let size = Size::new(frames[0].cols(), frames[0].rows());
+    let code = VideoWriter::fourcc('m', 'p', '4', 'v')?;
+    let mut writer = VideoWriter::new(&*video.to_string_lossy(), code, FPS, size, true)?;
+    anyhow::ensure!(writer.is_opened()?, "cannot write {}", video.display());
+    for f in &frames {
+        writer.write(f)?;
+    }
+    writer.release()?;
+    for (max_fps, what) in [
+        (None, "from an .mp4 file, every frame, decoding included"),
+        (
+            Some(15.0),
+            "from an .mp4 file, `record`'s default --max-fps 15, decoding included",
+        ),
+    ] {
+        let mut times = Vec::new();
+        for _ in 0..3 {
+            let opts = SourceOptions { fps: None, max_fps };
+            let mut src = capture::open(&video.to_string_lossy(), opts)?;
+            times.push(timed(&mut classifier, src.as_mut(), &job)?);
+        }
+        report(what, times);
+    }
+    Ok(())
+}
+
+/// Watches `minutes` of video made of the bench clip played forward and back and
+/// prints the resident memory every tenth of the way. The free recorder runs it:
+/// it shares every frame-handling stage with the chess recorder but never ends,
+/// while a chess game played back and forth soon ends by repetition.
+pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
+    let mut classifier = model.load()?;
+    let (frames, pose) = bench_clip()?;
+    let dir = TempDir::new("memory")?;
+    let job = job(&pose, dir.0.join("memory.txt"));
+    let total = (minutes * 60.0 * FPS).round() as usize;
+    let mut src = Sampled {
+        inner: MemorySource::cycling(frames, FPS, total),
+        every: (total / 10).max(1),
+        seen: 0,
+        samples: Vec::new(),
+    };
+    let start = Instant::now();
+    let sum = pipeline::record_free(&mut classifier, &mut src, &job)
+        .context("recording the memory run")?;
+    let mb = |b: u64| b as f64 / 1_048_576.0;
+    for (frame, rss) in &src.samples {
+        println!(
+            "memory: {:6.1} min of video, resident {:.1} MB",
+            *frame as f64 / FPS / 60.0,
+            mb(*rss)
+        );
+    }
+    let after_first = src.samples.iter().skip(1).map(|s| s.1);
+    let (lo, hi) = after_first.fold((u64::MAX, 0), |(lo, hi), r| (lo.min(r), hi.max(r)));
+    println!(
+        "memory: {minutes:.0} min of 1280x720 30 fps video ({} changes logged) in {:.0} s; resident memory from the first tenth on stays within {:.1}-{:.1} MB",
+        sum.changes,
+        start.elapsed().as_secs_f64(),
+        mb(lo),
+        mb(hi)
+    );
+    Ok(())
+}
+
+/// A scratch folder, removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(what: &str) -> std::io::Result<TempDir> {
+        let d =
+            std::env::temp_dir().join(format!("boardscribe-bench-{what}-{}", std::process::id()));
+        std::fs::create_dir_all(&d)?;
+        Ok(TempDir(d))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A frame source that samples this process's resident memory as it goes.
+pub struct Sampled<S> {
+    pub inner: S,
+    pub every: usize,
+    pub seen: usize,
+    /// (frame, resident bytes)
+    pub samples: Vec<(usize, u64)>,
+}
+
+impl<S: FrameSource> Iterator for Sampled<S> {
+    type Item = S::Item;
+    fn next(&mut self) -> Option<S::Item> {
+        if self.seen % self.every == 0 {
+            if let Some(r) = resident_bytes() {
+                self.samples.push((self.seen, r));
+            }
+        }
+        self.seen += 1;
+        self.inner.next()
+    }
+}
+
+impl<S: FrameSource> FrameSource for Sampled<S> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn is_offline(&self) -> bool {
+        self.inner.is_offline()
+    }
+    fn len_hint(&self) -> Option<usize> {
+        self.inner.len_hint()
+    }
+    fn fps(&self) -> f64 {
+        self.inner.fps()
+    }
+}
