@@ -103,6 +103,7 @@ pub fn bench_record(model: &ModelArgs) -> anyhow::Result<()> {
         times.push(timed(&mut classifier, &mut src, &job)?);
     }
     report("frames in memory", times);
+    bench_grid_check(&frames[0], &frames[1], &pose)?;
 
     // The same clip as an H.264-class file (MPEG-4 part 2, what OpenCV writes
     // everywhere), read back through the normal video source.
@@ -130,6 +131,44 @@ pub fn bench_record(model: &ModelArgs) -> anyhow::Result<()> {
         }
         report(what, times);
     }
+    Ok(())
+}
+
+/// The per-still-view check that the grid has not moved, and finding it again
+/// after a knock (the frame shifted by 12 px and turned by 1.5 degrees).
+fn bench_grid_check(a: &Mat, b: &Mat, pose: &BoardPose) -> anyhow::Result<()> {
+    use crate::track::{GridCheck, GridGuard};
+    let mut guard = GridGuard::new(a, pose)?;
+    let mut same = Vec::new();
+    for _ in 0..30 {
+        let s = Instant::now();
+        let c = guard.check(b, pose)?;
+        same.push(s.elapsed().as_secs_f64() * 1000.0);
+        anyhow::ensure!(c == GridCheck::Same, "a still frame counted as moved");
+    }
+    let centre = opencv::core::Point2f::new(a.cols() as f32 / 2.0, a.rows() as f32 / 2.0);
+    let mut m = opencv::imgproc::get_rotation_matrix_2d(centre, 1.5, 1.0)?;
+    *m.at_2d_mut::<f64>(0, 2)? += 12.0;
+    let mut knocked = Mat::default();
+    opencv::imgproc::warp_affine_def(b, &mut knocked, &m, b.size()?)?;
+    let mut moved = Vec::new();
+    for _ in 0..10 {
+        let mut guard = GridGuard::new(a, pose)?;
+        let s = Instant::now();
+        let c = guard.check(&knocked, pose)?;
+        moved.push(s.elapsed().as_secs_f64() * 1000.0);
+        anyhow::ensure!(
+            matches!(c, GridCheck::Moved(_)),
+            "a knocked frame was not found again"
+        );
+    }
+    same.sort_by(f64::total_cmp);
+    moved.sort_by(f64::total_cmp);
+    println!(
+        "grid check 1280x720: unmoved {:.2} ms, knocked and found again {:.2} ms (medians)",
+        same[same.len() / 2],
+        moved[moved.len() / 2]
+    );
     Ok(())
 }
 

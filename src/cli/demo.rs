@@ -55,6 +55,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         move_s: 1.0,
         no_pause_after: Vec::new(),
         light_swing: 0.15,
+        bump: None,
     };
     eprintln!("rendering the Opera Game (Paris, 1858) with hands and changing light...");
     let clip = write_clip(

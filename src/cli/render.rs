@@ -12,7 +12,7 @@ use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::Tablut;
 use crate::rules::Rules;
 use crate::sets::{game_states, render_random, SynthSetOptions};
-use crate::synth::clip::{write_clip, ClipOptions};
+use crate::synth::clip::{write_clip, ClipBump, ClipOptions};
 use crate::synth::{contact_sheet, Label, Rng, SceneParams};
 
 #[derive(Args, Debug)]
@@ -98,6 +98,10 @@ pub enum RenderWhat {
         /// Slow light changes: brightness swings by up to this fraction.
         #[arg(long, default_value_t = 0.0)]
         light_swing: f64,
+        /// Knock the camera (4 degrees round, 3 down, aim shifted) as the hand comes
+        /// for this ply (1-based); it stays there.
+        #[arg(long)]
+        bump_at: Option<usize>,
     },
     /// A contact sheet of renders of every kind of scene (the README's picture).
     Sheet {
@@ -153,6 +157,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             shake,
             no_pause_after,
             light_swing,
+            bump_at,
         } => {
             let clip = ClipOptions {
                 fps,
@@ -160,6 +165,13 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 move_s: move_time,
                 no_pause_after: no_pause_after.iter().map(|p| p.saturating_sub(1)).collect(),
                 light_swing,
+                // A knock a careless hand gives a phone on a stand.
+                bump: bump_at.map(|m| ClipBump {
+                    at_move: m.saturating_sub(1),
+                    d_azimuth_deg: 4.0,
+                    d_elevation_deg: -3.0,
+                    d_target: [0.04, -0.03],
+                }),
             };
             let look = |default: Preset| {
                 let mut p = preset_params(preset.unwrap_or(default), seed);

@@ -46,6 +46,9 @@ pub fn record_free(
     let mut state: Vec<Option<Option<Stone>>> = vec![None; grid.len()];
     let mut summary = FreeSummary::default();
     while let Some(still) = watcher.next_still(source, classifier, None)? {
+        if let Some(corners) = &still.regrid {
+            super::report_regrid(still.time_s, corners, job.events);
+        }
         let first = log.start.is_none();
         if first && job.adapt {
             self_calibrate(classifier, &mut watcher)?;

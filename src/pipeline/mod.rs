@@ -88,6 +88,13 @@ pub fn record<R: Recordable>(
         for (s, &now) in suspect.iter_mut().zip(&still.read_now) {
             *s &= !now;
         }
+        if let Some(corners) = &still.regrid {
+            report_regrid(still.time_s, corners, job.events);
+            record.note(&format!(
+                "the board moved in the image at {}; grid found again",
+                clock(still.time_s)
+            ));
+        }
         let side = match white {
             Some(s) => s,
             None => {
@@ -394,6 +401,28 @@ fn print_readings(
                 r.probs, r.occluded
             );
         }
+    }
+}
+
+/// Tells the user (and `--events` readers) that the grid was found again after
+/// moving in the image.
+fn report_regrid(time: f64, corners: &crate::geometry::Corners, print: bool) {
+    let pts = corners.points();
+    let text: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+    eprintln!(
+        "note: the board moved in the image at {}; grid found again at \"{}\"",
+        clock(time),
+        text.join(" ")
+    );
+    if print {
+        let json: Vec<[f64; 2]> = pts
+            .iter()
+            .map(|(x, y)| [(x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0])
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"type": "regrid", "time": (time * 1000.0).round() / 1000.0, "corners": json})
+        );
     }
 }
 

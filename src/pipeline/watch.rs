@@ -9,7 +9,11 @@ use opencv::prelude::*;
 
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
-use crate::track::{changed_rects, rect_diffs, skin_fraction, BoardThumb, TrackConfig, Tracker};
+use crate::geometry::{BoardPose, Corners};
+use crate::track::{
+    changed_rects, rect_diffs, skin_fraction, BoardThumb, GridCheck, GridGuard, TrackConfig,
+    Tracker,
+};
 
 /// Pixels per cell in the motion thumbnail.
 const THUMB_CELL: i32 = 4;
@@ -23,6 +27,9 @@ pub struct StillView {
     pub time_s: f64,
     /// Per site (row-major): whether it was classified anew in this view.
     pub read_now: Vec<bool>,
+    /// The grid had moved in the image (a knocked camera or board) and was found
+    /// again here.
+    pub regrid: Option<Corners>,
 }
 
 /// Frame counts a recording reports.
@@ -42,6 +49,10 @@ pub struct Watcher {
     cell_rects: Vec<Rect>,
     readings: Vec<Option<SiteReading>>,
     reference: Option<Mat>,
+    /// The last still frame, to notice the grid moving.
+    guard: Option<GridGuard>,
+    /// Still views skipped since the grid was lost.
+    lost: usize,
     progress: bool,
     debug: bool,
     pub counts: WatchCounts,
@@ -61,6 +72,8 @@ impl Watcher {
             cell_rects,
             readings: vec![None; grid.len()],
             reference: None,
+            guard: None,
+            lost: 0,
             progress,
             // BOARDSCRIBE_DEBUG=1 prints per-cell image changes at every still view.
             debug: std::env::var_os("BOARDSCRIBE_DEBUG").is_some(),
@@ -104,16 +117,41 @@ impl Watcher {
                 // Sources may skip frames: the index says how far along it is.
                 progress(frame.index + 1, total);
             }
-            let rectified = self.view.rectify(&frame.image)?;
+            let mut rectified = self.view.rectify(&frame.image)?;
             let Some(still) = self.tracker.update(frame.time_s, thumbnail(&rectified)?) else {
                 continue;
             };
+            // Before reading any site: is the grid still where it was?
+            let mut regrid = None;
+            match &mut self.guard {
+                None => self.guard = Some(GridGuard::new(&frame.image, &self.view.pose)?),
+                Some(guard) => match guard.check(&frame.image, &self.view.pose)? {
+                    GridCheck::Same => {}
+                    GridCheck::Moved(corners) => {
+                        self.view = CropView::new(&BoardPose::new(self.view.pose.grid, corners));
+                        rectified = self.view.rectify(&frame.image)?;
+                        regrid = Some(corners);
+                    }
+                    GridCheck::Lost => {
+                        if self.lost == 0 {
+                            eprintln!(
+                                "warning: at {:.1} s the board moved and was not found again; waiting",
+                                still.time_s
+                            );
+                        }
+                        self.lost += 1;
+                        continue;
+                    }
+                },
+            }
+            self.lost = 0;
             self.counts.still_views += 1;
             let read_now = self.read_changes(&rectified, classifier, wanted)?;
             self.reference = Some(rectified);
             return Ok(Some(StillView {
                 time_s: still.time_s,
                 read_now,
+                regrid,
             }));
         }
         if self.progress {

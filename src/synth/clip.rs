@@ -26,6 +26,20 @@ pub struct ClipOptions {
     /// Slow changes of light over the clip (a cloud, auto-exposure): the image
     /// brightness swings by up to this fraction, over about 20 seconds.
     pub light_swing: f64,
+    /// A one-off knock of the camera: from the start of this transition's hand
+    /// motion on, the camera stays at a changed pose.
+    pub bump: Option<ClipBump>,
+}
+
+/// How far a bump moves the camera.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipBump {
+    /// The transition (0-based, from state i to i+1) whose hand knocks it.
+    pub at_move: usize,
+    pub d_azimuth_deg: f64,
+    pub d_elevation_deg: f64,
+    /// Shift of the aim point, in fractions of the board size.
+    pub d_target: [f64; 2],
 }
 
 impl Default for ClipOptions {
@@ -36,6 +50,7 @@ impl Default for ClipOptions {
             move_s: 1.2,
             no_pause_after: Vec::new(),
             light_swing: 0.0,
+            bump: None,
         }
     }
 }
@@ -112,6 +127,18 @@ pub fn render_clip(
         return Err(SynthError("fps and move time must be positive".into()));
     }
     let scene = Scene::new(params)?;
+    let bumped = match &opts.bump {
+        Some(b) => {
+            let mut p = params.clone();
+            p.camera.azimuth_deg += b.d_azimuth_deg;
+            p.camera.elevation_deg += b.d_elevation_deg;
+            p.camera.target_offset[0] += b.d_target[0];
+            p.camera.target_offset[1] += b.d_target[1];
+            Some(Scene::new(&p)?)
+        }
+        None => None,
+    };
+    let mut knocked = false;
     let mut rng = Rng::new(params.seed ^ 0xc11b);
     let still = (opts.still_s * opts.fps).round().max(1.0) as usize;
     let moving = (opts.move_s * opts.fps).round().max(2.0) as usize;
@@ -119,8 +146,13 @@ pub fn render_clip(
     let mut n = 0usize;
     let mut emit = |state_idx: usize,
                     hand: Option<super::HandPose>,
+                    knocked: bool,
                     frames: &mut Vec<FrameTruth>|
      -> Result<(), SynthError> {
+        let scene = match (&bumped, knocked) {
+            (Some(b), true) => b,
+            _ => &scene,
+        };
         let mut r = scene.render_frame(&states[state_idx], hand.as_ref(), n as u64)?;
         let time = n as f64 / opts.fps;
         relight(
@@ -140,7 +172,7 @@ pub fn render_clip(
         Ok(())
     };
     for _ in 0..still {
-        emit(0, None, &mut frames)?;
+        emit(0, None, false, &mut frames)?;
     }
     for i in 0..states.len() - 1 {
         let (a, b) = (&states[i], &states[i + 1]);
@@ -157,15 +189,16 @@ pub fn render_clip(
         };
         let carried: Option<Piece> = sites.iter().find_map(|&(r, c)| b.get(r, c));
         let approach = rng.range(-50.0, 50.0) + if rng.chance(0.5) { 0.0 } else { 180.0 };
+        knocked |= opts.bump.is_some_and(|b| b.at_move == i);
         for k in 0..moving {
             let t = (k as f64 + 0.5) / moving as f64;
             let state_idx = if t < 0.5 { i } else { i + 1 };
             let pose = scene.hand_pose(target, approach, t, if t < 0.5 { carried } else { None });
-            emit(state_idx, Some(pose), &mut frames)?;
+            emit(state_idx, Some(pose), knocked, &mut frames)?;
         }
         if !opts.no_pause_after.contains(&i) || i + 2 == states.len() {
             for _ in 0..still {
-                emit(i + 1, None, &mut frames)?;
+                emit(i + 1, None, knocked, &mut frames)?;
             }
         }
     }

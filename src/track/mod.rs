@@ -3,8 +3,10 @@
 
 mod change;
 mod motion;
+mod regrid;
 mod skin;
 
 pub use change::{changed_rects, rect_diffs};
 pub use motion::{BoardThumb, StillEvent, TrackConfig, Tracker};
+pub use regrid::{GridCheck, GridGuard};
 pub use skin::skin_fraction;

@@ -21,6 +21,7 @@ pub fn fast_clip() -> ClipOptions {
         move_s: 1.0,
         no_pause_after: Vec::new(),
         light_swing: 0.1,
+        bump: None,
     }
 }
 

@@ -194,3 +194,51 @@ fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
     assert!(events.contains("\"type\":\"sync\""), "{events}");
     assert_eq!(events.matches("\"type\":\"move\"").count(), 3, "{events}");
 }
+
+#[test]
+fn issue8_a_knocked_camera_loses_no_move() {
+    let mut opts = fast_clip();
+    // The hand knocks the camera as it comes for the 8th ply: 4 degrees round,
+    // 3 down, the aim shifted; the grid moves by about a cell.
+    opts.bump = Some(boardscribe::synth::clip::ClipBump {
+        at_move: 7,
+        d_azimuth_deg: 4.0,
+        d_elevation_deg: -3.0,
+        d_target: [0.04, -0.03],
+    });
+    let params = small(SceneParams::vinyl_tournament(12));
+    let dir = tmp();
+    let (start, moves) = chess_game(&fixture("opera.pgn")).unwrap();
+    let states = states_of(&start, &moves[..14]);
+    let (clip, truth) = render(dir.path(), "bump", &params, &states, &opts);
+    let (first, last) = (
+        truth.frames[0].corners,
+        truth.frames.last().unwrap().corners,
+    );
+    let shift = (0..4)
+        .map(|i| (first[i][0] - last[i][0]).hypot(first[i][1] - last[i][1]))
+        .fold(0.0, f64::max);
+    assert!(shift > 10.0, "the bump moves the grid: {shift:.1} px");
+    let out = dir.path().join("bump.pgn");
+    let (sans, _, text, events) = record(&clip, &corners_arg(&truth), &[], &out);
+    let (want, _) = true_sans("opera.pgn");
+    assert_eq!(sans, want[..14], "recorded moves differ\n{text}");
+    assert!(text.contains("grid found again"), "{text}");
+    // The corners found again are those of the moved grid, to a small fraction of
+    // a cell.
+    let regrid: serde_json::Value = events
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["type"] == "regrid")
+        .expect("a regrid event");
+    let cell = (last[1][0] - last[0][0]).hypot(last[1][1] - last[0][1]) / 8.0;
+    for i in 0..4 {
+        let got = &regrid["corners"][i];
+        let err =
+            (got[0].as_f64().unwrap() - last[i][0]).hypot(got[1].as_f64().unwrap() - last[i][1]);
+        assert!(
+            err < 0.15 * cell,
+            "corner {i} off by {err:.1} px (cell {cell:.1} px)"
+        );
+    }
+}

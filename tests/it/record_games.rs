@@ -20,6 +20,7 @@ fn game_clip() -> ClipOptions {
         move_s: 0.9,
         no_pause_after: Vec::new(),
         light_swing: 0.1,
+        bump: None,
     }
 }
 
