@@ -6,6 +6,7 @@ mod clip;
 mod clips;
 mod external;
 mod memory;
+mod real_sets;
 mod record_chess;
 mod record_free;
 mod record_games;

@@ -36,7 +36,6 @@ pub fn p(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
 }
 
-#[allow(dead_code)]
 pub fn shared_data(sub: &str) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data")
