@@ -4,6 +4,7 @@
 mod folder;
 mod memory;
 mod natural;
+mod prepend;
 mod video;
 
 use std::path::Path;
@@ -13,6 +14,7 @@ use opencv::core::Mat;
 pub use folder::FolderSource;
 pub use memory::{resident_bytes, MemorySource};
 pub use natural::natural_cmp;
+pub use prepend::Prepended;
 pub use video::VideoSource;
 
 /// One frame with the time it was taken, in seconds from the start of the source.

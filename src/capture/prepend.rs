@@ -1,0 +1,61 @@
+//! A frame source with frames already taken from it put back in front: for
+//! callers that look at the first frames (to find the board) before recording.
+
+use super::{CaptureError, Frame, FrameSource};
+
+pub struct Prepended {
+    held: std::collections::VecDeque<Frame>,
+    inner: Box<dyn FrameSource>,
+}
+
+impl Prepended {
+    pub fn new(held: Vec<Frame>, inner: Box<dyn FrameSource>) -> Prepended {
+        Prepended {
+            held: held.into(),
+            inner,
+        }
+    }
+}
+
+impl Iterator for Prepended {
+    type Item = Result<Frame, CaptureError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.held.pop_front() {
+            Some(f) => Some(Ok(f)),
+            None => self.inner.next(),
+        }
+    }
+}
+
+impl FrameSource for Prepended {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn is_offline(&self) -> bool {
+        self.inner.is_offline()
+    }
+    fn len_hint(&self) -> Option<usize> {
+        self.inner.len_hint()
+    }
+    fn fps(&self) -> f64 {
+        self.inner.fps()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::MemorySource;
+    use opencv::core::Mat;
+
+    #[test]
+    fn held_frames_come_first_then_the_rest() {
+        let mut inner = MemorySource::new(vec![Mat::default(); 3], 10.0);
+        let first = inner.next().unwrap().unwrap();
+        let all: Vec<usize> = Prepended::new(vec![first], Box::new(inner))
+            .map(|f| f.unwrap().index)
+            .collect();
+        assert_eq!(all, [0, 1, 2]);
+    }
+}
