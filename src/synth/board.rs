@@ -2,7 +2,7 @@
 //! coordinates) and the table surface.
 
 use super::font::{text_ink, text_width};
-use super::math::{lin, V3};
+use super::math::{floor_i, lin, V3};
 use super::params::{SceneParams, SquareScheme, TableKind};
 use super::rng::{fbm2, value_noise, Rng};
 
@@ -25,19 +25,29 @@ impl Texture {
         let (w, h) = (self.w as i32, self.h as i32);
         let u = (x - self.x0) * (self.w as f32 / self.sx) - 0.5;
         let v = (y - self.y0) * (self.h as f32 / self.sy) - 0.5;
-        let (fu, fv) = (u.floor(), v.floor());
-        let (tu, tv) = (u - fu, v - fv);
-        let (iu, iv) = (fu as i32, fv as i32);
+        let (iu, iv) = (floor_i(u), floor_i(v));
+        let (tu, tv) = (u - iu as f32, v - iv as f32);
         let (i0, i1, j0, j1) = if self.tiled {
-            let i0 = iu.rem_euclid(w);
-            let j0 = iv.rem_euclid(h);
-            (i0, (i0 + 1) % w, j0, (j0 + 1) % h)
+            if self.w.is_power_of_two() && self.h.is_power_of_two() {
+                // Two's complement masking is rem_euclid for powers of two.
+                let (mw, mh) = (w - 1, h - 1);
+                (
+                    iu & mw,
+                    iu.wrapping_add(1) & mw,
+                    iv & mh,
+                    iv.wrapping_add(1) & mh,
+                )
+            } else {
+                let i0 = iu.rem_euclid(w);
+                let j0 = iv.rem_euclid(h);
+                (i0, (i0 + 1) % w, j0, (j0 + 1) % h)
+            }
         } else {
             (
                 iu.clamp(0, w - 1),
-                (iu + 1).clamp(0, w - 1),
+                iu.saturating_add(1).clamp(0, w - 1),
                 iv.clamp(0, h - 1),
-                (iv + 1).clamp(0, h - 1),
+                iv.saturating_add(1).clamp(0, h - 1),
             )
         };
         let (r0, r1) = ((j0 * w) as usize, (j1 * w) as usize);

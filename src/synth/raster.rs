@@ -3,7 +3,7 @@
 //! and an orthographic depth-only rasteriser for the shadow map.
 
 use super::camera::Camera;
-use super::math::{Frame, V3};
+use super::math::{ceil_i, floor_i, Frame, V3};
 use super::mesh::Mesh;
 
 #[derive(Clone, Copy, Debug)]
@@ -241,10 +241,16 @@ pub struct ShadowMap {
     pub centre: V3,
     pub texel: f32,
     inv_texel: f32,
-    /// Light-space height of the closest caster; -inf = none.
+    /// Row length of `depth`: the map plus a border of `PAD` texels on
+    /// every side that stays -inf, so filter taps need no range checks.
+    stride: usize,
+    /// Light-space height of the closest caster; -inf = none. Texel (x, y)
+    /// is at `(y + PAD) * stride + x + PAD`.
     pub depth: Vec<f32>,
-    /// Highest caster in each 8x8 tile and its neighbours, so that the many
-    /// pixels far from any caster skip the filter taps (and cache misses).
+    /// Tiles per side.
+    nt: usize,
+    /// Highest caster in each `TILE`-square tile and its neighbours, so that
+    /// the many pixels far from any caster skip the filter taps.
     tiles: Vec<f32>,
     raw_tiles: Vec<f32>,
     /// The same for casters drawn since the last `copy_with` only.
@@ -252,42 +258,63 @@ pub struct ShadowMap {
     dyn_raw: Vec<f32>,
 }
 
-const TILE: usize = 8;
+/// Tile side in texels. The filter reaches at most 3 texels from the
+/// lookup (taps at most 2.5 texels off, then a 2x2 footprint), so one
+/// dilated ring of 4-texel tiles covers it.
+const TILE: usize = 4;
+const PAD: usize = 4;
 
 impl ShadowMap {
     /// `to_light` points towards the light; the map covers a disc of
     /// `radius` around `centre`.
     pub fn new(to_light: V3, centre: V3, radius: f32, size: usize) -> ShadowMap {
+        let nt = size.div_ceil(TILE);
+        let stride = size + 2 * PAD;
         ShadowMap {
             size,
             frame: Frame::from_z(to_light),
             centre,
             texel: 2.0 * radius / size as f32,
             inv_texel: size as f32 / (2.0 * radius),
-            depth: vec![f32::NEG_INFINITY; size * size],
-            tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
-            raw_tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
-            dyn_tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
-            dyn_raw: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
+            stride,
+            depth: vec![f32::NEG_INFINITY; stride * stride],
+            nt,
+            tiles: vec![f32::NEG_INFINITY; nt * nt],
+            raw_tiles: vec![f32::NEG_INFINITY; nt * nt],
+            dyn_tiles: vec![f32::NEG_INFINITY; nt * nt],
+            dyn_raw: vec![f32::NEG_INFINITY; nt * nt],
         }
     }
 
-    /// Recomputes the dilated tile maxima after drawing.
+    /// Recomputes the dilated tile maxima after drawing (3x3 maximum, as
+    /// a row pass then a column pass).
     fn dilate(&mut self) {
-        let n = self.size.div_ceil(TILE);
+        let n = self.nt;
+        let mut rows = vec![f32::NEG_INFINITY; n * n];
         for (raw, out) in [
             (&self.raw_tiles, &mut self.tiles),
             (&self.dyn_raw, &mut self.dyn_tiles),
         ] {
-            for ty in 0..n {
-                for tx in 0..n {
-                    let mut m = f32::NEG_INFINITY;
-                    for y in ty.saturating_sub(1)..(ty + 2).min(n) {
-                        for x in tx.saturating_sub(1)..(tx + 2).min(n) {
-                            m = m.max(raw[y * n + x]);
-                        }
+            for (src, dst) in raw.chunks_exact(n).zip(rows.chunks_exact_mut(n)) {
+                for x in 0..n {
+                    let mut m = src[x];
+                    if x > 0 {
+                        m = m.max(src[x - 1]);
                     }
-                    out[ty * n + tx] = m;
+                    if x + 1 < n {
+                        m = m.max(src[x + 1]);
+                    }
+                    dst[x] = m;
+                }
+            }
+            for y in 0..n {
+                let (lo, hi) = (y.saturating_sub(1), (y + 1).min(n - 1));
+                for x in 0..n {
+                    let mut m = rows[lo * n + x];
+                    for r in lo + 1..=hi {
+                        m = m.max(rows[r * n + x]);
+                    }
+                    out[y * n + x] = m;
                 }
             }
         }
@@ -309,7 +336,9 @@ impl ShadowMap {
             centre: self.centre,
             texel: self.texel,
             inv_texel: self.inv_texel,
+            stride: self.stride,
             depth: buf,
+            nt: self.nt,
             tiles: self.tiles.clone(),
             raw_tiles: self.raw_tiles.clone(),
             dyn_tiles: vec![f32::NEG_INFINITY; self.tiles.len()],
@@ -333,7 +362,7 @@ impl ShadowMap {
     pub fn draw(&mut self, geom: &Geometry, caster: impl Fn(&Tri) -> bool) {
         let pts: Vec<(f32, f32, f32)> = geom.pos.iter().map(|&p| self.to_map(p)).collect();
         let n = self.size as f32;
-        let nt = self.size.div_ceil(TILE);
+        let nt = self.nt;
         let l = self.frame.z;
         // The surface nearest the light faces it: triangles whose normals
         // all face away cannot set a texel's depth on a closed mesh.
@@ -348,27 +377,30 @@ impl ShadowMap {
             if area.abs() < 1e-9 {
                 continue;
             }
-            let minx = a.0.min(b.0).min(c.0).ceil().max(0.0);
-            let maxx = a.0.max(b.0).max(c.0).floor().min(n - 1.0);
-            let miny = a.1.min(b.1).min(c.1).ceil().max(0.0);
-            let maxy = a.1.max(b.1).max(c.1).floor().min(n - 1.0);
+            let minx = (ceil_i(a.0.min(b.0).min(c.0)) as f32).max(0.0);
+            let maxx = (floor_i(a.0.max(b.0).max(c.0)) as f32).min(n - 1.0);
+            let miny = (ceil_i(a.1.min(b.1).min(c.1)) as f32).max(0.0);
+            let maxy = (floor_i(a.1.max(b.1).max(c.1)) as f32).min(n - 1.0);
             if minx > maxx || miny > maxy {
                 continue;
             }
             let inv = 1.0 / area;
+            let (x0, x1) = (minx as usize, maxx as usize);
             for py in miny as usize..=maxy as usize {
                 let fy = py as f32;
-                for px in minx as usize..=maxx as usize {
+                let row = (py + PAD) * self.stride + PAD;
+                let trow = (py / TILE) * nt;
+                for px in x0..=x1 {
                     let fx = px as f32;
                     let w0 = ((b.0 - fx) * (c.1 - fy) - (c.0 - fx) * (b.1 - fy)) * inv;
                     let w1 = ((c.0 - fx) * (a.1 - fy) - (a.0 - fx) * (c.1 - fy)) * inv;
                     let w2 = 1.0 - w0 - w1;
                     if w0 >= -1e-6 && w1 >= -1e-6 && w2 >= -1e-6 {
                         let d = w0 * a.2 + w1 * b.2 + w2 * c.2;
-                        let k = py * self.size + px;
+                        let k = row + px;
                         if d > self.depth[k] {
                             self.depth[k] = d;
-                            let tk = (py / TILE) * nt + px / TILE;
+                            let tk = trow + px / TILE;
                             self.raw_tiles[tk] = self.raw_tiles[tk].max(d);
                             self.dyn_raw[tk] = self.dyn_raw[tk].max(d);
                         }
@@ -384,29 +416,25 @@ impl ShadowMap {
     #[inline]
     pub fn light(&self, p: V3, soft: f32) -> (f32, (u32, f32)) {
         let (x, y, d) = self.to_map(p);
-        let bias = self.texel * 1.5;
+        let db = d + self.texel * 1.5;
         // Off the map counts as lit (the map covers the board and props).
         if !(x >= 0.0 && y >= 0.0 && x < self.size as f32 && y < self.size as f32) {
             return (1.0, (u32::MAX, d));
         }
-        let nt = self.size.div_ceil(TILE);
-        let tile = (y as usize / TILE) * nt + x as usize / TILE;
+        // Non-negative, so truncation is the floor.
+        let tile = (y as u32 as usize / TILE) * self.nt + x as u32 as usize / TILE;
         let probe = (tile as u32, d);
-        if self.tiles[tile] <= d + bias {
+        if self.tiles[tile] <= db {
             return (1.0, probe);
         }
         // Four bilinearly weighted 2x2 comparisons spread over `soft`
         // texels: smooth penumbrae without dithering. Only pixels near
-        // casters get here; the tile dilation covers the reach.
+        // casters get here; the tile dilation covers the reach, and the
+        // -inf border (lit) the taps that fall off the map.
         let soft = soft.clamp(0.5, 4.0) * 0.5;
-        let n = self.size as i64;
-        let lit_at = |ix: i64, iy: i64| -> f32 {
-            if ix < 0
-                || iy < 0
-                || ix >= n
-                || iy >= n
-                || self.depth[(iy * n + ix) as usize] <= d + bias
-            {
+        let s = self.stride;
+        let lit_at = |k: usize| -> f32 {
+            if self.depth[k] <= db {
                 1.0
             } else {
                 0.0
@@ -416,11 +444,12 @@ impl ShadowMap {
         for (ox, oy) in [(-1.0f32, -1.0f32), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
             let tx = x + ox * soft - 0.5;
             let ty = y + oy * soft - 0.5;
-            let (fx, fy) = (tx.floor(), ty.floor());
-            let (ax, ay) = (tx - fx, ty - fy);
-            let (ix, iy) = (fx as i64, fy as i64);
-            let top = lit_at(ix, iy) * (1.0 - ax) + lit_at(ix + 1, iy) * ax;
-            let bot = lit_at(ix, iy + 1) * (1.0 - ax) + lit_at(ix + 1, iy + 1) * ax;
+            let (ix, iy) = (floor_i(tx), floor_i(ty));
+            let (ax, ay) = (tx - ix as f32, ty - iy as f32);
+            // ix, iy >= -3 here, and PAD covers it.
+            let k = (iy + PAD as i32) as usize * s + (ix + PAD as i32) as usize;
+            let top = lit_at(k) * (1.0 - ax) + lit_at(k + 1) * ax;
+            let bot = lit_at(k + s) * (1.0 - ax) + lit_at(k + s + 1) * ax;
             lit += 0.25 * (top * (1.0 - ay) + bot * ay);
         }
         (lit, probe)
