@@ -169,10 +169,20 @@ impl Camera {
     }
 }
 
+/// One output pixel's bilinear sample of the canvas: the index of the
+/// top-left texel of its 2x2 footprint and the weights of the right and
+/// lower neighbours.
+#[derive(Clone, Copy, Debug)]
+pub struct Tap {
+    pub k: u32,
+    pub tx: f32,
+    pub ty: f32,
+}
+
 /// For each output pixel, the canvas position to sample, plus the canvas
 /// size and offset needed to hold all of them.
 pub struct Remap {
-    pub map: Vec<(f32, f32)>,
+    pub taps: Vec<Tap>,
     pub canvas_w: usize,
     pub canvas_h: usize,
     pub off: (f64, f64),
@@ -195,18 +205,26 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
     }
     let mut map = Vec::with_capacity(w * h);
     let (mut minx, mut miny, mut maxx, mut maxy) = (0.0f64, 0.0f64, (w - 1) as f64, (h - 1) as f64);
+    // The lattice rows above and below a band of STEP pixel rows,
+    // interpolated along x once per band.
+    let mut top = vec![(0.0f64, 0.0f64); w];
+    let mut bot = vec![(0.0f64, 0.0f64); w];
     for j in 0..h {
         let (gj, tj) = (j / STEP, (j % STEP) as f64 / STEP as f64);
-        for i in 0..w {
-            let (gi, ti) = (i / STEP, (i % STEP) as f64 / STEP as f64);
-            let a = grid[gj * gw + gi];
-            let b = grid[gj * gw + gi + 1];
-            let c = grid[(gj + 1) * gw + gi];
-            let d = grid[(gj + 1) * gw + gi + 1];
-            let top = (a.0 + (b.0 - a.0) * ti, a.1 + (b.1 - a.1) * ti);
-            let bot = (c.0 + (d.0 - c.0) * ti, c.1 + (d.1 - c.1) * ti);
-            let px = top.0 + (bot.0 - top.0) * tj;
-            let py = top.1 + (bot.1 - top.1) * tj;
+        if j % STEP == 0 {
+            for i in 0..w {
+                let (gi, ti) = (i / STEP, (i % STEP) as f64 / STEP as f64);
+                let a = grid[gj * gw + gi];
+                let b = grid[gj * gw + gi + 1];
+                let c = grid[(gj + 1) * gw + gi];
+                let d = grid[(gj + 1) * gw + gi + 1];
+                top[i] = (a.0 + (b.0 - a.0) * ti, a.1 + (b.1 - a.1) * ti);
+                bot[i] = (c.0 + (d.0 - c.0) * ti, c.1 + (d.1 - c.1) * ti);
+            }
+        }
+        for (t, b) in top.iter().zip(&bot) {
+            let px = t.0 + (b.0 - t.0) * tj;
+            let py = t.1 + (b.1 - t.1) * tj;
             minx = minx.min(px);
             miny = miny.min(py);
             maxx = maxx.max(px);
@@ -222,14 +240,30 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
     let oy = (-miny).clamp(0.0, lim_y).ceil() + 1.0;
     let ex = (maxx - (w - 1) as f64).clamp(0.0, lim_x).ceil() + 1.0;
     let ey = (maxy - (h - 1) as f64).clamp(0.0, lim_y).ceil() + 1.0;
-    for m in map.iter_mut() {
-        m.0 += ox as f32;
-        m.1 += oy as f32;
-    }
+    let (cw, ch) = (w + (ox + ex) as usize, h + (oy + ey) as usize);
+    // Split a clamped coordinate into a texel and the weight of the next
+    // one; the last texel is the next one of its left neighbour at weight 1.
+    let split = |v: f32, n: usize| -> (usize, f32) {
+        let v = v.clamp(0.0, (n - 1) as f32);
+        let i = (v as usize).min(n - 2);
+        (i, v - i as f32)
+    };
+    let taps = map
+        .into_iter()
+        .map(|(sx, sy)| {
+            let (ix, tx) = split(sx + ox as f32, cw);
+            let (iy, ty) = split(sy + oy as f32, ch);
+            Tap {
+                k: (iy * cw + ix) as u32,
+                tx,
+                ty,
+            }
+        })
+        .collect();
     Remap {
-        map,
-        canvas_w: w + (ox + ex) as usize,
-        canvas_h: h + (oy + ey) as usize,
+        taps,
+        canvas_w: cw,
+        canvas_h: ch,
         off: (ox, oy),
     }
 }
