@@ -19,8 +19,13 @@ pub struct Texture {
 }
 
 impl Texture {
+    /// Hands the texels back for reuse.
+    pub(super) fn recycle(self) {
+        super::pool::give(self.data);
+    }
+
     /// Bilinear lookup at world (x, y).
-    #[inline]
+    #[inline(always)]
     pub fn sample(&self, x: f32, y: f32) -> V3 {
         let (w, h) = (self.w as i32, self.h as i32);
         let u = (x - self.x0) * (self.w as f32 / self.sx) - 0.5;
@@ -177,7 +182,7 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
         .map(|_| (rng.chance(0.5), rng.f32() * 10.0))
         .collect();
     let (inv_px, inv_py) = (1.0 / pitch_x, 1.0 / pitch_y);
-    let mut data = Vec::with_capacity(w * h);
+    let mut data = super::pool::take(w * h);
     for j in 0..h {
         let y = -sy / 2.0 + (j as f32 + 0.5) * texel * (sy / sx) * (w as f32 / h as f32);
         for i in 0..w {
@@ -354,7 +359,7 @@ pub fn bake_table(kind: TableKind, color: [u8; 3], rng: &mut Rng) -> Texture {
     };
     let base = lin(color);
     let seed = rng.next_u64() as u32;
-    let mut data = Vec::with_capacity(n * n);
+    let mut data = super::pool::take(n * n);
     for j in 0..n {
         for i in 0..n {
             let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);

@@ -203,7 +203,9 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
             grid.push((cam.cx + cam.focal_px * x, cam.cy + cam.focal_px * y));
         }
     }
-    let mut map = Vec::with_capacity(w * h);
+    // Canvas positions first (as `Tap`s: k unused, tx and ty holding x and y),
+    // turned into texel indices and weights once the canvas size is known.
+    let mut taps: Vec<Tap> = super::pool::take(w * h);
     let (mut minx, mut miny, mut maxx, mut maxy) = (0.0f64, 0.0f64, (w - 1) as f64, (h - 1) as f64);
     // The lattice rows above and below a band of STEP pixel rows,
     // interpolated along x once per band.
@@ -229,7 +231,11 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
             miny = miny.min(py);
             maxx = maxx.max(px);
             maxy = maxy.max(py);
-            map.push((px as f32, py as f32));
+            taps.push(Tap {
+                k: 0,
+                tx: px as f32,
+                ty: py as f32,
+            });
         }
     }
     // Strong pincushion/barrel settings can ask for a huge canvas; cap it and
@@ -248,18 +254,15 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
         let i = (v as usize).min(n - 2);
         (i, v - i as f32)
     };
-    let taps = map
-        .into_iter()
-        .map(|(sx, sy)| {
-            let (ix, tx) = split(sx + ox as f32, cw);
-            let (iy, ty) = split(sy + oy as f32, ch);
-            Tap {
-                k: (iy * cw + ix) as u32,
-                tx,
-                ty,
-            }
-        })
-        .collect();
+    for t in taps.iter_mut() {
+        let (ix, tx) = split(t.tx + ox as f32, cw);
+        let (iy, ty) = split(t.ty + oy as f32, ch);
+        *t = Tap {
+            k: (iy * cw + ix) as u32,
+            tx,
+            ty,
+        };
+    }
     Remap {
         taps,
         canvas_w: cw,

@@ -231,10 +231,10 @@ fn planes(rgb: &[u8], w: usize, h: usize, out: [&mut Vec<f32>; 3]) -> (usize, us
         let src = &rgb[sy * w * 3..(sy + 1) * w * 3];
         let yrow = &mut yp[y * pw..(y + 1) * pw];
         let crow = (y / 2) * (pw / 2);
-        for x in 0..pw {
+        for (x, yv) in yrow.iter_mut().enumerate() {
             let k = x.min(w - 1) * 3;
             let (r, g, b) = (src[k] as f32, src[k + 1] as f32, src[k + 2] as f32);
-            yrow[x] = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
+            *yv = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
             let c = crow + x / 2;
             cb[c] += 0.25 * (-0.168_736 * r - 0.331_264 * g + 0.5 * b);
             cr[c] += 0.25 * (0.5 * r - 0.418_688 * g - 0.081_312 * b);

@@ -140,14 +140,14 @@ impl Frame {
 #[inline]
 pub fn floor_i(x: f32) -> i32 {
     let i = x as i32;
-    i - ((i as f32 > x) as i32)
+    i.saturating_sub((i as f32 > x) as i32)
 }
 
 /// `x.ceil()` as an integer, exact for |x| < 2^31 (saturating beyond).
 #[inline]
 pub fn ceil_i(x: f32) -> i32 {
     let i = x as i32;
-    i + (((i as f32) < x) as i32)
+    i.saturating_add(((i as f32) < x) as i32)
 }
 
 /// sRGB byte to linear float.
