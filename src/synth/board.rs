@@ -222,8 +222,9 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
                 };
             }
             // Grid lines (lined boards) or the frame line around a checkered grid.
-            let dx_line = ((x + gx) * inv_px).round() * pitch_x - (x + gx);
-            let dy_line = ((y + gy) * inv_py).round() * pitch_y - (y + gy);
+            // Nearest line (ties never matter here; `round` is a libm call).
+            let dx_line = floor_i((x + gx) * inv_px + 0.5) as f32 * pitch_x - (x + gx);
+            let dy_line = floor_i((y + gy) * inv_py + 0.5) as f32 * pitch_y - (y + gy);
             let mut cov = 0.0f32;
             if lined {
                 let in_x = x.abs() <= gx + lw / 2.0;

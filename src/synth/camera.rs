@@ -224,13 +224,18 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
                 bot[i] = (c.0 + (d.0 - c.0) * ti, c.1 + (d.1 - c.1) * ti);
             }
         }
+        // Positions move monotonically from a band's first row to its last,
+        // so the extremes lie on those rows.
+        let extreme = j % STEP == 0 || j % STEP == STEP - 1 || j == h - 1;
         for (t, b) in top.iter().zip(&bot) {
             let px = t.0 + (b.0 - t.0) * tj;
             let py = t.1 + (b.1 - t.1) * tj;
-            minx = minx.min(px);
-            miny = miny.min(py);
-            maxx = maxx.max(px);
-            maxy = maxy.max(py);
+            if extreme {
+                minx = minx.min(px);
+                miny = miny.min(py);
+                maxx = maxx.max(px);
+                maxy = maxy.max(py);
+            }
             taps.push(Tap {
                 k: 0,
                 tx: px as f32,

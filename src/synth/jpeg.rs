@@ -480,24 +480,24 @@ pub fn round_trip(rgb: &mut [u8], w: usize, h: usize, quality: u8) {
                 }
             }
             let yrow = &yp[y * pw..y * pw + w];
-            for (x, (o, &l)) in out.chunks_exact_mut(3).zip(yrow).enumerate() {
-                // Horizontal pass, the same way.
-                let i = x / 2;
-                let j = if x % 2 == 0 {
-                    i.saturating_sub(1)
-                } else {
-                    (i + 1).min(sw - 1)
-                };
-                let b = 0.75 * vb[i] + 0.25 * vb[j];
-                let r = 0.75 * vr[i] + 0.25 * vr[j];
-                let l = l + 128.0;
-                let rgb = [
-                    l + 1.402 * r,
-                    l - 0.344_136 * b - 0.714_136 * r,
-                    l + 1.772 * b,
-                ];
-                for (o, c) in o.iter_mut().zip(rgb) {
-                    *o = (c + 0.5).clamp(0.0, 255.0) as u8;
+            // Horizontal pass, the same way: the left pixel of each pair
+            // leans on the chroma sample before, the right one on the next.
+            let pairs = out.chunks_mut(6).zip(yrow.chunks(2)).enumerate();
+            for (i, (o, l)) in pairs {
+                let (before, next) = (i.saturating_sub(1), (i + 1).min(sw - 1));
+                let side = [(vb[before], vr[before]), (vb[next], vr[next])];
+                for ((o, &l), (sb, sr)) in o.chunks_exact_mut(3).zip(l).zip(side) {
+                    let b = 0.75 * vb[i] + 0.25 * sb;
+                    let r = 0.75 * vr[i] + 0.25 * sr;
+                    let l = l + 128.0;
+                    let rgb = [
+                        l + 1.402 * r,
+                        l - 0.344_136 * b - 0.714_136 * r,
+                        l + 1.772 * b,
+                    ];
+                    for (o, c) in o.iter_mut().zip(rgb) {
+                        *o = (c + 0.5).clamp(0.0, 255.0) as u8;
+                    }
                 }
             }
         }
