@@ -2,7 +2,7 @@
 //! coordinates) and the table surface.
 
 use super::font::{text_ink, text_width};
-use super::math::{lin, V3};
+use super::math::{floor_i, lin, V3};
 use super::params::{SceneParams, SquareScheme, TableKind};
 use super::rng::{fbm2, value_noise, Rng};
 
@@ -19,25 +19,40 @@ pub struct Texture {
 }
 
 impl Texture {
+    /// Hands the texels back for reuse.
+    pub(super) fn recycle(self) {
+        super::pool::give(self.data);
+    }
+
     /// Bilinear lookup at world (x, y).
-    #[inline]
+    #[inline(always)]
     pub fn sample(&self, x: f32, y: f32) -> V3 {
         let (w, h) = (self.w as i32, self.h as i32);
         let u = (x - self.x0) * (self.w as f32 / self.sx) - 0.5;
         let v = (y - self.y0) * (self.h as f32 / self.sy) - 0.5;
-        let (fu, fv) = (u.floor(), v.floor());
-        let (tu, tv) = (u - fu, v - fv);
-        let (iu, iv) = (fu as i32, fv as i32);
+        let (iu, iv) = (floor_i(u), floor_i(v));
+        let (tu, tv) = (u - iu as f32, v - iv as f32);
         let (i0, i1, j0, j1) = if self.tiled {
-            let i0 = iu.rem_euclid(w);
-            let j0 = iv.rem_euclid(h);
-            (i0, (i0 + 1) % w, j0, (j0 + 1) % h)
+            if self.w.is_power_of_two() && self.h.is_power_of_two() {
+                // Two's complement masking is rem_euclid for powers of two.
+                let (mw, mh) = (w - 1, h - 1);
+                (
+                    iu & mw,
+                    iu.wrapping_add(1) & mw,
+                    iv & mh,
+                    iv.wrapping_add(1) & mh,
+                )
+            } else {
+                let i0 = iu.rem_euclid(w);
+                let j0 = iv.rem_euclid(h);
+                (i0, (i0 + 1) % w, j0, (j0 + 1) % h)
+            }
         } else {
             (
                 iu.clamp(0, w - 1),
-                (iu + 1).clamp(0, w - 1),
+                iu.saturating_add(1).clamp(0, w - 1),
                 iv.clamp(0, h - 1),
-                (iv + 1).clamp(0, h - 1),
+                iv.saturating_add(1).clamp(0, h - 1),
             )
         };
         let (r0, r1) = ((j0 * w) as usize, (j1 * w) as usize);
@@ -167,7 +182,7 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
         .map(|_| (rng.chance(0.5), rng.f32() * 10.0))
         .collect();
     let (inv_px, inv_py) = (1.0 / pitch_x, 1.0 / pitch_y);
-    let mut data = Vec::with_capacity(w * h);
+    let mut data = super::pool::take(w * h);
     for j in 0..h {
         let y = -sy / 2.0 + (j as f32 + 0.5) * texel * (sy / sx) * (w as f32 / h as f32);
         for i in 0..w {
@@ -207,8 +222,9 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
                 };
             }
             // Grid lines (lined boards) or the frame line around a checkered grid.
-            let dx_line = ((x + gx) * inv_px).round() * pitch_x - (x + gx);
-            let dy_line = ((y + gy) * inv_py).round() * pitch_y - (y + gy);
+            // Nearest line (ties never matter here; `round` is a libm call).
+            let dx_line = floor_i((x + gx) * inv_px + 0.5) as f32 * pitch_x - (x + gx);
+            let dy_line = floor_i((y + gy) * inv_py + 0.5) as f32 * pitch_y - (y + gy);
             let mut cov = 0.0f32;
             if lined {
                 let in_x = x.abs() <= gx + lw / 2.0;
@@ -344,7 +360,7 @@ pub fn bake_table(kind: TableKind, color: [u8; 3], rng: &mut Rng) -> Texture {
     };
     let base = lin(color);
     let seed = rng.next_u64() as u32;
-    let mut data = Vec::with_capacity(n * n);
+    let mut data = super::pool::take(n * n);
     for j in 0..n {
         for i in 0..n {
             let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);

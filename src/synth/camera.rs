@@ -169,10 +169,20 @@ impl Camera {
     }
 }
 
+/// One output pixel's bilinear sample of the canvas: the index of the
+/// top-left texel of its 2x2 footprint and the weights of the right and
+/// lower neighbours.
+#[derive(Clone, Copy, Debug)]
+pub struct Tap {
+    pub k: u32,
+    pub tx: f32,
+    pub ty: f32,
+}
+
 /// For each output pixel, the canvas position to sample, plus the canvas
 /// size and offset needed to hold all of them.
 pub struct Remap {
-    pub map: Vec<(f32, f32)>,
+    pub taps: Vec<Tap>,
     pub canvas_w: usize,
     pub canvas_h: usize,
     pub off: (f64, f64),
@@ -193,25 +203,44 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
             grid.push((cam.cx + cam.focal_px * x, cam.cy + cam.focal_px * y));
         }
     }
-    let mut map = Vec::with_capacity(w * h);
+    // Canvas positions first (as `Tap`s: k unused, tx and ty holding x and y),
+    // turned into texel indices and weights once the canvas size is known.
+    let mut taps: Vec<Tap> = super::pool::take(w * h);
     let (mut minx, mut miny, mut maxx, mut maxy) = (0.0f64, 0.0f64, (w - 1) as f64, (h - 1) as f64);
+    // The lattice rows above and below a band of STEP pixel rows,
+    // interpolated along x once per band.
+    let mut top = vec![(0.0f64, 0.0f64); w];
+    let mut bot = vec![(0.0f64, 0.0f64); w];
     for j in 0..h {
         let (gj, tj) = (j / STEP, (j % STEP) as f64 / STEP as f64);
-        for i in 0..w {
-            let (gi, ti) = (i / STEP, (i % STEP) as f64 / STEP as f64);
-            let a = grid[gj * gw + gi];
-            let b = grid[gj * gw + gi + 1];
-            let c = grid[(gj + 1) * gw + gi];
-            let d = grid[(gj + 1) * gw + gi + 1];
-            let top = (a.0 + (b.0 - a.0) * ti, a.1 + (b.1 - a.1) * ti);
-            let bot = (c.0 + (d.0 - c.0) * ti, c.1 + (d.1 - c.1) * ti);
-            let px = top.0 + (bot.0 - top.0) * tj;
-            let py = top.1 + (bot.1 - top.1) * tj;
-            minx = minx.min(px);
-            miny = miny.min(py);
-            maxx = maxx.max(px);
-            maxy = maxy.max(py);
-            map.push((px as f32, py as f32));
+        if j % STEP == 0 {
+            for i in 0..w {
+                let (gi, ti) = (i / STEP, (i % STEP) as f64 / STEP as f64);
+                let a = grid[gj * gw + gi];
+                let b = grid[gj * gw + gi + 1];
+                let c = grid[(gj + 1) * gw + gi];
+                let d = grid[(gj + 1) * gw + gi + 1];
+                top[i] = (a.0 + (b.0 - a.0) * ti, a.1 + (b.1 - a.1) * ti);
+                bot[i] = (c.0 + (d.0 - c.0) * ti, c.1 + (d.1 - c.1) * ti);
+            }
+        }
+        // Positions move monotonically from a band's first row to its last,
+        // so the extremes lie on those rows.
+        let extreme = j % STEP == 0 || j % STEP == STEP - 1 || j == h - 1;
+        for (t, b) in top.iter().zip(&bot) {
+            let px = t.0 + (b.0 - t.0) * tj;
+            let py = t.1 + (b.1 - t.1) * tj;
+            if extreme {
+                minx = minx.min(px);
+                miny = miny.min(py);
+                maxx = maxx.max(px);
+                maxy = maxy.max(py);
+            }
+            taps.push(Tap {
+                k: 0,
+                tx: px as f32,
+                ty: py as f32,
+            });
         }
     }
     // Strong pincushion/barrel settings can ask for a huge canvas; cap it and
@@ -222,14 +251,27 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
     let oy = (-miny).clamp(0.0, lim_y).ceil() + 1.0;
     let ex = (maxx - (w - 1) as f64).clamp(0.0, lim_x).ceil() + 1.0;
     let ey = (maxy - (h - 1) as f64).clamp(0.0, lim_y).ceil() + 1.0;
-    for m in map.iter_mut() {
-        m.0 += ox as f32;
-        m.1 += oy as f32;
+    let (cw, ch) = (w + (ox + ex) as usize, h + (oy + ey) as usize);
+    // Split a clamped coordinate into a texel and the weight of the next
+    // one; the last texel is the next one of its left neighbour at weight 1.
+    let split = |v: f32, n: usize| -> (usize, f32) {
+        let v = v.clamp(0.0, (n - 1) as f32);
+        let i = (v as usize).min(n - 2);
+        (i, v - i as f32)
+    };
+    for t in taps.iter_mut() {
+        let (ix, tx) = split(t.tx + ox as f32, cw);
+        let (iy, ty) = split(t.ty + oy as f32, ch);
+        *t = Tap {
+            k: (iy * cw + ix) as u32,
+            tx,
+            ty,
+        };
     }
     Remap {
-        map,
-        canvas_w: w + (ox + ex) as usize,
-        canvas_h: h + (oy + ey) as usize,
+        taps,
+        canvas_w: cw,
+        canvas_h: ch,
         off: (ox, oy),
     }
 }

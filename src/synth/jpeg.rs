@@ -1,6 +1,13 @@
-//! A small baseline JPEG encoder (4:2:0, standard Annex K tables) for the
-//! compression-artefact pass; the `image` crate's encoder took most of a
-//! frame's budget. Decoding goes through `image`.
+//! JPEG compression artefacts: a small baseline encoder (4:2:0, standard
+//! Annex K tables), and `round_trip`, which gives what a decoder shows for
+//! that encoder's file without writing or reading it. The entropy coding is
+//! lossless, so only the transform, quantisation, subsampling and colour
+//! conversion matter; the `image` crate's encoder and decoder took most of
+//! a frame's budget.
+
+use std::cell::RefCell;
+
+use super::math::floor_i;
 
 const ZIGZAG: [usize; 64] = [
     0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20,
@@ -193,8 +200,8 @@ fn segment(out: &mut Vec<u8>, marker: u8, body: &[u8]) {
     out.extend_from_slice(body);
 }
 
-/// Encodes 8-bit RGB as a baseline JFIF file.
-pub fn encode(rgb: &[u8], w: usize, h: usize, quality: u8) -> Vec<u8> {
+/// The DCT-II basis: `m[u][x]` (orthonormal, so its transpose inverts it).
+fn dct_matrix() -> [[f32; 8]; 8] {
     let mut dct = [[0.0f32; 8]; 8];
     for (u, row) in dct.iter_mut().enumerate() {
         for (x, v) in row.iter_mut().enumerate() {
@@ -202,6 +209,43 @@ pub fn encode(rgb: &[u8], w: usize, h: usize, quality: u8) -> Vec<u8> {
             *v = 0.5 * c * (((2 * x + 1) as f32 * u as f32 * std::f32::consts::PI) / 16.0).cos();
         }
     }
+    dct
+}
+
+/// Level-shifted Y and centred Cb, Cr planes of 8-bit RGB, padded to whole
+/// 16x16 macroblocks by repeating the last pixel; chroma is the mean of
+/// each 2x2 block. Returns the padded luma size.
+fn planes(rgb: &[u8], w: usize, h: usize, out: [&mut Vec<f32>; 3]) -> (usize, usize) {
+    let (pw, ph) = (w.div_ceil(16) * 16, h.div_ceil(16) * 16);
+    let [yp, cb, cr] = out;
+    for (p, n) in [
+        (&mut *yp, pw * ph),
+        (&mut *cb, pw * ph / 4),
+        (&mut *cr, pw * ph / 4),
+    ] {
+        p.clear();
+        p.resize(n, 0.0);
+    }
+    for y in 0..ph {
+        let sy = y.min(h - 1);
+        let src = &rgb[sy * w * 3..(sy + 1) * w * 3];
+        let yrow = &mut yp[y * pw..(y + 1) * pw];
+        let crow = (y / 2) * (pw / 2);
+        for (x, yv) in yrow.iter_mut().enumerate() {
+            let k = x.min(w - 1) * 3;
+            let (r, g, b) = (src[k] as f32, src[k + 1] as f32, src[k + 2] as f32);
+            *yv = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
+            let c = crow + x / 2;
+            cb[c] += 0.25 * (-0.168_736 * r - 0.331_264 * g + 0.5 * b);
+            cr[c] += 0.25 * (0.5 * r - 0.418_688 * g - 0.081_312 * b);
+        }
+    }
+    (pw, ph)
+}
+
+/// Encodes 8-bit RGB as a baseline JFIF file.
+pub fn encode(rgb: &[u8], w: usize, h: usize, quality: u8) -> Vec<u8> {
+    let dct = dct_matrix();
     let q = [scaled_q(&LUMA_Q, quality), scaled_q(&CHROMA_Q, quality)];
     let enc = Enc {
         dct,
@@ -215,22 +259,8 @@ pub fn encode(rgb: &[u8], w: usize, h: usize, quality: u8) -> Vec<u8> {
         ],
         inv_q: [q[0].map(|v| 1.0 / v), q[1].map(|v| 1.0 / v)],
     };
-    // Planes padded to whole 16x16 macroblocks by repeating the last pixel.
-    let (pw, ph) = (w.div_ceil(16) * 16, h.div_ceil(16) * 16);
-    let mut yp = vec![0.0f32; pw * ph];
-    let mut cb = vec![0.0f32; pw * ph / 4];
-    let mut cr = vec![0.0f32; pw * ph / 4];
-    for y in 0..ph {
-        let sy = y.min(h - 1);
-        for x in 0..pw {
-            let k = (sy * w + x.min(w - 1)) * 3;
-            let (r, g, b) = (rgb[k] as f32, rgb[k + 1] as f32, rgb[k + 2] as f32);
-            yp[y * pw + x] = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
-            let c = (y / 2) * (pw / 2) + x / 2;
-            cb[c] += 0.25 * (-0.168_736 * r - 0.331_264 * g + 0.5 * b);
-            cr[c] += 0.25 * (0.5 * r - 0.418_688 * g - 0.081_312 * b);
-        }
-    }
+    let (mut yp, mut cb, mut cr) = (Vec::new(), Vec::new(), Vec::new());
+    let (pw, ph) = planes(rgb, w, h, [&mut yp, &mut cb, &mut cr]);
     let mut bits = Bits {
         out: Vec::with_capacity(w * h / 4),
         acc: 0,
@@ -298,6 +328,182 @@ pub fn encode(rgb: &[u8], w: usize, h: usize, quality: u8) -> Vec<u8> {
     out
 }
 
+/// Transform, quantisation and back for whole planes of 8x8 blocks.
+struct Codec {
+    /// `m[u][x]` and its transpose.
+    m: [[f32; 8]; 8],
+    mt: [[f32; 8]; 8],
+    q: [f32; 64],
+    inv_q: [f32; 64],
+}
+
+impl Codec {
+    fn new(base: &[u8; 64], quality: u8) -> Codec {
+        let m = dct_matrix();
+        let mut mt = [[0.0; 8]; 8];
+        for (u, row) in m.iter().enumerate() {
+            for (x, &v) in row.iter().enumerate() {
+                mt[x][u] = v;
+            }
+        }
+        let q = scaled_q(base, quality);
+        Codec {
+            m,
+            mt,
+            q,
+            inv_q: q.map(|v| 1.0 / v),
+        }
+    }
+
+    /// Replaces one block by its decoded self. The loops run over whole
+    /// rows of eight so that they vectorise.
+    fn block(&self, b: &mut [f32; 64]) {
+        let mut t = [[0.0f32; 8]; 8];
+        // Forward: rows, then columns.
+        for (y, out) in t.iter_mut().enumerate() {
+            for (x, basis) in self.mt.iter().enumerate() {
+                let v = b[y * 8 + x];
+                for (o, c) in out.iter_mut().zip(basis) {
+                    *o += v * c;
+                }
+            }
+        }
+        let mut f = [[0.0f32; 8]; 8];
+        let mut live = [false; 8];
+        for (v, out) in f.iter_mut().enumerate() {
+            for (y, row) in t.iter().enumerate() {
+                let c = self.m[v][y];
+                for (o, s) in out.iter_mut().zip(row) {
+                    *o += c * s;
+                }
+            }
+            // Quantise and dequantise (round half up).
+            for (u, o) in out.iter_mut().enumerate() {
+                let k = v * 8 + u;
+                let level = floor_i(*o * self.inv_q[k] + 0.5);
+                *o = level as f32 * self.q[k];
+                live[v] |= level != 0;
+            }
+        }
+        // Inverse: rows (skipping all-zero ones), then columns.
+        let mut t = [[0.0f32; 8]; 8];
+        for v in (0..8).filter(|&v| live[v]) {
+            for (u, basis) in self.m.iter().enumerate() {
+                let c = f[v][u];
+                if c != 0.0 {
+                    for (o, s) in t[v].iter_mut().zip(basis) {
+                        *o += c * s;
+                    }
+                }
+            }
+        }
+        for y in 0..8 {
+            let mut out = [0.0f32; 8];
+            for v in (0..8).filter(|&v| live[v]) {
+                let c = self.mt[y][v];
+                for (o, s) in out.iter_mut().zip(&t[v]) {
+                    *o += c * s;
+                }
+            }
+            b[y * 8..y * 8 + 8].copy_from_slice(&out);
+        }
+    }
+
+    /// Round-trips every block of a `w`-wide plane (both sides multiples
+    /// of 8), clamping samples to the 8-bit range as decoders do.
+    fn plane(&self, p: &mut [f32], w: usize, lo: f32, hi: f32) {
+        let mut blk = [0.0f32; 64];
+        for band in p.chunks_exact_mut(8 * w) {
+            for bx in (0..w).step_by(8) {
+                for y in 0..8 {
+                    blk[y * 8..y * 8 + 8].copy_from_slice(&band[y * w + bx..y * w + bx + 8]);
+                }
+                self.block(&mut blk);
+                for y in 0..8 {
+                    for (o, v) in band[y * w + bx..y * w + bx + 8]
+                        .iter_mut()
+                        .zip(&blk[y * 8..])
+                    {
+                        *o = v.clamp(lo, hi);
+                    }
+                }
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Plane buffers kept between calls (fresh pages cost more than the work).
+    static PLANES: RefCell<[Vec<f32>; 5]> = RefCell::new(Default::default());
+}
+
+/// Replaces 8-bit RGB by what a decoder shows for `encode(rgb, w, h,
+/// quality)`: the same planes, transform and quantisation, then the inverse
+/// transform, chroma upsampled with the triangle filter that libjpeg and
+/// zune-jpeg ("fancy upsampling") use, and back to RGB.
+pub fn round_trip(rgb: &mut [u8], w: usize, h: usize, quality: u8) {
+    if w == 0 || h == 0 {
+        return;
+    }
+    PLANES.with(|cell| {
+        let mut bufs = cell.borrow_mut();
+        let [yp, cb, cr, vb, vr] = &mut *bufs;
+        let (pw, _) = planes(rgb, w, h, [yp, cb, cr]);
+        let cw = pw / 2;
+        let luma = Codec::new(&LUMA_Q, quality);
+        luma.plane(yp, pw, -128.0, 127.0);
+        let chroma = Codec::new(&CHROMA_Q, quality);
+        chroma.plane(cb, cw, -128.0, 127.0);
+        chroma.plane(cr, cw, -128.0, 127.0);
+        // Chroma samples that cover the image (the rest is padding).
+        let (sw, sh) = (w.div_ceil(2), h.div_ceil(2));
+        vb.clear();
+        vb.resize(sw, 0.0);
+        vr.clear();
+        vr.resize(sw, 0.0);
+        for (y, out) in rgb.chunks_exact_mut(w * 3).enumerate() {
+            // Vertical pass: 3/4 of the nearest chroma row, 1/4 of the next
+            // nearest one.
+            let near = y / 2;
+            let far = if y % 2 == 0 {
+                near.saturating_sub(1)
+            } else {
+                (near + 1).min(sh - 1)
+            };
+            for (plane, v) in [(&*cb, &mut *vb), (&*cr, &mut *vr)] {
+                let (a, b) = (
+                    &plane[near * cw..near * cw + sw],
+                    &plane[far * cw..far * cw + sw],
+                );
+                for ((o, a), b) in v.iter_mut().zip(a).zip(b) {
+                    *o = 0.75 * a + 0.25 * b;
+                }
+            }
+            let yrow = &yp[y * pw..y * pw + w];
+            // Horizontal pass, the same way: the left pixel of each pair
+            // leans on the chroma sample before, the right one on the next.
+            let pairs = out.chunks_mut(6).zip(yrow.chunks(2)).enumerate();
+            for (i, (o, l)) in pairs {
+                let (before, next) = (i.saturating_sub(1), (i + 1).min(sw - 1));
+                let side = [(vb[before], vr[before]), (vb[next], vr[next])];
+                for ((o, &l), (sb, sr)) in o.chunks_exact_mut(3).zip(l).zip(side) {
+                    let b = 0.75 * vb[i] + 0.25 * sb;
+                    let r = 0.75 * vr[i] + 0.25 * sr;
+                    let l = l + 128.0;
+                    let rgb = [
+                        l + 1.402 * r,
+                        l - 0.344_136 * b - 0.714_136 * r,
+                        l + 1.772 * b,
+                    ];
+                    for (o, c) in o.iter_mut().zip(rgb) {
+                        *o = (c + 0.5).clamp(0.0, 255.0) as u8;
+                    }
+                }
+            }
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,5 +530,44 @@ mod tests {
             .sum::<f64>()
             / rgb.len() as f64;
         assert!(err < 4.0, "mean error {err}");
+    }
+
+    #[test]
+    fn round_trip_matches_a_decoder() {
+        let (w, h) = (75usize, 43usize);
+        let mut rgb = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                let edge = if (x / 9 + y / 7) % 2 == 0 { 200 } else { 40 };
+                rgb.extend_from_slice(&[edge, (x * 3) as u8, (255 - y * 5) as u8]);
+            }
+        }
+        for quality in [40, 75, 95] {
+            let bytes = encode(&rgb, w, h, quality);
+            let decoded = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
+                .expect("valid JPEG")
+                .to_rgb8();
+            let mut ours = rgb.clone();
+            round_trip(&mut ours, w, h, quality);
+            let diff: Vec<f64> = ours
+                .iter()
+                .zip(decoded.as_raw())
+                .map(|(a, b)| (*a as f64 - *b as f64).abs())
+                .collect();
+            let mean = diff.iter().sum::<f64>() / diff.len() as f64;
+            let max = diff.iter().cloned().fold(0.0, f64::max);
+            assert!(
+                mean < 1.0 && max <= 8.0,
+                "q{quality}: mean {mean}, max {max}"
+            );
+            // And it did compress: the artefacts are there.
+            let err = ours
+                .iter()
+                .zip(&rgb)
+                .map(|(a, b)| (*a as f64 - *b as f64).abs())
+                .sum::<f64>()
+                / rgb.len() as f64;
+            assert!(err > 0.5, "q{quality}: mean change {err}");
+        }
     }
 }

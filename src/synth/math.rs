@@ -134,6 +134,22 @@ impl Frame {
     }
 }
 
+/// `x.floor()` as an integer, exact for |x| < 2^31 (saturating beyond).
+/// The baseline x86-64 target has no rounding instruction, so `f32::floor`
+/// is a libm call; in the per-pixel loops that call was a tenth of the time.
+#[inline]
+pub fn floor_i(x: f32) -> i32 {
+    let i = x as i32;
+    i.saturating_sub((i as f32 > x) as i32)
+}
+
+/// `x.ceil()` as an integer, exact for |x| < 2^31 (saturating beyond).
+#[inline]
+pub fn ceil_i(x: f32) -> i32 {
+    let i = x as i32;
+    i.saturating_add(((i as f32) < x) as i32)
+}
+
 /// sRGB byte to linear float.
 pub fn srgb_to_linear(c: u8) -> f32 {
     let v = c as f32 / 255.0;

@@ -39,6 +39,7 @@ pub mod mesh;
 pub mod occlusion;
 pub mod params;
 pub mod pieces;
+mod pool;
 pub mod post;
 pub mod presets;
 pub mod props;

@@ -32,16 +32,14 @@ pub fn warp(
         px.extend_from_slice(&canvas[..w * h]);
         return Lin { w, h, px };
     };
-    for &(sx, sy) in &r.map {
-        let sx = sx.clamp(0.0, (cw - 1) as f32);
-        let sy = sy.clamp(0.0, (ch - 1) as f32);
-        let (ix, iy) = (sx as usize, sy as usize);
-        let (tx, ty) = (sx - ix as f32, sy - iy as f32);
-        let ix1 = (ix + 1).min(cw - 1);
-        let iy1 = (iy + 1).min(ch - 1);
-        let a = canvas[iy * cw + ix].lerp(canvas[iy * cw + ix1], tx);
-        let b = canvas[iy1 * cw + ix].lerp(canvas[iy1 * cw + ix1], tx);
-        px.push(a.lerp(b, ty));
+    debug_assert_eq!((cw, ch), (r.canvas_w, r.canvas_h));
+    px.reserve(r.taps.len());
+    for t in &r.taps {
+        let k = t.k as usize;
+        let (top, bot) = (&canvas[k..k + 2], &canvas[k + cw..k + cw + 2]);
+        let a = top[0].lerp(top[1], t.tx);
+        let b = bot[0].lerp(bot[1], t.tx);
+        px.push(a.lerp(b, t.ty));
     }
     Lin { w, h, px }
 }
@@ -111,7 +109,7 @@ pub fn gauss_blur(img: &mut Lin, sigma: f64, tmp: &mut Vec<V3>) {
     let sum: f32 = k.iter().sum();
     let k: Vec<f32> = k.iter().map(|v| v / sum).collect();
     let (w, h) = (img.w, img.h);
-    let mut line = vec![V3::default(); w.max(h) + 2 * r];
+    let mut line = vec![V3::default(); w + 2 * r];
     tmp.clear();
     tmp.resize(img.px.len(), V3::default());
     // Rows: copy each into a padded line so the inner loop has no clamps.
@@ -128,16 +126,22 @@ pub fn gauss_blur(img: &mut Lin, sigma: f64, tmp: &mut Vec<V3>) {
             tmp[y * w + x] = acc;
         }
     }
-    for x in 0..w {
-        for (i, l) in line[..h + 2 * r].iter_mut().enumerate() {
-            *l = tmp[(i as isize - r as isize).clamp(0, h as isize - 1) as usize * w + x];
-        }
-        for y in 0..h {
-            let mut acc = V3::default();
-            for (kv, p) in k.iter().zip(&line[y..y + 2 * r + 1]) {
-                acc = acc + *p * *kv;
+    // Columns, a whole row at a time (column walks miss the cache); each
+    // pixel sums its taps in the same order as the row pass.
+    for y in 0..h {
+        let out = &mut img.px[y * w..(y + 1) * w];
+        for (i, kv) in k.iter().enumerate() {
+            let sy = (y as isize + i as isize - r as isize).clamp(0, h as isize - 1) as usize;
+            let src = &tmp[sy * w..(sy + 1) * w];
+            if i == 0 {
+                for (o, p) in out.iter_mut().zip(src) {
+                    *o = V3::default() + *p * *kv;
+                }
+            } else {
+                for (o, p) in out.iter_mut().zip(src) {
+                    *o = *o + *p * *kv;
+                }
             }
-            img.px[y * w + x] = acc;
         }
     }
 }
@@ -238,19 +242,26 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     };
     let mut out = RgbImage::new(img.w as u32, img.h as u32);
     let w = img.w.max(1);
-    for (k, (o, c)) in out.as_mut().chunks_exact_mut(3).zip(&img.px).enumerate() {
-        let (dx, dy) = ((k % w) as f32 - cx, (k / w) as f32 - cy);
-        let c = c.mul_e(g) * (1.0 - vig * (dx * dx + dy * dy) * inv_r2);
-        let base = [lut[idx(c.x)], lut[idx(c.y)], lut[idx(c.z)]];
-        if sigma > 0.0 {
-            let shared = next() * 0.6;
-            for ch in 0..3 {
-                let n = (shared + next() * 0.8) * amp[(base[ch] as usize).min(256)];
-                o[ch] = (base[ch] + n).clamp(0.0, 255.0) as u8;
-            }
-        } else {
-            for ch in 0..3 {
-                o[ch] = base[ch].clamp(0.0, 255.0) as u8;
+    let rows = out
+        .as_mut()
+        .chunks_exact_mut(3 * w)
+        .zip(img.px.chunks_exact(w));
+    for (y, (orow, crow)) in rows.enumerate() {
+        let dy = y as f32 - cy;
+        for (x, (o, c)) in orow.chunks_exact_mut(3).zip(crow).enumerate() {
+            let dx = x as f32 - cx;
+            let c = c.mul_e(g) * (1.0 - vig * (dx * dx + dy * dy) * inv_r2);
+            let base = [lut[idx(c.x)], lut[idx(c.y)], lut[idx(c.z)]];
+            if sigma > 0.0 {
+                let shared = next() * 0.6;
+                for ch in 0..3 {
+                    let n = (shared + next() * 0.8) * amp[(base[ch] as usize).min(256)];
+                    o[ch] = (base[ch] + n).clamp(0.0, 255.0) as u8;
+                }
+            } else {
+                for ch in 0..3 {
+                    o[ch] = base[ch].clamp(0.0, 255.0) as u8;
+                }
             }
         }
     }
@@ -258,18 +269,11 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
 }
 
 /// Round trip through a JPEG encoder at `quality` (1..=100; 0 = off).
-pub fn jpeg(img: RgbImage, quality: u8) -> RgbImage {
+pub fn jpeg(mut img: RgbImage, quality: u8) -> RgbImage {
     if quality == 0 || img.width() == 0 || img.height() == 0 {
         return img;
     }
-    let bytes = super::jpeg::encode(
-        img.as_raw(),
-        img.width() as usize,
-        img.height() as usize,
-        quality,
-    );
-    match image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg) {
-        Ok(d) => d.to_rgb8(),
-        Err(_) => img,
-    }
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    super::jpeg::round_trip(&mut img, w, h, quality);
+    img
 }

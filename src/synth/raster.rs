@@ -3,8 +3,9 @@
 //! and an orthographic depth-only rasteriser for the shadow map.
 
 use super::camera::Camera;
-use super::math::{Frame, V3};
+use super::math::{ceil_i, floor_i, Frame, V3};
 use super::mesh::Mesh;
+use super::pool;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Tri {
@@ -24,6 +25,22 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// Empty, in recycled buffers.
+    pub fn pooled() -> Geometry {
+        Geometry {
+            pos: pool::take(0),
+            nrm: pool::take(0),
+            tris: pool::take(0),
+        }
+    }
+
+    /// Hands the buffers back for reuse.
+    pub fn recycle(self) {
+        pool::give(self.pos);
+        pool::give(self.nrm);
+        pool::give(self.tris);
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn add_mesh(&mut self, m: &Mesh, rot: &Frame, scale: V3, off: V3, mat: u16, obj: u32) {
         let base = self.pos.len() as u32;
@@ -63,13 +80,22 @@ pub struct VisBuf {
 
 impl VisBuf {
     pub fn new(w: usize, h: usize) -> VisBuf {
-        VisBuf {
-            w,
-            h,
-            q: vec![0.0; w * h],
-            tri: vec![NO_TRI; w * h],
-            bary: vec![[0.0; 2]; w * h],
-        }
+        let mut vb = VisBuf {
+            w: 0,
+            h: 0,
+            q: pool::take(w * h),
+            tri: pool::take(w * h),
+            bary: pool::take(w * h),
+        };
+        vb.reset(w, h);
+        vb
+    }
+
+    /// Hands the buffers back for reuse.
+    pub fn recycle(self) {
+        pool::give(self.q);
+        pool::give(self.tri);
+        pool::give(self.bary);
     }
 
     /// Clears for reuse; keeping the allocation avoids fresh zero pages
@@ -118,7 +144,8 @@ pub fn rasterize(geom: &Geometry, id_base: u32, cam: &Camera, vb: &mut VisBuf) {
     let f = cam.focal_px as f32;
     let cx = (cam.cx + cam.canvas_off.0) as f32;
     let cy = (cam.cy + cam.canvas_off.1) as f32;
-    let cpos: Vec<V3> = geom.pos.iter().map(|&p| cam.to_cam(p)).collect();
+    let mut cpos: Vec<V3> = pool::take(geom.pos.len());
+    cpos.extend(geom.pos.iter().map(|&p| cam.to_cam(p)));
     let proj = |c: V3, at: [f32; 2]| -> SV {
         let q = 1.0 / c.z;
         [cx + f * c.x * q, cy - f * c.y * q, q, at[0], at[1]]
@@ -156,6 +183,7 @@ pub fn rasterize(geom: &Geometry, id_base: u32, cam: &Camera, vb: &mut VisBuf) {
             }
         }
     }
+    pool::give(cpos);
 }
 
 #[inline]
@@ -165,10 +193,10 @@ fn raster_tri(vb: &mut VisBuf, s: [SV; 3], id: u32) {
     if area.abs() < 1e-9 || !area.is_finite() {
         return;
     }
-    let minx = a[0].min(b[0]).min(c[0]).ceil().max(0.0);
-    let maxx = a[0].max(b[0]).max(c[0]).floor().min(vb.w as f32 - 1.0);
-    let miny = a[1].min(b[1]).min(c[1]).ceil().max(0.0);
-    let maxy = a[1].max(b[1]).max(c[1]).floor().min(vb.h as f32 - 1.0);
+    let minx = (ceil_i(a[0].min(b[0]).min(c[0])) as f32).max(0.0);
+    let maxx = (floor_i(a[0].max(b[0]).max(c[0])) as f32).min(vb.w as f32 - 1.0);
+    let miny = (ceil_i(a[1].min(b[1]).min(c[1])) as f32).max(0.0);
+    let maxy = (floor_i(a[1].max(b[1]).max(c[1])) as f32).min(vb.h as f32 - 1.0);
     if minx > maxx || miny > maxy {
         return;
     }
@@ -203,29 +231,32 @@ fn raster_tri(vb: &mut VisBuf, s: [SV; 3], id: u32) {
             } else {
                 let x = -base / e.0;
                 if e.0 > 0.0 {
-                    lo = lo.max(x.ceil());
+                    lo = lo.max(ceil_i(x) as f32);
                 } else {
-                    hi = hi.min(x.floor());
+                    hi = hi.min(floor_i(x) as f32);
                 }
             }
         }
         if lo > hi {
             continue;
         }
-        let row = py * vb.w;
+        let span = py * vb.w + lo as usize..py * vb.w + hi as usize + 1;
         let mut w0 = e0.0 * lo + e0.1 * fy + e0.2;
         let mut w1 = e1.0 * lo + e1.1 * fy + e1.2;
-        for px in lo as usize..=hi as usize {
+        let pixels = vb.q[span.clone()]
+            .iter_mut()
+            .zip(&mut vb.tri[span.clone()])
+            .zip(&mut vb.bary[span]);
+        for ((vq, vt), vbary) in pixels {
             let w2 = 1.0 - w0 - w1;
             let q = w0 * qa + w1 * qb + w2 * qc;
-            let k = row + px;
-            if q > vb.q[k] {
-                vb.q[k] = q;
-                vb.tri[k] = id;
+            if q > *vq {
+                *vq = q;
+                *vt = id;
                 let iq = 1.0 / q;
                 let ba = (w0 * qa * a[3] + w1 * qb * b[3] + w2 * qc * c[3]) * iq;
                 let bb = (w0 * qa * a[4] + w1 * qb * b[4] + w2 * qc * c[4]) * iq;
-                vb.bary[k] = [ba, bb];
+                *vbary = [ba, bb];
             }
             w0 += e0.0;
             w1 += e1.0;
@@ -241,10 +272,16 @@ pub struct ShadowMap {
     pub centre: V3,
     pub texel: f32,
     inv_texel: f32,
-    /// Light-space height of the closest caster; -inf = none.
+    /// Row length of `depth`: the map plus a border of `PAD` texels on
+    /// every side that stays -inf, so filter taps need no range checks.
+    stride: usize,
+    /// Light-space height of the closest caster; -inf = none. Texel (x, y)
+    /// is at `(y + PAD) * stride + x + PAD`.
     pub depth: Vec<f32>,
-    /// Highest caster in each 8x8 tile and its neighbours, so that the many
-    /// pixels far from any caster skip the filter taps (and cache misses).
+    /// Tiles per side.
+    nt: usize,
+    /// Highest caster in each `TILE`-square tile and its neighbours, so that
+    /// the many pixels far from any caster skip the filter taps.
     tiles: Vec<f32>,
     raw_tiles: Vec<f32>,
     /// The same for casters drawn since the last `copy_with` only.
@@ -252,45 +289,86 @@ pub struct ShadowMap {
     dyn_raw: Vec<f32>,
 }
 
-const TILE: usize = 8;
+/// Tile side in texels. The filter reaches at most 3 texels from the
+/// lookup (taps at most 2.5 texels off, then a 2x2 footprint), so one
+/// dilated ring of 4-texel tiles covers it.
+const TILE: usize = 4;
+const PAD: usize = 4;
 
 impl ShadowMap {
     /// `to_light` points towards the light; the map covers a disc of
     /// `radius` around `centre`.
     pub fn new(to_light: V3, centre: V3, radius: f32, size: usize) -> ShadowMap {
+        let nt = size.div_ceil(TILE);
+        let stride = size + 2 * PAD;
+        let empty = |n: usize| {
+            let mut v = pool::take(n);
+            v.resize(n, f32::NEG_INFINITY);
+            v
+        };
         ShadowMap {
             size,
             frame: Frame::from_z(to_light),
             centre,
             texel: 2.0 * radius / size as f32,
             inv_texel: size as f32 / (2.0 * radius),
-            depth: vec![f32::NEG_INFINITY; size * size],
-            tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
-            raw_tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
-            dyn_tiles: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
-            dyn_raw: vec![f32::NEG_INFINITY; size.div_ceil(TILE).pow(2)],
+            stride,
+            depth: empty(stride * stride),
+            nt,
+            tiles: empty(nt * nt),
+            raw_tiles: empty(nt * nt),
+            dyn_tiles: empty(nt * nt),
+            dyn_raw: empty(nt * nt),
         }
     }
 
-    /// Recomputes the dilated tile maxima after drawing.
+    /// Hands the buffers back for reuse, leaving the map empty.
+    pub fn recycle(&mut self) {
+        for v in [
+            &mut self.depth,
+            &mut self.tiles,
+            &mut self.raw_tiles,
+            &mut self.dyn_tiles,
+            &mut self.dyn_raw,
+        ] {
+            pool::give(std::mem::take(v));
+        }
+    }
+
+    /// Recomputes the dilated tile maxima after drawing (3x3 maximum, as
+    /// a row pass then a column pass).
     fn dilate(&mut self) {
-        let n = self.size.div_ceil(TILE);
+        let n = self.nt;
+        let mut rows: Vec<f32> = pool::take(n * n);
+        rows.resize(n * n, f32::NEG_INFINITY);
         for (raw, out) in [
             (&self.raw_tiles, &mut self.tiles),
             (&self.dyn_raw, &mut self.dyn_tiles),
         ] {
-            for ty in 0..n {
-                for tx in 0..n {
-                    let mut m = f32::NEG_INFINITY;
-                    for y in ty.saturating_sub(1)..(ty + 2).min(n) {
-                        for x in tx.saturating_sub(1)..(tx + 2).min(n) {
-                            m = m.max(raw[y * n + x]);
-                        }
+            for (src, dst) in raw.chunks_exact(n).zip(rows.chunks_exact_mut(n)) {
+                for x in 0..n {
+                    let mut m = src[x];
+                    if x > 0 {
+                        m = m.max(src[x - 1]);
                     }
-                    out[ty * n + tx] = m;
+                    if x + 1 < n {
+                        m = m.max(src[x + 1]);
+                    }
+                    dst[x] = m;
+                }
+            }
+            for y in 0..n {
+                let (lo, hi) = (y.saturating_sub(1), (y + 1).min(n - 1));
+                for x in 0..n {
+                    let mut m = rows[lo * n + x];
+                    for r in lo + 1..=hi {
+                        m = m.max(rows[r * n + x]);
+                    }
+                    out[y * n + x] = m;
                 }
             }
         }
+        pool::give(rows);
     }
 
     /// No caster drawn since the copy can darken a lookup with this probe.
@@ -299,21 +377,37 @@ impl ShadowMap {
         tile == u32::MAX || self.dyn_tiles[tile as usize] <= d + self.texel * 1.5
     }
 
-    /// A copy of this map that reuses `buf`'s allocation.
-    pub fn copy_with(&self, mut buf: Vec<f32>) -> ShadowMap {
-        buf.clear();
-        buf.extend_from_slice(&self.depth);
+    /// A copy of this map, in `spare`'s buffers where given.
+    pub fn copy_with(&self, spare: Option<ShadowMap>) -> ShadowMap {
+        let (mut depth, mut tiles, mut raw_tiles, mut dyn_tiles, mut dyn_raw) = match spare {
+            Some(s) => (s.depth, s.tiles, s.raw_tiles, s.dyn_tiles, s.dyn_raw),
+            None => Default::default(),
+        };
+        for (dst, src) in [
+            (&mut depth, &self.depth),
+            (&mut tiles, &self.tiles),
+            (&mut raw_tiles, &self.raw_tiles),
+        ] {
+            dst.clear();
+            dst.extend_from_slice(src);
+        }
+        for v in [&mut dyn_tiles, &mut dyn_raw] {
+            v.clear();
+            v.resize(self.tiles.len(), f32::NEG_INFINITY);
+        }
         ShadowMap {
             size: self.size,
             frame: self.frame,
             centre: self.centre,
             texel: self.texel,
             inv_texel: self.inv_texel,
-            depth: buf,
-            tiles: self.tiles.clone(),
-            raw_tiles: self.raw_tiles.clone(),
-            dyn_tiles: vec![f32::NEG_INFINITY; self.tiles.len()],
-            dyn_raw: vec![f32::NEG_INFINITY; self.tiles.len()],
+            stride: self.stride,
+            depth,
+            nt: self.nt,
+            tiles,
+            raw_tiles,
+            dyn_tiles,
+            dyn_raw,
         }
     }
 
@@ -331,9 +425,13 @@ impl ShadowMap {
 
     /// Adds the triangles of `geom` for which `caster(tri)` holds.
     pub fn draw(&mut self, geom: &Geometry, caster: impl Fn(&Tri) -> bool) {
-        let pts: Vec<(f32, f32, f32)> = geom.pos.iter().map(|&p| self.to_map(p)).collect();
+        let mut pts: Vec<V3> = pool::take(geom.pos.len());
+        pts.extend(geom.pos.iter().map(|&p| {
+            let (x, y, d) = self.to_map(p);
+            V3 { x, y, z: d }
+        }));
         let n = self.size as f32;
-        let nt = self.size.div_ceil(TILE);
+        let nt = self.nt;
         let l = self.frame.z;
         // The surface nearest the light faces it: triangles whose normals
         // all face away cannot set a texel's depth on a closed mesh.
@@ -344,31 +442,34 @@ impl ShadowMap {
                 pts[t.v[1] as usize],
                 pts[t.v[2] as usize],
             ];
-            let area = (b.0 - a.0) * (c.1 - a.1) - (c.0 - a.0) * (b.1 - a.1);
+            let area = (b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y);
             if area.abs() < 1e-9 {
                 continue;
             }
-            let minx = a.0.min(b.0).min(c.0).ceil().max(0.0);
-            let maxx = a.0.max(b.0).max(c.0).floor().min(n - 1.0);
-            let miny = a.1.min(b.1).min(c.1).ceil().max(0.0);
-            let maxy = a.1.max(b.1).max(c.1).floor().min(n - 1.0);
+            let minx = (ceil_i(a.x.min(b.x).min(c.x)) as f32).max(0.0);
+            let maxx = (floor_i(a.x.max(b.x).max(c.x)) as f32).min(n - 1.0);
+            let miny = (ceil_i(a.y.min(b.y).min(c.y)) as f32).max(0.0);
+            let maxy = (floor_i(a.y.max(b.y).max(c.y)) as f32).min(n - 1.0);
             if minx > maxx || miny > maxy {
                 continue;
             }
             let inv = 1.0 / area;
+            let (x0, x1) = (minx as usize, maxx as usize);
             for py in miny as usize..=maxy as usize {
                 let fy = py as f32;
-                for px in minx as usize..=maxx as usize {
+                let row = (py + PAD) * self.stride + PAD;
+                let trow = (py / TILE) * nt;
+                for px in x0..=x1 {
                     let fx = px as f32;
-                    let w0 = ((b.0 - fx) * (c.1 - fy) - (c.0 - fx) * (b.1 - fy)) * inv;
-                    let w1 = ((c.0 - fx) * (a.1 - fy) - (a.0 - fx) * (c.1 - fy)) * inv;
+                    let w0 = ((b.x - fx) * (c.y - fy) - (c.x - fx) * (b.y - fy)) * inv;
+                    let w1 = ((c.x - fx) * (a.y - fy) - (a.x - fx) * (c.y - fy)) * inv;
                     let w2 = 1.0 - w0 - w1;
                     if w0 >= -1e-6 && w1 >= -1e-6 && w2 >= -1e-6 {
-                        let d = w0 * a.2 + w1 * b.2 + w2 * c.2;
-                        let k = py * self.size + px;
+                        let d = w0 * a.z + w1 * b.z + w2 * c.z;
+                        let k = row + px;
                         if d > self.depth[k] {
                             self.depth[k] = d;
-                            let tk = (py / TILE) * nt + px / TILE;
+                            let tk = trow + px / TILE;
                             self.raw_tiles[tk] = self.raw_tiles[tk].max(d);
                             self.dyn_raw[tk] = self.dyn_raw[tk].max(d);
                         }
@@ -376,6 +477,7 @@ impl ShadowMap {
                 }
             }
         }
+        pool::give(pts);
         self.dilate();
     }
 
@@ -384,29 +486,25 @@ impl ShadowMap {
     #[inline]
     pub fn light(&self, p: V3, soft: f32) -> (f32, (u32, f32)) {
         let (x, y, d) = self.to_map(p);
-        let bias = self.texel * 1.5;
+        let db = d + self.texel * 1.5;
         // Off the map counts as lit (the map covers the board and props).
         if !(x >= 0.0 && y >= 0.0 && x < self.size as f32 && y < self.size as f32) {
             return (1.0, (u32::MAX, d));
         }
-        let nt = self.size.div_ceil(TILE);
-        let tile = (y as usize / TILE) * nt + x as usize / TILE;
+        // Non-negative, so truncation is the floor.
+        let tile = (y as u32 as usize / TILE) * self.nt + x as u32 as usize / TILE;
         let probe = (tile as u32, d);
-        if self.tiles[tile] <= d + bias {
+        if self.tiles[tile] <= db {
             return (1.0, probe);
         }
         // Four bilinearly weighted 2x2 comparisons spread over `soft`
         // texels: smooth penumbrae without dithering. Only pixels near
-        // casters get here; the tile dilation covers the reach.
+        // casters get here; the tile dilation covers the reach, and the
+        // -inf border (lit) the taps that fall off the map.
         let soft = soft.clamp(0.5, 4.0) * 0.5;
-        let n = self.size as i64;
-        let lit_at = |ix: i64, iy: i64| -> f32 {
-            if ix < 0
-                || iy < 0
-                || ix >= n
-                || iy >= n
-                || self.depth[(iy * n + ix) as usize] <= d + bias
-            {
+        let s = self.stride;
+        let lit_at = |k: usize| -> f32 {
+            if self.depth[k] <= db {
                 1.0
             } else {
                 0.0
@@ -416,11 +514,12 @@ impl ShadowMap {
         for (ox, oy) in [(-1.0f32, -1.0f32), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
             let tx = x + ox * soft - 0.5;
             let ty = y + oy * soft - 0.5;
-            let (fx, fy) = (tx.floor(), ty.floor());
-            let (ax, ay) = (tx - fx, ty - fy);
-            let (ix, iy) = (fx as i64, fy as i64);
-            let top = lit_at(ix, iy) * (1.0 - ax) + lit_at(ix + 1, iy) * ax;
-            let bot = lit_at(ix, iy + 1) * (1.0 - ax) + lit_at(ix + 1, iy + 1) * ax;
+            let (ix, iy) = (floor_i(tx), floor_i(ty));
+            let (ax, ay) = (tx - ix as f32, ty - iy as f32);
+            // ix, iy >= -3 here, and PAD covers it.
+            let k = (iy + PAD as i32) as usize * s + (ix + PAD as i32) as usize;
+            let top = lit_at(k) * (1.0 - ax) + lit_at(k + 1) * ax;
+            let bot = lit_at(k + s) * (1.0 - ax) + lit_at(k + s + 1) * ax;
             lit += 0.25 * (top * (1.0 - ay) + bot * ay);
         }
         (lit, probe)

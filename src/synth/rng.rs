@@ -3,6 +3,8 @@
 //! The renderer must be bit-for-bit reproducible from a seed, so it owns its
 //! generator instead of depending on a crate whose stream could change.
 
+use super::math::floor_i;
+
 /// Deterministic pseudo-random generator (xoshiro256**).
 #[derive(Clone, Debug)]
 pub struct Rng {
@@ -109,12 +111,11 @@ fn lattice(ix: i32, iy: i32, seed: u32) -> f32 {
 }
 
 /// Smooth 2D value noise in [0, 1).
+#[inline]
 pub fn value_noise(x: f32, y: f32, seed: u32) -> f32 {
-    let fx = x.floor();
-    let fy = y.floor();
-    let (ix, iy) = (fx as i32, fy as i32);
-    let tx = x - fx;
-    let ty = y - fy;
+    let (ix, iy) = (floor_i(x), floor_i(y));
+    let tx = x - ix as f32;
+    let ty = y - iy as f32;
     let sx = tx * tx * (3.0 - 2.0 * tx);
     let sy = ty * ty * (3.0 - 2.0 * ty);
     let a = lattice(ix, iy, seed);

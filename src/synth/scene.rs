@@ -12,6 +12,7 @@ use super::mesh::{cuboid, lathe, Mesh};
 use super::occlusion::occlusion;
 use super::params::SceneParams;
 use super::pieces::{piece_look, piece_mesh};
+use super::pool;
 use super::post;
 use super::props::add_clutter;
 use super::raster::{rasterize, Geometry, ShadowMap, VisBuf, NO_TRI};
@@ -37,24 +38,39 @@ pub(super) const MAT_CONTACT: u16 = 4;
 /// Contact disc radius over the piece's footprint radius.
 pub(super) const CONTACT_SPREAD: f32 = 1.35;
 
-/// Frame buffers kept between renders of one scene.
+/// Frame buffers kept between renders of one scene (and, through
+/// `pool`, between scenes).
 pub(super) struct Scratch {
     vb: VisBuf,
     canvas: Vec<V3>,
     lin: Vec<V3>,
     tmp: Vec<V3>,
-    shadow: Vec<f32>,
+    shadow: Option<ShadowMap>,
+    dynamic: Geometry,
 }
 
-impl Default for Scratch {
-    fn default() -> Self {
+impl Scratch {
+    /// Empty, in recycled buffers.
+    fn pooled() -> Scratch {
         Scratch {
             vb: VisBuf::new(0, 0),
-            canvas: Vec::new(),
-            lin: Vec::new(),
-            tmp: Vec::new(),
-            shadow: Vec::new(),
+            canvas: pool::take(0),
+            lin: pool::take(0),
+            tmp: pool::take(0),
+            shadow: None,
+            dynamic: Geometry::pooled(),
         }
+    }
+
+    fn recycle(self) {
+        self.vb.recycle();
+        for v in [self.canvas, self.lin, self.tmp] {
+            pool::give(v);
+        }
+        if let Some(mut s) = self.shadow {
+            s.recycle();
+        }
+        self.dynamic.recycle();
     }
 }
 
@@ -79,6 +95,39 @@ pub struct Scene {
     pub(super) cache: Mutex<(bool, Option<StaticCache>)>,
     pub(super) light: Light,
     pub(super) background: V3,
+}
+
+impl Drop for Scene {
+    /// Hands the big buffers back for the next scene on this thread.
+    fn drop(&mut self) {
+        let scratch = self.scratch.get_mut().unwrap_or_else(|e| e.into_inner());
+        let empty = Scratch {
+            vb: VisBuf {
+                w: 0,
+                h: 0,
+                q: Vec::new(),
+                tri: Vec::new(),
+                bary: Vec::new(),
+            },
+            canvas: Vec::new(),
+            lin: Vec::new(),
+            tmp: Vec::new(),
+            shadow: None,
+            dynamic: Geometry::default(),
+        };
+        std::mem::replace(scratch, empty).recycle();
+        let take_tex = |t: &mut Texture| Texture {
+            data: std::mem::take(&mut t.data),
+            ..*t
+        };
+        take_tex(&mut self.board_tex).recycle();
+        take_tex(&mut self.table_tex).recycle();
+        if let Some(r) = self.remap.take() {
+            pool::give(r.taps);
+        }
+        self.static_shadow.recycle();
+        std::mem::take(&mut self.statics).recycle();
+    }
 }
 
 fn mesh_mat(look: ([u8; 3], f32, f32, bool)) -> Material {
@@ -256,7 +305,7 @@ impl Scene {
             contact: lathe(&[(1.0, 0.0), (0.0, 0.0)], 16),
             piece_mats,
             static_shadow,
-            scratch: Mutex::new(Scratch::default()),
+            scratch: Mutex::new(Scratch::pooled()),
             cache: Mutex::new((false, None)),
             light,
         })
@@ -379,16 +428,19 @@ impl Scene {
             cam.canvas_h = r.canvas_h;
         }
         let mut mats = self.mats.clone();
-        let mut dynamic = Geometry::default();
-        self.add_pieces(state, &mut dynamic);
-        if let Some(hp) = hand {
-            self.add_hand(hp, &mut dynamic, &mut mats);
-        }
         // A poisoned lock only means another render panicked; the buffers
         // are still plain memory.
         let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let sc = &mut *guard;
-        let mut shadow = self.static_shadow.copy_with(std::mem::take(&mut sc.shadow));
+        let mut dynamic = std::mem::take(&mut sc.dynamic);
+        dynamic.pos.clear();
+        dynamic.nrm.clear();
+        dynamic.tris.clear();
+        self.add_pieces(state, &mut dynamic);
+        if let Some(hp) = hand {
+            self.add_hand(hp, &mut dynamic, &mut mats);
+        }
+        let mut shadow = self.static_shadow.copy_with(sc.shadow.take());
         shadow.draw(&dynamic, |t| mats[t.mat as usize].caster);
 
         let geoms = [&self.statics, &dynamic];
@@ -410,6 +462,7 @@ impl Scene {
             let mut svb = VisBuf::new(cam.canvas_w, cam.canvas_h);
             rasterize(&self.statics, 0, &cam, &mut svb);
             cache_guard.1 = Some(StaticCache::build(&svb, &inputs));
+            svb.recycle();
         }
         cache_guard.0 = true;
         let cache = if still { cache_guard.1.as_ref() } else { None };
@@ -458,7 +511,8 @@ impl Scene {
         }
         let out = post::to_srgb(&img, r, hash(&[p.seed, frame, 3]));
         sc.lin = img.px;
-        sc.shadow = shadow.depth;
+        sc.shadow = Some(shadow);
+        sc.dynamic = dynamic;
         drop(guard);
         let image = post::jpeg(out, r.jpeg_quality);
 

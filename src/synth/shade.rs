@@ -169,7 +169,6 @@ fn shade_px(vb: &VisBuf, s: &ShadeInputs, k: usize) -> (V3, (u32, f32)) {
             m.albedo * (1.0 - 0.12 * ring * ring)
         }
     };
-    let v = (s.cam.pos - p).norm_fast();
     let ndl = n.dot(l);
     let (lit, probe) = if ndl > -m.wrap {
         let q = p + n * bias;
@@ -184,6 +183,7 @@ fn shade_px(vb: &VisBuf, s: &ShadeInputs, k: usize) -> (V3, (u32, f32)) {
     };
     let mut spec = 0.0;
     if ndl > 0.0 && m.spec > 0.0 {
+        let v = (s.cam.pos - p).norm_fast();
         let h = (l + v).norm_fast();
         let nh = n.dot(h).max(0.0);
         // Schlick's rational stand-in for nh^shininess; powf dominated.
