@@ -30,17 +30,38 @@ pub struct BenchArgs {
     pub model: ModelArgs,
 }
 
-fn median_ms(mut f: impl FnMut(), runs: usize) -> f64 {
+fn median_ms(f: impl FnMut(), runs: usize) -> f64 {
+    median_wall_cpu_ms(f, runs).0
+}
+
+/// This thread's CPU time in ms: unlike wall time, barely moved by other work
+/// sharing the machine.
+pub fn thread_cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6
+}
+
+/// Medians of wall-clock and thread CPU time, in ms.
+pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {
     f(); // warm-up
-    let mut t: Vec<f64> = (0..runs.max(1))
+    let (mut wall, mut cpu): (Vec<f64>, Vec<f64>) = (0..runs.max(1))
         .map(|_| {
-            let s = Instant::now();
+            let (s, c) = (Instant::now(), thread_cpu_ms());
             f();
-            s.elapsed().as_secs_f64() * 1000.0
+            (s.elapsed().as_secs_f64() * 1000.0, thread_cpu_ms() - c)
         })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[t.len() / 2]
+        .unzip();
+    wall.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    (wall[wall.len() / 2], cpu[cpu.len() / 2])
 }
 
 pub fn run(a: BenchArgs) -> anyhow::Result<()> {
@@ -70,7 +91,7 @@ fn bench_render(runs: usize) -> anyhow::Result<()> {
         let mut p = SceneParams::chess_overhead(1, false);
         p.width = w;
         p.height = h;
-        let one_off = median_ms(
+        let one_off = median_wall_cpu_ms(
             || {
                 let r = crate::synth::render(&p, &state, None).expect("renders");
                 let _ = crate::synth::Label::new(&state, &r, 1).to_json();
@@ -79,7 +100,7 @@ fn bench_render(runs: usize) -> anyhow::Result<()> {
         );
         let scene = Scene::new(&p)?;
         let mut n = 0;
-        let frame = median_ms(
+        let frame = median_wall_cpu_ms(
             || {
                 n += 1;
                 scene.render_frame(&state, None, n).expect("renders");
@@ -87,7 +108,8 @@ fn bench_render(runs: usize) -> anyhow::Result<()> {
             runs.min(20),
         );
         println!(
-            "render {w}x{h}: labelled image {one_off:.1} ms, clip frame {frame:.1} ms (median)"
+            "render {w}x{h}: labelled image {:.1} ms ({:.1} ms CPU), clip frame {:.1} ms ({:.1} ms CPU) (medians)",
+            one_off.0, one_off.1, frame.0, frame.1
         );
     }
     Ok(())
