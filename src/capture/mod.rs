@@ -1,8 +1,10 @@
 //! Frame sources: a video file, a folder of photos, a camera or a stream URL, all
-//! behind one iterator of timestamped frames. Never knows boards.
+//! behind one iterator of timestamped frames, optionally undistorted by a camera
+//! profile. Never knows boards.
 
 mod folder;
 mod natural;
+mod undistort;
 mod video;
 
 use std::path::Path;
@@ -11,6 +13,7 @@ use opencv::core::Mat;
 
 pub use folder::FolderSource;
 pub use natural::natural_cmp;
+pub use undistort::UndistortedSource;
 pub use video::VideoSource;
 
 /// One frame with the time it was taken, in seconds from the start of the source.
@@ -46,6 +49,12 @@ pub enum CaptureError {
     Image(String),
     #[error("reading '{source_name}': OpenCV: {why}")]
     OpenCv { source_name: String, why: String },
+    #[error("undistorting frame {index} of '{source_name}': {why}")]
+    Undistort {
+        source_name: String,
+        index: usize,
+        why: String,
+    },
 }
 
 /// Options that apply to whatever source is opened.

@@ -2,6 +2,7 @@
 
 mod bench;
 mod board;
+mod calibrate;
 mod dataset;
 mod demo;
 mod detect;
@@ -48,6 +49,8 @@ pub enum Command {
     Record(record::RecordArgs),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
     Perft(perft::PerftArgs),
+    /// Measure the camera: `calibrate camera` makes a lens profile for `--camera`.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -61,5 +64,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Render(a) => render::run(a),
         Command::Dataset(a) => dataset::run(a),
         Command::Detect(a) => detect::run(a),
+        Command::Calibrate(a) => calibrate::run(a),
     }
 }
