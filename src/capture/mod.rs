@@ -1,10 +1,12 @@
 //! Frame sources: a video file, a folder of photos, a camera or a stream URL, all
-//! behind one iterator of timestamped frames. Never knows boards.
+//! behind one iterator of timestamped frames, optionally undistorted by a camera
+//! profile. Never knows boards.
 
 mod folder;
 mod memory;
 mod natural;
 mod prepend;
+mod undistort;
 mod video;
 
 use std::path::Path;
@@ -15,6 +17,7 @@ pub use folder::FolderSource;
 pub use memory::{resident_bytes, MemorySource};
 pub use natural::natural_cmp;
 pub use prepend::Prepended;
+pub use undistort::UndistortedSource;
 pub use video::VideoSource;
 
 /// One frame with the time it was taken, in seconds from the start of the source.
@@ -50,6 +53,12 @@ pub enum CaptureError {
     Image(String),
     #[error("reading '{source_name}': OpenCV: {why}")]
     OpenCv { source_name: String, why: String },
+    #[error("undistorting frame {index} of '{source_name}': {why}")]
+    Undistort {
+        source_name: String,
+        index: usize,
+        why: String,
+    },
 }
 
 /// Options that apply to whatever source is opened.

@@ -1,11 +1,13 @@
-//! The flags that place a board in the image: `--grid`, `--corners`, `--profile`.
+//! The flags that place a board in the image: `--grid`, `--corners`, `--profile`, and
+//! `--camera`, the lens profile that undistorts every frame before anything else.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
 
-use crate::geometry::{BoardPose, BoardProfile, Corners, GridSpec};
+use crate::capture::read_image;
+use crate::geometry::{BoardPose, BoardProfile, Corners, GridSpec, Undistorter};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct BoardArgs {
@@ -19,6 +21,11 @@ pub struct BoardArgs {
     /// A board profile (TOML) holding grid and corners; flags given beside it win.
     #[arg(long)]
     pub profile: Option<PathBuf>,
+    /// A camera profile (TOML, from `calibrate camera`): every frame is undistorted with
+    /// it first, and corners are in the undistorted frame. Default: the board profile's
+    /// `camera`, when it names one.
+    #[arg(long)]
+    pub camera: Option<PathBuf>,
 }
 
 impl BoardArgs {
@@ -57,5 +64,42 @@ impl BoardArgs {
             )
         })?;
         Ok(BoardPose::new(grid, corners))
+    }
+
+    /// The lens undistortion from `--camera`, or else from the board profile's `camera`
+    /// (a path relative to the board profile's folder); `None` when neither names one.
+    pub fn undistorter(&self) -> anyhow::Result<Option<Undistorter>> {
+        let path = match (&self.camera, self.load_profile()?) {
+            (Some(c), _) => c.clone(),
+            (
+                None,
+                Some(BoardProfile {
+                    camera: Some(c), ..
+                }),
+            ) => {
+                let dir = self
+                    .profile
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .unwrap_or(Path::new(""));
+                dir.join(c)
+            }
+            (None, _) => return Ok(None),
+        };
+        Ok(Some(Undistorter::load(&path)?))
+    }
+}
+
+/// Reads an image, undistorted when a lens profile is given.
+pub fn read_frame(
+    path: &Path,
+    lens: Option<&mut Undistorter>,
+) -> anyhow::Result<opencv::core::Mat> {
+    let image = read_image(path)?;
+    match lens {
+        Some(u) => u
+            .undistort(&image)
+            .with_context(|| format!("undistorting '{}'", path.display())),
+        None => Ok(image),
     }
 }

@@ -3,8 +3,8 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
+use super::board::read_frame;
 use super::{BoardArgs, ModelArgs};
-use crate::capture::read_image;
 use crate::classify::CropView;
 use crate::infer::WhiteSide;
 use crate::sets::placement_classes;
@@ -43,6 +43,7 @@ struct DetectJson<'a> {
 
 pub fn run(a: DetectArgs) -> anyhow::Result<()> {
     let pose = a.board.pose()?;
+    let mut lens = a.board.undistorter()?;
     let view = CropView::new(&pose);
     let mut classifier = a.model.load()?;
     let grid = pose.grid;
@@ -50,14 +51,14 @@ pub fn run(a: DetectArgs) -> anyhow::Result<()> {
         let side: WhiteSide = a.white.parse().map_err(anyhow::Error::msg)?;
         let classes = placement_classes(fen, side, grid.rows, grid.cols)
             .map_err(|e| anyhow::anyhow!("--adapt-fen '{fen}': {e}"))?;
-        let first = read_image(&a.images[0])?;
+        let first = read_frame(&a.images[0], lens.as_mut())?;
         let rect = view.rectify(&first)?;
         if !classifier.adapt_to(&view, &rect, &classes, |_| true)? {
             eprintln!("warning: this model has no embedding output; --adapt-fen has no effect");
         }
     }
     for path in &a.images {
-        let image = read_image(path)?;
+        let image = read_frame(path, lens.as_mut())?;
         let rect = view.rectify(&image)?;
         let readings = classifier.read_all(&view, &rect)?;
         let at = |r: u32, c: u32| &readings[(r * grid.cols + c) as usize];

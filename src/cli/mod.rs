@@ -3,6 +3,7 @@
 mod bench;
 mod bench_record;
 mod board;
+mod calibrate;
 mod dataset;
 mod demo;
 mod detect;
@@ -49,6 +50,8 @@ pub enum Command {
     Record(record::RecordArgs),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
     Perft(perft::PerftArgs),
+    /// Measure the camera: `calibrate camera` makes a lens profile for `--camera`.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -62,5 +65,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Render(a) => render::run(a),
         Command::Dataset(a) => dataset::run(a),
         Command::Detect(a) => detect::run(a),
+        Command::Calibrate(a) => calibrate::run(a),
     }
 }

@@ -105,6 +105,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         s => Some(s.parse::<WhiteSide>().map_err(anyhow::Error::msg)?),
     };
     let mut classifier = a.model.load()?;
+    let lens = a.board.undistorter()?;
     let mut source = capture::open(
         &a.input,
         SourceOptions {
@@ -112,6 +113,9 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             max_fps: (a.max_fps > 0.0).then_some(a.max_fps),
         },
     )?;
+    if let Some(lens) = lens {
+        source = Box::new(capture::UndistortedSource::new(source, lens));
+    }
     let folder = std::path::Path::new(&a.input).is_dir();
     let track = TrackConfig {
         quiet_s: a.quiet.unwrap_or(if folder { 0.0 } else { 0.4 }),

@@ -3,8 +3,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
+use super::board::read_frame;
 use super::BoardArgs;
-use crate::capture::read_image;
 use crate::geometry::{draw_overlay, draw_rectified_grid, rectify, RectifyLayout};
 
 #[derive(Args, Debug)]
@@ -33,7 +33,8 @@ pub struct RectifyArgs {
 pub fn run(a: RectifyArgs) -> anyhow::Result<()> {
     let pose = a.board.pose()?;
     let layout = layout(a.cell_px, a.margin)?;
-    let image = read_image(&a.image)?;
+    let mut lens = a.board.undistorter()?;
+    let image = read_frame(&a.image, lens.as_mut())?;
     let written = rectify_to_files(
         &image,
         &pose,

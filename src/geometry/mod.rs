@@ -1,10 +1,11 @@
 //! Grid geometry: grid specs, the board's corners in an image, homographies,
-//! rectification to a canonical top-down view, and board profiles.
+//! rectification to a canonical top-down view, board profiles, and lens calibration.
 //! Knows nothing of pieces or rules.
 
 mod corners;
 mod grid;
 mod homography;
+mod lens;
 mod pose;
 mod profile;
 mod rectify;
@@ -13,6 +14,9 @@ mod testcard;
 pub use corners::Corners;
 pub use grid::{GridSpec, MAX_CELLS, MIN_CELLS};
 pub use homography::Homography;
+pub use lens::{
+    calibrate, find_checkerboard, Calibration, CameraProfile, CheckerPattern, Undistorter,
+};
 pub use pose::BoardPose;
 pub use profile::BoardProfile;
 pub use rectify::{draw_overlay, draw_rectified_grid, rectify, RectifyLayout};
@@ -27,6 +31,10 @@ pub enum GeometryError {
     BadCorners { corners: String, why: String },
     #[error("bad board profile '{path}': {why}")]
     BadProfile { path: String, why: String },
+    #[error("bad camera profile '{path}': {why}")]
+    BadCameraProfile { path: String, why: String },
+    #[error("bad checkerboard pattern '{pattern}': {why}")]
+    BadPattern { pattern: String, why: String },
     #[error("the image is empty")]
     EmptyImage,
     #[error("OpenCV: {0}")]

@@ -1,5 +1,6 @@
 //! Integration tests, built as one binary.
 
+mod calibrate;
 mod capture;
 mod cli;
 mod clip;

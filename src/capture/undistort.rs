@@ -1,0 +1,56 @@
+//! A frame source whose frames come out with the lens distortion removed.
+
+use crate::geometry::Undistorter;
+
+use super::{CaptureError, Frame, FrameSource};
+
+pub struct UndistortedSource {
+    inner: Box<dyn FrameSource>,
+    lens: Undistorter,
+}
+
+impl UndistortedSource {
+    pub fn new(inner: Box<dyn FrameSource>, lens: Undistorter) -> UndistortedSource {
+        UndistortedSource { inner, lens }
+    }
+}
+
+impl Iterator for UndistortedSource {
+    type Item = Result<Frame, CaptureError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut frame = match self.inner.next()? {
+            Ok(f) => f,
+            Err(e) => return Some(Err(e)),
+        };
+        match self.lens.undistort(&frame.image) {
+            Ok(img) => {
+                frame.image = img;
+                Some(Ok(frame))
+            }
+            Err(e) => Some(Err(CaptureError::Undistort {
+                source_name: self.inner.name().to_string(),
+                index: frame.index,
+                why: e.to_string(),
+            })),
+        }
+    }
+}
+
+impl FrameSource for UndistortedSource {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn is_offline(&self) -> bool {
+        self.inner.is_offline()
+    }
+
+    fn len_hint(&self) -> Option<usize> {
+        self.inner.len_hint()
+    }
+
+    fn fps(&self) -> f64 {
+        self.inner.fps()
+    }
+}

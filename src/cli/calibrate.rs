@@ -1,0 +1,213 @@
+//! `calibrate camera`: a camera profile from photos of a printed checkerboard.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use opencv::prelude::*;
+
+use crate::capture::{is_image_path, natural_cmp, read_image};
+use crate::geometry::{calibrate, find_checkerboard, CheckerPattern};
+
+/// Fewest photos with the pattern found that a calibration is made from.
+pub const MIN_VIEWS: usize = 5;
+
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    #[command(subcommand)]
+    pub what: CalibrateWhat,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CalibrateWhat {
+    /// Measure the lens (focal length, distortion) from photos of a printed checkerboard
+    /// and write a camera profile for `--camera`.
+    Camera(CameraArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CameraArgs {
+    /// A folder of photos of the checkerboard, all from this camera at one resolution,
+    /// at varied angles and places in the frame (10 to 20 photos).
+    #[arg(long)]
+    pub images: PathBuf,
+    /// Inner corners of the checkerboard, COLSxROWS: 9x6 for a board of 10x7 squares.
+    #[arg(long)]
+    pub pattern: String,
+    /// Side of one printed square in millimetres (only scales the poses; the lens
+    /// parameters do not depend on it).
+    #[arg(long, default_value_t = 25.0)]
+    pub square_mm: f64,
+    /// Name of the profile (default "camera"): written to calibration/cameras/NAME.toml.
+    #[arg(long, default_value = "camera")]
+    pub name: String,
+    /// Where to write the profile instead of calibration/cameras/NAME.toml.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also fit k3, the sixth-order radial term (only for very wide or fish-eye-like
+    /// lenses; otherwise it trades off against k2 and is held at 0).
+    #[arg(long)]
+    pub k3: bool,
+    /// Write each photo with the corners found drawn on it into this folder.
+    #[arg(long)]
+    pub draw: Option<PathBuf>,
+    /// A note stored in the profile.
+    #[arg(long)]
+    pub note: Option<String>,
+}
+
+pub fn run(a: CalibrateArgs) -> anyhow::Result<()> {
+    match a.what {
+        CalibrateWhat::Camera(c) => camera(c),
+    }
+}
+
+fn camera(a: CameraArgs) -> anyhow::Result<()> {
+    let pattern: CheckerPattern = a.pattern.parse().context("--pattern")?;
+    anyhow::ensure!(
+        a.square_mm.is_finite() && a.square_mm > 0.0,
+        "--square-mm {} must be a positive number of millimetres",
+        a.square_mm
+    );
+    let out = match &a.out {
+        Some(p) => p.clone(),
+        None => {
+            let ok = !a.name.is_empty()
+                && a.name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                && !a.name.starts_with('.');
+            anyhow::ensure!(
+                ok,
+                "--name '{}' must be letters, digits, '-', '_' or '.' (it names a file)",
+                a.name
+            );
+            Path::new("calibration/cameras").join(format!("{}.toml", a.name))
+        }
+    };
+    let files = photo_files(&a.images)?;
+    let mut views = Vec::new();
+    let mut size: Option<(u32, u32, PathBuf)> = None;
+    let mut missed = Vec::new();
+    for path in &files {
+        let img = read_image(path)?;
+        let this = (img.cols() as u32, img.rows() as u32);
+        match &size {
+            None => size = Some((this.0, this.1, path.clone())),
+            Some((w, h, first)) if (*w, *h) != this => bail!(
+                "the photos must all be one size, from one camera mode: '{}' is {}x{} but '{}' is {w}x{h}",
+                path.display(),
+                this.0,
+                this.1,
+                first.display()
+            ),
+            Some(_) => {}
+        }
+        let found = find_checkerboard(&img, pattern)
+            .with_context(|| format!("looking for the checkerboard in '{}'", path.display()))?;
+        match found {
+            Some(corners) => {
+                eprintln!("{}: found", path.display());
+                if let Some(dir) = &a.draw {
+                    draw(dir, path, &img, pattern, &corners)?;
+                }
+                views.push((path.clone(), corners));
+            }
+            None => {
+                eprintln!("{}: not found", path.display());
+                missed.push(path.clone());
+            }
+        }
+    }
+    let (w, h, _) = size.expect("photo_files returns at least one photo");
+    if views.len() < MIN_VIEWS {
+        bail!(
+            "the {pattern} checkerboard was found in {} of {} photos in '{}'; at least {MIN_VIEWS} are needed \
+             (check --pattern counts inner corners: a board of 10x7 squares is 9x6; the whole board must be in the photo)",
+            views.len(),
+            files.len(),
+            a.images.display()
+        );
+    }
+    let corners: Vec<_> = views.iter().map(|(_, c)| c.clone()).collect();
+    let cal = calibrate(&corners, (w, h), pattern, a.square_mm, a.k3)?;
+    let mut profile = cal.profile;
+    profile.date = Some(super::record::today());
+    profile.note = a.note.clone();
+    for ((path, _), rms) in views.iter().zip(&cal.view_rms_px) {
+        println!("{}: reprojection error {rms:.3} px", path.display());
+    }
+    let p = &profile;
+    println!(
+        "{} of {} photos used, {w}x{h}; RMS reprojection error {:.3} px",
+        views.len(),
+        files.len(),
+        p.rms_px.unwrap_or(f64::NAN)
+    );
+    println!(
+        "fx {:.2} fy {:.2} cx {:.2} cy {:.2}; k1 {:.5} k2 {:.5} p1 {:.5} p2 {:.5} k3 {:.5}",
+        p.fx, p.fy, p.cx, p.cy, p.k1, p.k2, p.p1, p.p2, p.k3
+    );
+    if p.rms_px.is_some_and(|r| r > 1.0) {
+        eprintln!(
+            "warning: an RMS error over 1 px suggests bad photos (blur, a board that is not flat): \
+             drop the photos with the largest errors above and calibrate again"
+        );
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create '{}'", dir.display()))?;
+    }
+    std::fs::write(&out, profile.to_toml())
+        .with_context(|| format!("cannot write '{}'", out.display()))?;
+    println!("camera profile: {}", out.display());
+    Ok(())
+}
+
+/// The photos in `dir`, in natural order; a clear error when there are none.
+fn photo_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if !dir.exists() {
+        bail!("--images '{}' does not exist", dir.display());
+    }
+    if !dir.is_dir() {
+        bail!(
+            "--images '{}' is not a folder (give the folder of checkerboard photos)",
+            dir.display()
+        );
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read folder '{}'", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && is_image_path(p))
+        .collect();
+    if files.is_empty() {
+        bail!(
+            "--images '{}' holds no photos (looked for .jpg, .jpeg, .png, .bmp, .tif, .tiff, .webp)",
+            dir.display()
+        );
+    }
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    files.sort_by(|a, b| natural_cmp(&name(a).unwrap_or_default(), &name(b).unwrap_or_default()));
+    Ok(files)
+}
+
+fn draw(
+    dir: &Path,
+    photo: &Path,
+    img: &opencv::core::Mat,
+    pattern: CheckerPattern,
+    corners: &opencv::core::Vector<opencv::core::Point2f>,
+) -> anyhow::Result<()> {
+    let mut view = img.clone();
+    opencv::calib3d::draw_chessboard_corners(
+        &mut view,
+        opencv::core::Size::new(pattern.cols as i32, pattern.rows as i32),
+        corners,
+        true,
+    )?;
+    let name = photo
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "photo".into());
+    super::rectify::write_image(&dir.join(format!("{name}-corners.png")), &view)
+}
