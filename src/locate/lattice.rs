@@ -270,17 +270,15 @@ fn coverage(obs: &[Obs], lat: &Lattice, ks: std::ops::Range<i64>, lo: f64, hi: f
     cov
 }
 
-/// The other family's extent in offset units, lines `k0 .. k0+n-1` plus the overhang.
-fn extent(lat: &Lattice, n: usize) -> (f64, f64) {
-    let (a, b) = (lat.line(lat.k0), lat.line(lat.k0 + n as i64 - 1));
-    let (lo, hi) = (a.min(b), a.max(b));
-    (lo - OVERHANG * lat.d, hi + OVERHANG * lat.d)
+/// The offsets of a run's first and last lines.
+fn ends(lat: &Lattice, n: usize) -> (f64, f64) {
+    (lat.line(lat.k0), lat.line(lat.k0 + n as i64 - 1))
 }
 
 /// Score of a pair of runs: mean coverage of their lines over the other run's
-/// extent, less half the coverage of the lines just outside each run (a grid ends
-/// in a border, so support there means the run is off by one). Also the plain
-/// mean coverage, the confidence.
+/// extent, less what shows the run is off by one: support for the lines just
+/// outside it, and the other family's lines carrying on past it (a grid's lines
+/// stop at its border). Also the plain mean coverage, the confidence.
 fn pair_score(
     obs1: &[Obs],
     a: &Lattice,
@@ -290,10 +288,16 @@ fn pair_score(
     n2: usize,
 ) -> (f64, f64) {
     let side = |obs: &[Obs], l: &Lattice, n: usize, other: &Lattice, m: usize| {
-        let (lo, hi) = extent(other, m);
-        let cov = coverage(obs, l, l.k0 - 1..l.k0 + n as i64 + 1, lo, hi);
+        let (lo, hi) = ends(other, m);
+        let d = other.d;
+        let ks = l.k0 - 1..l.k0 + n as i64 + 1;
+        let cov = coverage(obs, l, ks, lo - OVERHANG * d, hi + OVERHANG * d);
         let inner: f64 = cov[1..=n].iter().sum();
-        (inner, cov[0] + cov[n + 1])
+        let run = l.k0..l.k0 + n as i64;
+        let before = coverage(obs, l, run.clone(), lo - d, lo - OVERHANG * d);
+        let after = coverage(obs, l, run, hi + OVERHANG * d, hi + d);
+        let past: f64 = before.iter().chain(&after).sum();
+        (inner, cov[0] + cov[n + 1] + past)
     };
     let (i1, o1) = side(obs1, a, n1, b, n2);
     let (i2, o2) = side(obs2, b, n2, a, n1);

@@ -49,7 +49,7 @@ impl From<opencv::Error> for LocateError {
 }
 
 /// Below this share of grid lines seen, a lattice is more likely chance than a board.
-pub const MIN_CONFIDENCE: f64 = 0.3;
+pub const MIN_CONFIDENCE: f64 = 0.15;
 
 /// Finds the grid `grid` in a BGR or grey image.
 pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
@@ -110,6 +110,16 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
                 });
             }
         }
+    }
+    if std::env::var_os("BOARDSCRIBE_LOCATE_DEBUG").is_some() {
+        eprintln!(
+            "segments {} families {:?} best {:?}",
+            segs.len(),
+            fams.iter()
+                .map(|f| (f.members.len(), f.support))
+                .collect::<Vec<_>>(),
+            best.as_ref().map(|b| (b.score, b.cols.0, b.rows.0))
+        );
     }
     let mut fit = best.ok_or_else(not_found)?;
     if fit.score < MIN_CONFIDENCE {

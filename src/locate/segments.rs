@@ -69,7 +69,7 @@ pub fn work_image(image: &Mat) -> Result<WorkImage, LocateError> {
 pub fn detect(grey: &Mat, min_len: f64) -> Result<Vec<Segment>, LocateError> {
     let mut lsd = imgproc::create_line_segment_detector(
         imgproc::LSD_REFINE_STD,
-        0.8,
+        1.0,
         0.6,
         2.0,
         22.5,
