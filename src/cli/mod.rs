@@ -32,7 +32,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Find the board's grid in photos: its four corners, as JSON or --corners text.
-    Locate(locate::LocateArgs),
+    Locate(Box<locate::LocateArgs>),
     /// Warp a camera view of a board to a top-down grid, and draw the grid on the photo.
     Rectify(rectify::RectifyArgs),
     /// Make a perspective view of a known board and rectify it (what `make demo` runs).
@@ -55,7 +55,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Locate(a) => locate::run(a),
+        Command::Locate(a) => locate::run(*a),
         Command::Rectify(a) => rectify::run(a),
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),

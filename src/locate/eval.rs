@@ -69,6 +69,17 @@ pub fn synth_trial(
     };
     let (rows, cols) = (grid.rows as usize, grid.cols as usize);
     let params = SceneParams::random(rows, cols, grid.points, &mut rng, &ranges);
+    scene_trial(grid, &params, &mut rng)
+}
+
+/// Renders `params` (whose grid must be `grid`) with pieces on a random share of
+/// the sites, and locates it.
+pub fn scene_trial(
+    grid: GridSpec,
+    params: &SceneParams,
+    rng: &mut Rng,
+) -> anyhow::Result<(Trial, opencv::core::Mat)> {
+    let (rows, cols) = (grid.rows as usize, grid.cols as usize);
     let mut state = BoardState::empty(rows, cols, grid.points);
     let fill = rng.range(0.05, 0.6);
     let kinds = piece_kinds(grid);
@@ -84,7 +95,7 @@ pub fn synth_trial(
             }
         }
     }
-    let rendered = crate::synth::render(&params, &state, None)?;
+    let rendered = crate::synth::render(params, &state, None)?;
     let image = rgb_to_bgr_mat(&rendered.image)?;
     let truth = Corners::new(rendered.corners.map(|[x, y]| (x, y)))?;
     let start = Instant::now();

@@ -45,6 +45,7 @@ pub fn meet(a: V3, b: V3) -> Option<(f64, f64)> {
 
 /// Eigen-decomposition of a symmetric n x n matrix (cyclic Jacobi): eigenvalues
 /// ascending, with their eigenvectors as rows.
+#[allow(clippy::needless_range_loop)] // index pairs (p, q) are the algorithm
 pub fn sym_eigen(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = a.len();
     let mut v: Vec<Vec<f64>> = (0..n)
@@ -201,10 +202,6 @@ pub fn mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
         }
     }
     r
-}
-
-pub fn apply(m: &[[f64; 3]; 3], p: V3) -> V3 {
-    [dot(m[0], p), dot(m[1], p), dot(m[2], p)]
 }
 
 #[cfg(test)]

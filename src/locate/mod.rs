@@ -55,12 +55,12 @@ pub const MIN_CONFIDENCE: f64 = 0.15;
 pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let work = segments::work_image(image)?;
     let (w, h) = (work.grey.cols(), work.grey.rows());
-    let segs = segments::detect(&work.grey, 8.0)?;
+    let (lr, lc) = grid.lattice_cells();
+    let segs = segments::detect(&work.grey, 8.0, lr.max(lc) > 12)?;
     let frame = vanishing::Frame::new(w, h);
     let nsegs: Vec<_> = segs.iter().map(|s| frame.segment(s)).collect();
     let not_found = || LocateError::NotFound(grid);
     let fams = vanishing::families(&nsegs, 1.5 / frame.f, 0.1, 4);
-    let (lr, lc) = grid.lattice_cells();
     let (n_cols, n_rows) = (lc as usize + 1, lr as usize + 1);
     let mut best: Option<Fit> = None;
     for i in 0..fams.len() {
@@ -110,16 +110,6 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
                 });
             }
         }
-    }
-    if std::env::var_os("BOARDSCRIBE_LOCATE_DEBUG").is_some() {
-        eprintln!(
-            "segments {} families {:?} best {:?}",
-            segs.len(),
-            fams.iter()
-                .map(|f| (f.members.len(), f.support))
-                .collect::<Vec<_>>(),
-            best.as_ref().map(|b| (b.score, b.cols.0, b.rows.0))
-        );
     }
     let mut fit = best.ok_or_else(not_found)?;
     if fit.score < MIN_CONFIDENCE {

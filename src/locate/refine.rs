@@ -36,23 +36,27 @@ fn refit(h: &Homography, (lr, lc): (u32, u32), segs: &[Segment], tol: f64) -> Op
         let along = |p: f64, q: f64, n: f64| p.max(q) > -0.2 && p.min(q) < n + 0.2;
         if dv > 2.0 * du && dv > 0.2 {
             let k = a.0.round();
-            if (a.0 - k).abs() < tol && (b.0 - k).abs() < tol && (0.0..=nc).contains(&k) {
-                if along(a.1, b.1, nr) {
-                    let v = &mut cols[k as usize];
-                    v.push((s.a, w));
-                    v.push((s.b, w));
-                    col_span[k as usize] += dv;
-                }
+            if (a.0 - k).abs() < tol
+                && (b.0 - k).abs() < tol
+                && (0.0..=nc).contains(&k)
+                && along(a.1, b.1, nr)
+            {
+                let v = &mut cols[k as usize];
+                v.push((s.a, w));
+                v.push((s.b, w));
+                col_span[k as usize] += dv;
             }
         } else if du > 2.0 * dv && du > 0.2 {
             let k = a.1.round();
-            if (a.1 - k).abs() < tol && (b.1 - k).abs() < tol && (0.0..=nr).contains(&k) {
-                if along(a.0, b.0, nc) {
-                    let v = &mut rows[k as usize];
-                    v.push((s.a, w));
-                    v.push((s.b, w));
-                    row_span[k as usize] += du;
-                }
+            if (a.1 - k).abs() < tol
+                && (b.1 - k).abs() < tol
+                && (0.0..=nr).contains(&k)
+                && along(a.0, b.0, nc)
+            {
+                let v = &mut rows[k as usize];
+                v.push((s.a, w));
+                v.push((s.b, w));
+                row_span[k as usize] += du;
             }
         }
     }

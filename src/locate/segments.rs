@@ -22,16 +22,6 @@ impl Segment {
     pub fn len(&self) -> f64 {
         ((self.b.0 - self.a.0).powi(2) + (self.b.1 - self.a.1).powi(2)).sqrt()
     }
-
-    pub fn mid(&self) -> (f64, f64) {
-        ((self.a.0 + self.b.0) / 2.0, (self.a.1 + self.b.1) / 2.0)
-    }
-
-    /// Unit direction from `a` to `b`.
-    pub fn dir(&self) -> (f64, f64) {
-        let l = self.len().max(1e-12);
-        ((self.b.0 - self.a.0) / l, (self.b.1 - self.a.1) / l)
-    }
 }
 
 /// The grey working image and the factor from its pixels to the original's.
@@ -65,11 +55,13 @@ pub fn work_image(image: &Mat) -> Result<WorkImage, LocateError> {
     Ok(WorkImage { grey: small, scale })
 }
 
-/// Segments at least `min_len` working pixels long.
-pub fn detect(grey: &Mat, min_len: f64) -> Result<Vec<Segment>, LocateError> {
+/// Segments at least `min_len` working pixels long. `fine` keeps the detector at
+/// full working resolution, which thin lines of dense grids need and which costs
+/// about twice the time of its default slight shrink.
+pub fn detect(grey: &Mat, min_len: f64, fine: bool) -> Result<Vec<Segment>, LocateError> {
     let mut lsd = imgproc::create_line_segment_detector(
         imgproc::LSD_REFINE_STD,
-        1.0,
+        if fine { 1.0 } else { 0.8 },
         0.6,
         2.0,
         22.5,

@@ -36,15 +36,15 @@ impl Frame {
         }
     }
 
-    pub fn to_norm(&self, p: (f64, f64)) -> (f64, f64) {
+    pub fn to_norm(self, p: (f64, f64)) -> (f64, f64) {
         ((p.0 - self.cx) / self.f, (p.1 - self.cy) / self.f)
     }
 
-    pub fn to_px(&self, p: (f64, f64)) -> (f64, f64) {
+    pub fn to_px(self, p: (f64, f64)) -> (f64, f64) {
         (p.0 * self.f + self.cx, p.1 * self.f + self.cy)
     }
 
-    pub fn segment(&self, s: &Segment) -> NSeg {
+    pub fn segment(self, s: &Segment) -> NSeg {
         let (a, b) = (self.to_norm(s.a), self.to_norm(s.b));
         let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
         let dir = ((b.0 - a.0) / len, (b.1 - a.1) / len);
@@ -65,7 +65,6 @@ impl Frame {
 pub struct Family {
     pub vp: V3,
     pub members: Vec<usize>,
-    pub support: f64,
 }
 
 impl Family {
@@ -122,7 +121,7 @@ fn best_family(segs: &[NSeg], free: &[usize], tol: f64, cap: f64, rng: &mut Rng)
             .sum()
     };
     let mut best: Option<(f64, V3)> = None;
-    for _ in 0..500 {
+    for _ in 0..300 {
         let i = pool[rng.below(pool.len())];
         let j = pool[rng.below(pool.len())];
         if i == j {
@@ -162,10 +161,5 @@ fn best_family(segs: &[NSeg], free: &[usize], tol: f64, cap: f64, rng: &mut Rng)
         .copied()
         .filter(|&i| consistent(&segs[i], vp, tol))
         .collect();
-    let support = members.iter().map(|&i| segs[i].len.min(cap)).sum();
-    (members.len() >= 3).then_some(Family {
-        vp,
-        members,
-        support,
-    })
+    (members.len() >= 3).then_some(Family { vp, members })
 }

@@ -5,6 +5,7 @@ mod cli;
 mod clip;
 mod clips;
 mod external;
+mod locate;
 mod record_chess;
 mod record_games;
 mod rectify;
