@@ -22,6 +22,7 @@ pub mod classify;
 pub mod cli;
 pub mod geometry;
 pub mod infer;
+pub mod locate;
 pub mod pipeline;
 pub mod record;
 pub mod rules;

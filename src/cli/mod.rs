@@ -8,6 +8,7 @@ mod dataset;
 mod demo;
 mod detect;
 mod eval;
+mod locate;
 mod model;
 mod perft;
 mod record;
@@ -32,6 +33,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Find the board's grid in photos: its four corners, as JSON or --corners text.
+    Locate(Box<locate::LocateArgs>),
     /// Warp a camera view of a board to a top-down grid, and draw the grid on the photo.
     Rectify(rectify::RectifyArgs),
     /// Make a perspective view of a known board and rectify it (what `make demo` runs).
@@ -56,6 +59,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Locate(a) => locate::run(*a),
         Command::Rectify(a) => rectify::run(a),
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),

@@ -6,6 +6,7 @@ mod cli;
 mod clip;
 mod clips;
 mod external;
+mod locate;
 mod memory;
 mod real_sets;
 mod record_chess;

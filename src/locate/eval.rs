@@ -1,0 +1,170 @@
+//! Measuring location: corner error in cells on rendered scenes (by camera
+//! elevation) and on the hand-annotated real photos, and the time it takes.
+
+use std::path::Path;
+use std::time::Instant;
+
+use crate::geometry::{BoardPose, Corners, GridSpec};
+use crate::sets::{annotated_set, rgb_to_bgr_mat};
+use crate::synth::{BoardState, Piece, PieceKind, PieceSide, RandomRanges, Rng, SceneParams};
+
+use super::locate;
+
+/// One located frame: its worst corner's error in cells (`None` when nothing was
+/// found) and the time location took.
+#[derive(Clone, Debug)]
+pub struct Trial {
+    pub elevation_deg: f64,
+    pub error_cells: Option<f64>,
+    pub ms: f64,
+    /// What was found, for overlays of the misses.
+    pub found: Option<Corners>,
+}
+
+/// The worst corner's distance from the truth, in mean cell sides of the truth,
+/// under the best of the orderings the grid allows (location cannot tell a square
+/// board's quarter turns apart).
+pub fn corner_error(grid: GridSpec, found: &Corners, truth: &Corners) -> f64 {
+    let cell = BoardPose::new(grid, *truth).mean_cell_px();
+    let (lr, lc) = grid.lattice_cells();
+    let turns: &[usize] = if lr == lc { &[0, 1, 2, 3] } else { &[0, 2] };
+    let (f, t) = (found.points(), truth.points());
+    turns
+        .iter()
+        .map(|&k| {
+            (0..4)
+                .map(|i| {
+                    let (a, b) = (f[(i + k) % 4], t[i]);
+                    ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
+                })
+                .fold(0.0, f64::max)
+        })
+        .fold(f64::INFINITY, f64::min)
+        / cell
+}
+
+fn piece_kinds(grid: GridSpec) -> &'static [PieceKind] {
+    use PieceKind::*;
+    match (grid.points, grid.rows) {
+        (true, _) => &[Stone],
+        (false, 8) => &[Pawn, Pawn, Pawn, Knight, Bishop, Rook, Queen, King],
+        (false, 9) => &[Soldier, Soldier, TablutKing],
+        _ => &[Man, Man, DraughtsKing],
+    }
+}
+
+/// Renders one random scene of `grid` (any style, table, light and pose within
+/// `elevation`), with pieces on a random share of the sites, and locates it.
+pub fn synth_trial(
+    grid: GridSpec,
+    seed: u64,
+    size: (u32, u32),
+    elevation: (f64, f64),
+) -> anyhow::Result<(Trial, opencv::core::Mat)> {
+    let mut rng = Rng::new(seed);
+    let ranges = RandomRanges {
+        sizes: vec![size],
+        elevation_deg: elevation,
+        ..RandomRanges::default()
+    };
+    let (rows, cols) = (grid.rows as usize, grid.cols as usize);
+    let params = SceneParams::random(rows, cols, grid.points, &mut rng, &ranges);
+    scene_trial(grid, &params, &mut rng)
+}
+
+/// Renders `params` (whose grid must be `grid`) with pieces on a random share of
+/// the sites, and locates it.
+pub fn scene_trial(
+    grid: GridSpec,
+    params: &SceneParams,
+    rng: &mut Rng,
+) -> anyhow::Result<(Trial, opencv::core::Mat)> {
+    let (rows, cols) = (grid.rows as usize, grid.cols as usize);
+    let mut state = BoardState::empty(rows, cols, grid.points);
+    let fill = rng.range(0.05, 0.6);
+    let kinds = piece_kinds(grid);
+    for r in 0..rows {
+        for c in 0..cols {
+            if rng.chance(fill) {
+                let side = if rng.chance(0.5) {
+                    PieceSide::White
+                } else {
+                    PieceSide::Black
+                };
+                state.set(r, c, Some(Piece::new(side, *rng.pick(kinds))));
+            }
+        }
+    }
+    let rendered = crate::synth::render(params, &state, None)?;
+    let image = rgb_to_bgr_mat(&rendered.image)?;
+    let truth = Corners::new(rendered.corners.map(|[x, y]| (x, y)))?;
+    let start = Instant::now();
+    let found = locate(&image, grid);
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let found = found.ok().map(|l| l.corners);
+    Ok((
+        Trial {
+            elevation_deg: params.camera.elevation_deg,
+            error_cells: found.map(|c| corner_error(grid, &c, &truth)),
+            ms,
+            found,
+        },
+        image,
+    ))
+}
+
+/// Summary figures of a set of trials, one line.
+pub fn summary(trials: &[Trial]) -> String {
+    if trials.is_empty() {
+        return "no frames".into();
+    }
+    let n = trials.len();
+    let mut errs: Vec<f64> = trials.iter().filter_map(|t| t.error_cells).collect();
+    errs.sort_by(f64::total_cmp);
+    let within = errs.iter().filter(|&&e| e < 0.25).count();
+    let mut ms: Vec<f64> = trials.iter().map(|t| t.ms).collect();
+    ms.sort_by(f64::total_cmp);
+    let (mean, p95) = if errs.is_empty() {
+        (f64::NAN, f64::NAN)
+    } else {
+        let p = ((errs.len() as f64 * 0.95).ceil() as usize).clamp(1, errs.len()) - 1;
+        (errs.iter().sum::<f64>() / errs.len() as f64, errs[p])
+    };
+    format!(
+        "frames {n:4}  found {:5.1}%  within 1/4 cell {:5.1}%  worst-corner error (cells) mean {mean:.3} p95 {p95:.3}  median {:.0} ms",
+        100.0 * errs.len() as f64 / n as f64,
+        100.0 * within as f64 / n as f64,
+        ms[n / 2],
+    )
+}
+
+/// Elevation bands the synthetic report splits by.
+pub const BANDS: [(f64, f64); 4] = [(30.0, 45.0), (45.0, 60.0), (60.0, 75.0), (75.0, 90.01)];
+
+/// Locates every annotated photo of one real set; `Err` when the set is absent.
+pub fn real_trials(
+    data: &Path,
+    corners_file: &Path,
+    set: &str,
+    mut each: impl FnMut(&str, &Trial),
+) -> anyhow::Result<Vec<Trial>> {
+    let refs = annotated_set(data, corners_file, set)?;
+    let mut out = Vec::new();
+    for r in refs {
+        let img = r.load()?;
+        let grid = r.pose.grid;
+        let start = Instant::now();
+        let found = locate(&img.image, grid);
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        let found = found.ok().map(|l| l.corners);
+        let t = Trial {
+            elevation_deg: f64::NAN,
+            error_cells: found.map(|c| corner_error(grid, &c, &r.pose.corners)),
+            ms,
+            found,
+        };
+        each(&r.name, &t);
+        out.push(t);
+    }
+    Ok(out)
+}

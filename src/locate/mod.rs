@@ -1,0 +1,177 @@
+//! Automatic board location: the four corners of the playing grid in a frame,
+//! from the grid spec alone.
+//!
+//! Classical and training-free: edge segments, two families converging on
+//! vanishing points, an equally spaced lattice of exactly the board's line count
+//! fitted in the affinely rectified view, then a least-squares refinement on every
+//! segment that lies along a grid line. See `docs` of each stage.
+
+mod checker;
+mod lattice;
+mod linalg;
+mod order;
+mod refine;
+mod segments;
+mod vanishing;
+
+pub mod eval;
+
+use opencv::core::Mat;
+use opencv::prelude::*;
+
+use crate::geometry::{Corners, GridSpec, Homography};
+
+pub use order::{canonical, tl_cell_is_light};
+
+/// A located grid: corners TL TR BR BL in canonical order (TL nearest the image's
+/// top left, clockwise) and a confidence from 0 to 1, the share of the grid's lines
+/// seen in the image.
+#[derive(Clone, Copy, Debug)]
+pub struct Located {
+    pub corners: Corners,
+    pub confidence: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LocateError {
+    #[error("the image is empty")]
+    EmptyImage,
+    #[error("no {0} grid found")]
+    NotFound(GridSpec),
+    #[error("OpenCV: {0}")]
+    OpenCv(String),
+}
+
+impl From<opencv::Error> for LocateError {
+    fn from(e: opencv::Error) -> Self {
+        LocateError::OpenCv(e.message)
+    }
+}
+
+/// Below this share of grid lines seen, a lattice is more likely chance than a board.
+pub const MIN_CONFIDENCE: f64 = 0.15;
+
+/// Finds the grid `grid` in a BGR or grey image.
+pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
+    let work = segments::work_image(image)?;
+    let (w, h) = (work.grey.cols(), work.grey.rows());
+    let (lr, lc) = grid.lattice_cells();
+    let segs = segments::detect(&work.grey, 8.0, lr.max(lc) > 12)?;
+    let frame = vanishing::Frame::new(w, h);
+    let nsegs: Vec<_> = segs.iter().map(|s| frame.segment(s)).collect();
+    let not_found = || LocateError::NotFound(grid);
+    let fams = vanishing::families(&nsegs, 1.5 / frame.f, 0.1, 4);
+    let (n_cols, n_rows) = (lc as usize + 1, lr as usize + 1);
+    let mut best: Option<Fit> = None;
+    for i in 0..fams.len() {
+        for j in i + 1..fams.len() {
+            let (f1, f2) = (&fams[i], &fams[j]);
+            let (d1, d2) = (f1.direction_at((0.0, 0.0)), f2.direction_at((0.0, 0.0)));
+            if (d1.0 * d2.1 - d1.1 * d2.0).abs() < 0.35 {
+                continue;
+            }
+            let Some(aff) = lattice::Affine::new(f1.vp, f2.vp) else {
+                continue;
+            };
+            let (n1, n2) = (aff.normal(f1.vp), aff.normal(f2.vp));
+            let obs1 = lattice::observe(&nsegs, f1, &aff, n1, n2);
+            let obs2 = lattice::observe(&nsegs, f2, &aff, n2, n1);
+            let mut assignments = vec![(n_cols, n_rows, true)];
+            if n_cols != n_rows {
+                assignments.push((n_rows, n_cols, false));
+            }
+            for (c1, c2, f1_is_cols) in assignments {
+                let eps = 1.2 / frame.f;
+                let range = |n: usize| {
+                    (
+                        (0.12 / (n - 1) as f64).max(3.5 / frame.f),
+                        3.0 / (n - 1) as f64,
+                    )
+                };
+                let h1 = lattice::hypotheses(&obs1, c1, range(c1), eps);
+                let h2 = lattice::hypotheses(&obs2, c2, range(c2), eps);
+                let Some((l1, l2, score)) = lattice::joint(&obs1, &h1, c1, &obs2, &h2, c2) else {
+                    continue;
+                };
+                if best.as_ref().is_some_and(|b| b.score >= score) {
+                    continue;
+                }
+                let (cols, rows) = if f1_is_cols {
+                    ((l1, n1), (l2, n2))
+                } else {
+                    ((l2, n2), (l1, n1))
+                };
+                best = Some(Fit {
+                    aff,
+                    frame,
+                    cols,
+                    rows,
+                    score,
+                });
+            }
+        }
+    }
+    let mut fit = best.ok_or_else(not_found)?;
+    if fit.score < MIN_CONFIDENCE {
+        return Err(not_found());
+    }
+    let at = |u: f64, v: f64| fit.point(u, v);
+    let ds = checker::column_shift(&work.grey, &at, lc, lr);
+    let at_t = |u: f64, v: f64| fit.point(v, u);
+    let dr = checker::column_shift(&work.grey, &at_t, lr, lc);
+    fit.cols.0.k0 += ds;
+    fit.rows.0.k0 += dr;
+    let (c, r) = (lc as f64, lr as f64);
+    let quad = [
+        fit.point(0.0, 0.0),
+        fit.point(c, 0.0),
+        fit.point(c, r),
+        fit.point(0.0, r),
+    ];
+    let [Some(a), Some(b), Some(c), Some(d)] = quad else {
+        return Err(not_found());
+    };
+    let score = fit.score;
+    let quad = [a, b, c, d];
+    let quad = canonical(grid, quad);
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let coarse = Homography::from_points(&unit, &quad).ok_or_else(not_found)?;
+    let fine = refine::by_lines(&coarse, (lr, lc), &segs);
+    let s = work.scale;
+    let full = unit.map(|u| {
+        let p = fine.apply(u).unwrap_or((f64::NAN, f64::NAN));
+        // Working pixel centres sit at (i + 0.5) s - 0.5 in the original.
+        ((p.0 + 0.5) * s - 0.5, (p.1 + 0.5) * s - 0.5)
+    });
+    let corners = Corners::new(canonical(grid, full)).map_err(|_| not_found())?;
+    Ok(Located {
+        corners,
+        confidence: score,
+    })
+}
+
+/// A lattice fitted in the affinely rectified view: the column lines' run and their
+/// normal, the row lines' run and theirs.
+struct Fit {
+    aff: lattice::Affine,
+    frame: vanishing::Frame,
+    cols: (lattice::Lattice, (f64, f64)),
+    rows: (lattice::Lattice, (f64, f64)),
+    score: f64,
+}
+
+impl Fit {
+    /// Working pixel of lattice point (u, v): u column lines and v row lines from the
+    /// runs' first lines (fractions allowed).
+    fn point(&self, u: f64, v: f64) -> Option<(f64, f64)> {
+        let ((lc, nc), (lr, nr)) = (self.cols, self.rows);
+        let a = lc.o + (lc.k0 as f64 + u) * lc.d;
+        let b = lr.o + (lr.k0 as f64 + v) * lr.d;
+        let det = nc.0 * nr.1 - nc.1 * nr.0;
+        if det.abs() < 1e-9 {
+            return None;
+        }
+        let q = ((a * nr.1 - b * nc.1) / det, (nc.0 * b - nr.0 * a) / det);
+        Some(self.frame.to_px(self.aff.inverse(q)?))
+    }
+}

@@ -1,0 +1,115 @@
+//! Which corner is which. Location alone cannot tell a square board's quarter
+//! turns apart, so it reports one canonical order (TL = the corner nearest the
+//! image's top left, then clockwise on screen); the game decides the rest.
+
+use opencv::core::Mat;
+use opencv::prelude::*;
+
+use crate::geometry::{rectify, BoardPose, GridSpec, RectifyLayout};
+
+/// Puts corners found in lattice order (first and last column line by first and
+/// last row line) into canonical order. `quads[0]..[3]` are TL TR BR BL of the
+/// lattice as found, possibly mirrored.
+pub fn canonical(grid: GridSpec, quad: [(f64, f64); 4]) -> [(f64, f64); 4] {
+    let mut q = quad;
+    if signed_area(&q) < 0.0 {
+        // Mirrored: swap the column order, which keeps TL-TR along the columns.
+        q = [q[1], q[0], q[3], q[2]];
+    }
+    let (lr, lc) = grid.lattice_cells();
+    // A quarter turn swaps rows and columns, so only a square lattice may take one.
+    let turns: &[usize] = if lr == lc { &[0, 1, 2, 3] } else { &[0, 2] };
+    let k = turns
+        .iter()
+        .copied()
+        .min_by(|&a, &b| {
+            let (pa, pb) = (q[a], q[b]);
+            (pa.0 + pa.1).total_cmp(&(pb.0 + pb.1))
+        })
+        .unwrap_or(0);
+    [q[k], q[(k + 1) % 4], q[(k + 2) % 4], q[(k + 3) % 4]]
+}
+
+/// Twice the signed area, positive for clockwise on screen (y down).
+fn signed_area(p: &[(f64, f64); 4]) -> f64 {
+    (0..4)
+        .map(|i| {
+            let (a, b) = (p[i], p[(i + 1) % 4]);
+            a.0 * b.1 - b.0 * a.1
+        })
+        .sum()
+}
+
+/// For a checkered board: whether the cell at the pose's TL corner is the light
+/// colour. `None` when the cells do not alternate clearly (a lined board, or a
+/// wrong pose). Medians over cells keep pieces from deciding it.
+pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
+    let layout = RectifyLayout {
+        cell_px: 16,
+        margin_cells: 0.0,
+    };
+    let top = rectify(image, pose, &layout).ok()?;
+    let mut grey = Mat::default();
+    if top.channels() == 3 {
+        opencv::imgproc::cvt_color_def(&top, &mut grey, opencv::imgproc::COLOR_BGR2GRAY).ok()?;
+    } else {
+        grey = top;
+    }
+    let (lr, lc) = pose.grid.lattice_cells();
+    let (mut even, mut odd) = (Vec::new(), Vec::new());
+    for r in 0..lr as i32 {
+        for c in 0..lc as i32 {
+            // The ring just inside the cell's border: a piece standing in the
+            // middle hides the centre, rarely the corners.
+            let mut vals = Vec::new();
+            for (dy, dx) in [(3, 3), (3, 12), (12, 3), (12, 12), (3, 8), (12, 8)] {
+                let v: u8 = *grey.at_2d(r * 16 + dy, c * 16 + dx).ok()?;
+                vals.push(v as f64);
+            }
+            vals.sort_by(f64::total_cmp);
+            let m = (vals[2] + vals[3]) / 2.0;
+            if (r + c) % 2 == 0 {
+                even.push(m);
+            } else {
+                odd.push(m);
+            }
+        }
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (e, o) = (med(&mut even), med(&mut odd));
+    ((e - o).abs() > 12.0).then_some(e > o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_starts_top_left_and_runs_clockwise() {
+        let g = GridSpec::cells(8, 8);
+        // Found starting at the bottom right, anticlockwise.
+        let found = [
+            (500.0, 400.0),
+            (500.0, 100.0),
+            (100.0, 100.0),
+            (100.0, 400.0),
+        ];
+        let c = canonical(g, found);
+        assert_eq!(c[0], (100.0, 100.0));
+        assert_eq!(c[1], (500.0, 100.0));
+        assert_eq!(c[2], (500.0, 400.0));
+    }
+
+    #[test]
+    fn a_long_grid_keeps_its_columns_along_the_top() {
+        let g = GridSpec::cells(3, 9);
+        // Columns run down the image here, so TL-TR must follow them.
+        let found = [(100.0, 400.0), (100.0, 50.0), (200.0, 50.0), (200.0, 400.0)];
+        let c = canonical(g, found);
+        let d = |a: (f64, f64), b: (f64, f64)| ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+        assert!(d(c[0], c[1]) > d(c[1], c[2]));
+    }
+}
