@@ -66,6 +66,30 @@ impl BoardArgs {
         Ok(BoardPose::new(grid, corners))
     }
 
+    /// Grid and corners: the corners given, or else the grid found in `image` (named
+    /// `what` in messages) by automatic location.
+    pub fn pose_in(&self, image: &opencv::core::Mat, what: &str) -> anyhow::Result<BoardPose> {
+        let profile = self.load_profile()?;
+        let grid = self.grid(profile.as_ref())?;
+        if let Some(c) = self.corners(profile.as_ref())? {
+            return Ok(BoardPose::new(grid, c));
+        }
+        let found = crate::locate::locate(image, grid)
+            .with_context(|| format!("no --corners given, and locating the board in {what}"))?;
+        eprintln!(
+            "found the {grid} grid in {what}: --corners \"{}\" (confidence {:.2})",
+            corners_text(&found.corners),
+            found.confidence
+        );
+        Ok(BoardPose::new(grid, found.corners))
+    }
+
+    /// Whether the corners must be found (none given by flag or profile).
+    pub fn needs_locating(&self) -> anyhow::Result<bool> {
+        let profile = self.load_profile()?;
+        Ok(self.corners(profile.as_ref())?.is_none())
+    }
+
     /// The lens undistortion from `--camera`, or else from the board profile's `camera`
     /// (a path relative to the board profile's folder); `None` when neither names one.
     pub fn undistorter(&self) -> anyhow::Result<Option<Undistorter>> {
@@ -88,6 +112,15 @@ impl BoardArgs {
         };
         Ok(Some(Undistorter::load(&path)?))
     }
+}
+
+/// Corners as `--corners` takes them.
+pub fn corners_text(c: &Corners) -> String {
+    c.points()
+        .iter()
+        .map(|(x, y)| format!("{x:.1},{y:.1}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Reads an image, undistorted when a lens profile is given.

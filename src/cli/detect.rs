@@ -42,23 +42,35 @@ struct DetectJson<'a> {
 }
 
 pub fn run(a: DetectArgs) -> anyhow::Result<()> {
-    let pose = a.board.pose()?;
     let mut lens = a.board.undistorter()?;
-    let view = CropView::new(&pose);
+    let locating = a.board.needs_locating()?;
+    let first = read_frame(&a.images[0], lens.as_mut())?;
+    let mut pose = a
+        .board
+        .pose_in(&first, &format!("'{}'", a.images[0].display()))?;
     let mut classifier = a.model.load()?;
     let grid = pose.grid;
     if let Some(fen) = &a.adapt_fen {
         let side: WhiteSide = a.white.parse().map_err(anyhow::Error::msg)?;
         let classes = placement_classes(fen, side, grid.rows, grid.cols)
             .map_err(|e| anyhow::anyhow!("--adapt-fen '{fen}': {e}"))?;
-        let first = read_frame(&a.images[0], lens.as_mut())?;
+        let view = CropView::new(&pose);
         let rect = view.rectify(&first)?;
         if !classifier.adapt_to(&view, &rect, &classes, |_| true)? {
             eprintln!("warning: this model has no embedding output; --adapt-fen has no effect");
         }
     }
-    for path in &a.images {
-        let image = read_frame(path, lens.as_mut())?;
+    for (k, path) in a.images.iter().enumerate() {
+        let image = if k == 0 {
+            first.clone()
+        } else {
+            read_frame(path, lens.as_mut())?
+        };
+        // Without corners, every photo has its own view of the board.
+        if locating && k > 0 {
+            pose = a.board.pose_in(&image, &format!("'{}'", path.display()))?;
+        }
+        let view = CropView::new(&pose);
         let rect = view.rectify(&image)?;
         let readings = classifier.read_all(&view, &rect)?;
         let at = |r: u32, c: u32| &readings[(r * grid.cols + c) as usize];

@@ -4,7 +4,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use super::{BoardArgs, ModelArgs};
-use crate::capture::{self, SourceOptions};
+use crate::capture::{self, FrameSource, SourceOptions};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, RecordJob};
 use crate::record::log::RecordTags;
@@ -94,7 +94,6 @@ pub struct RecordArgs {
 }
 
 pub fn run(a: RecordArgs) -> anyhow::Result<()> {
-    let pose = a.board.pose()?;
     let out = match (&a.pgn, &a.pdn, &a.out) {
         (Some(p), None, None) | (None, Some(p), None) | (None, None, Some(p)) => p.clone(),
         (None, None, None) => bail!("say where to write the record: --pgn, --pdn or --out"),
@@ -116,6 +115,8 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     if let Some(lens) = lens {
         source = Box::new(capture::UndistortedSource::new(source, lens));
     }
+    let (pose, source) = find_board(&a.board, source)?;
+    let mut source = source;
     let folder = std::path::Path::new(&a.input).is_dir();
     let track = TrackConfig {
         quiet_s: a.quiet.unwrap_or(if folder { 0.0 } else { 0.4 }),
@@ -197,6 +198,44 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         out.display()
     );
     Ok(())
+}
+
+/// Frames looked at for the board before giving up, when no corners are given.
+const LOCATE_TRIES: usize = 60;
+
+/// The board's pose: from the corners given, or else found in the first frames
+/// (every few frames, so a hand passing by does not stop it), which then go back
+/// in front of the source.
+fn find_board(
+    board: &super::BoardArgs,
+    mut source: Box<dyn FrameSource>,
+) -> anyhow::Result<(crate::geometry::BoardPose, Box<dyn FrameSource>)> {
+    if !board.needs_locating()? {
+        return Ok((board.pose()?, source));
+    }
+    let mut held = Vec::new();
+    let mut last_error = None;
+    let step = (source.fps() / 2.0).round().max(1.0) as usize;
+    while let Some(frame) = source.next() {
+        let frame = frame?;
+        let n = held.len();
+        let image = frame.image.clone();
+        let time = frame.time_s;
+        held.push(frame);
+        if n % step != 0 {
+            continue;
+        }
+        match board.pose_in(&image, &format!("the frame at {time:.1} s")) {
+            Ok(pose) => {
+                return Ok((pose, Box::new(capture::Prepended::new(held, source))));
+            }
+            Err(e) => last_error = Some(e),
+        }
+        if n / step + 1 >= LOCATE_TRIES {
+            break;
+        }
+    }
+    Err(last_error.unwrap_or_else(|| anyhow::anyhow!("the input has no frames")))
 }
 
 /// Today's date as YYYY.MM.DD (UTC).

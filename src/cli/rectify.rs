@@ -31,10 +31,12 @@ pub struct RectifyArgs {
 }
 
 pub fn run(a: RectifyArgs) -> anyhow::Result<()> {
-    let pose = a.board.pose()?;
     let layout = layout(a.cell_px, a.margin)?;
     let mut lens = a.board.undistorter()?;
     let image = read_frame(&a.image, lens.as_mut())?;
+    let pose = a
+        .board
+        .pose_in(&image, &format!("'{}'", a.image.display()))?;
     let written = rectify_to_files(
         &image,
         &pose,

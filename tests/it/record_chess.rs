@@ -242,3 +242,31 @@ fn issue8_a_knocked_camera_loses_no_move() {
         );
     }
 }
+
+#[test]
+fn issue8_a_game_is_recorded_without_typing_corners() {
+    let dir = tmp();
+    let (start, moves) = chess_game(&fixture("castling_en_passant.pgn")).unwrap();
+    let states = states_of(&start, &moves);
+    let mut params = small(SceneParams::chess_overhead(21, true));
+    params.camera.elevation_deg = 55.0;
+    params.camera.azimuth_deg = 25.0;
+    let (clip, _) = render(dir.path(), "game", &params, &states, &fast_clip());
+    let out = dir.path().join("game.pgn");
+    let o = run(&[
+        "record",
+        "--input",
+        p(&clip),
+        "--grid",
+        "8x8",
+        "--pgn",
+        p(&out),
+    ]);
+    assert!(o.status.success(), "record failed: {}", stderr(&o));
+    assert!(stderr(&o).contains("found the 8x8 grid"), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let rec = parse_pgn(&text).unwrap();
+    let sans: Vec<String> = rec.moves.iter().map(|m| m.san.clone()).collect();
+    let (want, _) = true_sans("castling_en_passant.pgn");
+    assert_eq!(sans, want, "recorded moves differ\n{text}");
+}
