@@ -23,6 +23,31 @@ pub enum CalibrateWhat {
     /// Measure the lens (focal length, distortion) from photos of a printed checkerboard
     /// and write a camera profile for `--camera`.
     Camera(CameraArgs),
+    /// Find the board in a photo from the camera as it will film the game, and write
+    /// a board profile (grid and corners) for `--profile`, with an overlay to check.
+    Board(BoardProfileArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BoardProfileArgs {
+    /// A photo of the board, taken with the camera where it will stand.
+    pub image: PathBuf,
+    /// Grid: 8x8, 9x9, 18x18, 19x19:points, ...
+    #[arg(long)]
+    pub grid: String,
+    /// A camera profile to undistort with first (stored in the board profile).
+    #[arg(long)]
+    pub camera: Option<PathBuf>,
+    /// The edge on White's side, when known: bottom, top, left or right.
+    #[arg(long)]
+    pub white: Option<String>,
+    /// Name of the profile (default "board"): written to calibration/boards/NAME.toml.
+    #[arg(long, default_value = "board")]
+    pub name: String,
+    /// Where to write the profile instead of calibration/boards/NAME.toml; the
+    /// overlay goes beside it as NAME.overlay.png.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -59,7 +84,97 @@ pub struct CameraArgs {
 pub fn run(a: CalibrateArgs) -> anyhow::Result<()> {
     match a.what {
         CalibrateWhat::Camera(c) => camera(c),
+        CalibrateWhat::Board(b) => board(b),
     }
+}
+
+fn board(a: BoardProfileArgs) -> anyhow::Result<()> {
+    use crate::geometry::{draw_overlay, BoardPose, BoardProfile, GridSpec, Undistorter};
+    let grid: GridSpec = a.grid.parse()?;
+    if let Some(w) = &a.white {
+        anyhow::ensure!(
+            ["bottom", "top", "left", "right"].contains(&w.as_str()),
+            "--white '{w}' must be bottom, top, left or right"
+        );
+    }
+    let mut image = read_image(&a.image)?;
+    if let Some(c) = &a.camera {
+        image = Undistorter::load(c)?
+            .undistort(&image)
+            .with_context(|| format!("undistorting '{}'", a.image.display()))?;
+    }
+    let found = crate::locate::locate(&image, grid)
+        .with_context(|| format!("locating the board in '{}'", a.image.display()))?;
+    let out = match &a.out {
+        Some(p) => p.clone(),
+        None => {
+            anyhow::ensure!(
+                safe_name(&a.name),
+                "--name '{}' must be letters, digits, '-', '_' or '.'",
+                a.name
+            );
+            PathBuf::from("calibration/boards").join(format!("{}.toml", a.name))
+        }
+    };
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create '{}'", dir.display()))?;
+    }
+    // The camera path is stored relative to the profile's folder, as it is read.
+    let camera = a.camera.as_ref().map(|c| {
+        let abs = std::fs::canonicalize(c).unwrap_or_else(|_| c.clone());
+        let dir = out.parent().and_then(|d| {
+            std::fs::canonicalize(if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            })
+            .ok()
+        });
+        dir.and_then(|d| abs.strip_prefix(&d).ok().map(Path::to_path_buf))
+            .unwrap_or(abs)
+            .display()
+            .to_string()
+    });
+    let profile = BoardProfile {
+        grid,
+        corners: found.corners,
+        white: a.white.clone(),
+        camera,
+        note: Some(format!(
+            "located in {} (confidence {:.2})",
+            a.image.display(),
+            found.confidence
+        )),
+    };
+    std::fs::write(&out, profile.to_toml())
+        .with_context(|| format!("cannot write '{}'", out.display()))?;
+    let overlay = out.with_extension("overlay.png");
+    let mut drawn = image.clone();
+    draw_overlay(&mut drawn, &BoardPose::new(grid, found.corners))?;
+    let ok = opencv::imgcodecs::imwrite(
+        &*overlay.to_string_lossy(),
+        &drawn,
+        &opencv::core::Vector::new(),
+    )
+    .unwrap_or(false);
+    anyhow::ensure!(ok, "cannot write the overlay '{}'", overlay.display());
+    println!(
+        "found the {grid} grid (confidence {:.2}): wrote {}; check the grid drawn in {}, then record with --profile {}",
+        found.confidence,
+        out.display(),
+        overlay.display(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
 fn camera(a: CameraArgs) -> anyhow::Result<()> {

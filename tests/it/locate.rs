@@ -161,3 +161,56 @@ fn locates_the_annotated_real_photos() {
         );
     }
 }
+
+#[test]
+fn calibrate_board_writes_a_profile_that_detect_uses() {
+    let dir = tmp();
+    let mut params = SceneParams::tablut(8);
+    (params.width, params.height) = (800, 600);
+    let r = render(&params, &BoardState::empty(9, 9, false), None).unwrap();
+    let photo = dir.path().join("board.png");
+    r.image.save(&photo).unwrap();
+    let profile = dir.path().join("boards/club.toml");
+    let o = run(&[
+        "calibrate",
+        "board",
+        p(&photo),
+        "--grid",
+        "9x9",
+        "--white",
+        "bottom",
+        "--out",
+        p(&profile),
+    ]);
+    assert!(o.status.success(), "{}", crate::util::stderr(&o));
+    assert!(dir.path().join("boards/club.overlay.png").is_file());
+    let prof = boardscribe::geometry::BoardProfile::load(&profile).unwrap();
+    let truth = boardscribe::geometry::Corners::new(r.corners.map(|[x, y]| (x, y))).unwrap();
+    assert!(corner_error(GridSpec::cells(9, 9), &prof.corners, &truth) < 0.25);
+    assert_eq!(prof.white.as_deref(), Some("bottom"));
+    let o = run(&["detect", "--profile", p(&profile), "--json", p(&photo)]);
+    assert!(o.status.success(), "{}", crate::util::stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(j["rows"], 9);
+    // An empty board reads empty everywhere.
+    let cells = j["cells"].as_array().unwrap();
+    assert!(cells
+        .iter()
+        .flat_map(|r| r.as_array().unwrap())
+        .all(|c| c == "."));
+    // Without a board in the picture there is nothing to write.
+    let grey = dir.path().join("grey.png");
+    image::RgbImage::from_pixel(320, 240, image::Rgb([128, 128, 128]))
+        .save(&grey)
+        .unwrap();
+    let o = run(&[
+        "calibrate",
+        "board",
+        p(&grey),
+        "--grid",
+        "9x9",
+        "--out",
+        p(&dir.path().join("x.toml")),
+    ]);
+    crate::util::assert_fails_with(&o, "grey.png");
+}
