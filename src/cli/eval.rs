@@ -33,6 +33,11 @@ pub struct EvalArgs {
     /// Adapt to each game's board on its first image (its position is known).
     #[arg(long)]
     pub adapt: bool,
+    /// Real sets: find the board with `locate` instead of using the annotated corners
+    /// (which then only settle a square board's quarter turn, as the game would).
+    /// A photo where no board is found counts every site wrong.
+    #[arg(long)]
+    pub locate: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -57,6 +62,8 @@ pub struct EvalReport {
     pub exact_boards: usize,
     /// rows: truth empty/white/black/hidden; columns: predicted empty/white/black/hidden.
     pub confusion: [[usize; 4]; 4],
+    /// With `--locate`: photos where no board was found.
+    pub not_located: usize,
 }
 
 pub fn run(a: EvalArgs) -> anyhow::Result<()> {
@@ -91,6 +98,7 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
                     &format!("bgu-chess game {g}"),
                     &refs,
                     a.adapt,
+                    a.locate,
                 )?);
             }
         }
@@ -109,7 +117,12 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
             } else {
                 format!("{} ({})", a.set, a.only.join(", "))
             };
-            reports.push(eval_refs(&mut classifier, &name, &refs, a.adapt)?);
+            let name = if a.locate {
+                format!("{name}, board located automatically")
+            } else {
+                name
+            };
+            reports.push(eval_refs(&mut classifier, &name, &refs, a.adapt, a.locate)?);
         }
         other => bail!("unknown set '{other}': use synth, bgu-chess, chess-ray-vision or imago-go"),
     }
@@ -128,6 +141,7 @@ fn eval_refs(
     name: &str,
     refs: &[sets::LabelledRef],
     adapt: bool,
+    locate: bool,
 ) -> anyhow::Result<EvalReport> {
     let mut rep = EvalReport {
         name: format!(
@@ -143,7 +157,33 @@ fn eval_refs(
     classifier.set_adaptation(None);
     let mut group = None;
     for r in refs {
-        let l = r.load()?;
+        let mut l = r.load()?;
+        if locate {
+            match crate::locate::locate(&l.image, l.pose.grid) {
+                Ok(found) => {
+                    // Of the four quarter turns, the one nearest the annotation: the
+                    // game settles it when recording.
+                    let d = |c: &crate::geometry::Corners| -> f64 {
+                        c.points()
+                            .iter()
+                            .zip(l.pose.corners.points())
+                            .map(|(a, b)| (a.0 - b.0).hypot(a.1 - b.1))
+                            .sum()
+                    };
+                    let best = (0..4)
+                        .map(|k| found.corners.rotated(k))
+                        .min_by(|a, b| d(a).total_cmp(&d(b)))
+                        .unwrap_or(found.corners);
+                    l.pose = crate::geometry::BoardPose::new(l.pose.grid, best);
+                }
+                Err(_) => {
+                    rep.not_located += 1;
+                    rep.images += 1;
+                    rep.sites += l.labels.iter().filter(|&&c| c < 3).count();
+                    continue;
+                }
+            }
+        }
         // A new board or camera (a bgu game, an imago-go sequence folder) starts a
         // new session: adapt on its first image, whose position is known.
         let g = r.path.parent().map(|p| p.to_path_buf());
@@ -199,6 +239,12 @@ fn finish(mut r: EvalReport) -> EvalReport {
 
 fn print_report(r: &EvalReport) {
     println!("{}", r.name);
+    if r.not_located > 0 {
+        println!(
+            "  no board found in {} photos (their sites count wrong)",
+            r.not_located
+        );
+    }
     println!(
         "  sites {}  accuracy {:.4}%  exact boards {}/{}  flagged hidden {} (accuracy on the rest {:.4}%)",
         r.sites,
