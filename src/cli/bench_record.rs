@@ -52,7 +52,7 @@ fn bench_clip() -> anyhow::Result<(Vec<Mat>, BoardPose)> {
 
 fn job(pose: &BoardPose, out: std::path::PathBuf) -> RecordJob {
     RecordJob {
-        pose: pose.clone(),
+        pose: *pose,
         white: Some(WhiteSide::Bottom),
         track: Default::default(),
         infer: InferConfig::default(),
@@ -241,7 +241,7 @@ pub struct Sampled<S> {
 impl<S: FrameSource> Iterator for Sampled<S> {
     type Item = S::Item;
     fn next(&mut self) -> Option<S::Item> {
-        if self.seen % self.every == 0 {
+        if self.seen.is_multiple_of(self.every) {
             if let Some(r) = resident_bytes() {
                 self.samples.push((self.seen, r));
             }

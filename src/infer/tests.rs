@@ -132,7 +132,7 @@ fn weak_evidence_waits() {
 #[test]
 fn tablut_moves_and_captures() {
     let game = Tablut::new(TablutOptions::default());
-    let mv = game.legal_moves()[5].clone();
+    let mv = game.legal_moves()[5];
     let mut after = game.clone();
     after.play(&mv);
     let v = explain(&game, &observe(&after), &InferConfig::default());

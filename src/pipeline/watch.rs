@@ -110,7 +110,7 @@ impl Watcher {
         wanted: Option<&[bool]>,
     ) -> anyhow::Result<Option<StillView>> {
         let total = source.len_hint();
-        while let Some(frame) = source.next() {
+        for frame in &mut *source {
             let frame = frame?;
             self.counts.frames += 1;
             if self.progress {
@@ -267,7 +267,7 @@ fn progress(done: usize, total: Option<usize>) {
         return;
     };
     let step = (total / 100).max(1);
-    if done % step != 0 && done != total {
+    if !done.is_multiple_of(step) && done != total {
         return;
     }
     let pct = (done * 100 / total).min(100);

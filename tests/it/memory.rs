@@ -24,7 +24,7 @@ struct Sampled {
 impl Iterator for Sampled {
     type Item = <MemorySource as Iterator>::Item;
     fn next(&mut self) -> Option<Self::Item> {
-        if self.seen % self.every == 0 {
+        if self.seen.is_multiple_of(self.every) {
             self.samples.extend(resident_bytes());
         }
         self.seen += 1;
