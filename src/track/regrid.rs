@@ -19,6 +19,8 @@ const PATCH_CELLS: f64 = 1.0;
 /// Search radius of the per-view check, and of a search after a bump, in cells.
 const CHECK_RADIUS: f64 = 0.4;
 const FIND_RADIUS: f64 = 2.5;
+/// Fewest patches inside the frame for the check to judge, and for a homography.
+const MIN_PATCHES: usize = 6;
 /// A patch counts as found at this normalised correlation.
 const MATCH_SCORE: f32 = 0.6;
 /// The grid has moved when the found patches moved this far (median, in cells),
@@ -63,12 +65,17 @@ impl GridGuard {
         let cell = pose.mean_cell_px() * self.scale;
         let points = outline_points(pose, self.roi, self.scale);
         let near = track(&self.grey, &now, &points, cell, CHECK_RADIUS)?;
+        let seen = near.iter().filter(|t| **t != Track::Outside).count();
         let found: Vec<f64> = near
             .iter()
-            .flatten()
-            .map(|d| d.0.hypot(d.1) / cell)
+            .filter_map(|t| match t {
+                Track::Moved(dx, dy) => Some(dx.hypot(*dy) / cell),
+                _ => None,
+            })
             .collect();
-        if found.len() * 2 >= points.len() && median(found) <= MOVED_CELLS {
+        // A grid filling the frame leaves too few patches inside it to judge: the
+        // check then has nothing to say, and must not stop the recording.
+        if seen < MIN_PATCHES || (found.len() * 2 >= seen && median(found) <= MOVED_CELLS) {
             self.grey = now;
             return Ok(GridCheck::Same);
         }
@@ -141,6 +148,16 @@ fn outline_points(pose: &BoardPose, roi: Rect, scale: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// What became of one patch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Track {
+    /// The patch is not wholly inside the frame: no evidence either way.
+    Outside,
+    NotFound,
+    /// Found, moved by this much (working pixels).
+    Moved(f64, f64),
+}
+
 /// Per point: its displacement from `reference` to `now` when its patch is found
 /// within `radius` cells.
 fn track(
@@ -149,7 +166,7 @@ fn track(
     points: &[(f64, f64)],
     cell: f64,
     radius: f64,
-) -> opencv::Result<Vec<Option<(f64, f64)>>> {
+) -> opencv::Result<Vec<Track>> {
     let half = (PATCH_CELLS * cell / 2.0).round().max(3.0) as i32;
     let reach = (radius * cell).round().max(2.0) as i32;
     let bounds = Rect::new(0, 0, reference.cols(), reference.rows());
@@ -166,7 +183,7 @@ fn track(
         // The patch must lie in the frame; its search area is cut to fit.
         let area = area & bounds;
         if (patch & bounds) != patch || area.width <= patch.width || area.height <= patch.height {
-            out.push(None);
+            out.push(Track::Outside);
             continue;
         }
         let template = Mat::roi(reference, patch)?;
@@ -184,14 +201,14 @@ fn track(
             &core::no_array(),
         )?;
         if (best as f32) < MATCH_SCORE || !best.is_finite() {
-            out.push(None);
+            out.push(Track::NotFound);
             continue;
         }
         let (sx, sy) = subpixel(&result, at)?;
-        out.push(Some((
+        out.push(Track::Moved(
             area.x as f64 + sx - patch.x as f64,
             area.y as f64 + sy - patch.y as f64,
-        )));
+        ));
     }
     Ok(out)
 }
@@ -237,12 +254,13 @@ fn relocate(
     let mut src = Vector::<Point2f>::new();
     let mut dst = Vector::<Point2f>::new();
     for (&(x, y), d) in points.iter().zip(&moved) {
-        if let Some((dx, dy)) = d {
+        if let Track::Moved(dx, dy) = d {
             src.push(Point2f::new(x as f32, y as f32));
             dst.push(Point2f::new((x + dx) as f32, (y + dy) as f32));
         }
     }
-    let needed = (points.len() * 2 / 5).max(6);
+    let seen = moved.iter().filter(|t| **t != Track::Outside).count();
+    let needed = (seen * 2 / 5).max(MIN_PATCHES);
     if std::env::var_os("BOARDSCRIBE_DEBUG").is_some() {
         eprintln!(
             "regrid: {} of {} outline patches found",
@@ -281,4 +299,60 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::GridSpec;
+    use opencv::core::{Scalar, CV_8UC3};
+
+    /// A checkered 8x8 board of `cell` px at `origin` in a `w` x `h` frame.
+    fn board(w: i32, h: i32, origin: (i32, i32), cell: i32) -> Mat {
+        let mut m = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(90.0)).unwrap();
+        for r in 0..8 {
+            for c in 0..8 {
+                let v = if (r + c) % 2 == 0 { 220.0 } else { 40.0 };
+                let rect = Rect::new(origin.0 + c * cell, origin.1 + r * cell, cell, cell);
+                imgproc::rectangle(&mut m, rect, Scalar::all(v), -1, imgproc::LINE_8, 0).unwrap();
+            }
+        }
+        m
+    }
+
+    fn pose(origin: (f64, f64), side: f64) -> BoardPose {
+        let (x, y) = origin;
+        let c = Corners::new([(x, y), (x + side, y), (x + side, y + side), (x, y + side)]);
+        BoardPose::new(GridSpec::cells(8, 8), c.unwrap())
+    }
+
+    #[test]
+    fn a_still_board_has_not_moved_even_when_it_fills_the_frame() {
+        let img = board(240, 240, (0, 0), 30);
+        let p = pose((-0.5, -0.5), 240.0);
+        let mut g = GridGuard::new(&img, &p).unwrap();
+        assert_eq!(g.check(&img, &p).unwrap(), GridCheck::Same);
+        let img = board(400, 300, (60, 40), 24);
+        let p = pose((59.5, 39.5), 192.0);
+        let mut g = GridGuard::new(&img, &p).unwrap();
+        assert_eq!(g.check(&img, &p).unwrap(), GridCheck::Same);
+    }
+
+    #[test]
+    fn a_shifted_board_is_found_where_it_went() {
+        let before = board(400, 300, (60, 40), 24);
+        let after = board(400, 300, (75, 31), 24);
+        let p = pose((59.5, 39.5), 192.0);
+        let mut g = GridGuard::new(&before, &p).unwrap();
+        match g.check(&after, &p).unwrap() {
+            GridCheck::Moved(c) => {
+                let tl = c.points()[0];
+                assert!(
+                    (tl.0 - 74.5).abs() < 1.0 && (tl.1 - 30.5).abs() < 1.0,
+                    "{tl:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
