@@ -2,6 +2,27 @@
 //! behind one iterator of timestamped frames, optionally undistorted by a camera
 //! profile. Never knows boards.
 
+/// `FrameSource` for a wrapper that changes frames but not what the source is:
+/// everything is asked of its `inner` source.
+macro_rules! frame_source_of_inner {
+    ($($t:tt)*) => {
+        impl $($t)* {
+            fn name(&self) -> &str {
+                self.inner.name()
+            }
+            fn is_offline(&self) -> bool {
+                self.inner.is_offline()
+            }
+            fn len_hint(&self) -> Option<usize> {
+                self.inner.len_hint()
+            }
+            fn fps(&self) -> f64 {
+                self.inner.fps()
+            }
+        }
+    };
+}
+
 mod folder;
 mod memory;
 mod natural;
@@ -14,7 +35,7 @@ use std::path::Path;
 use opencv::core::Mat;
 
 pub use folder::FolderSource;
-pub use memory::{resident_bytes, MemorySource};
+pub use memory::{resident_bytes, MemorySampled, MemorySource};
 pub use natural::natural_cmp;
 pub use prepend::Prepended;
 pub use undistort::UndistortedSource;

@@ -37,20 +37,4 @@ impl Iterator for UndistortedSource {
     }
 }
 
-impl FrameSource for UndistortedSource {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn is_offline(&self) -> bool {
-        self.inner.is_offline()
-    }
-
-    fn len_hint(&self) -> Option<usize> {
-        self.inner.len_hint()
-    }
-
-    fn fps(&self) -> f64 {
-        self.inner.fps()
-    }
-}
+frame_source_of_inner!(FrameSource for UndistortedSource);

@@ -10,7 +10,7 @@ use opencv::prelude::*;
 use opencv::videoio::VideoWriter;
 
 use super::ModelArgs;
-use crate::capture::{self, resident_bytes, FrameSource, MemorySource, SourceOptions};
+use crate::capture::{self, FrameSource, MemorySampled, MemorySource, SourceOptions};
 use crate::classify::Classifier;
 use crate::geometry::{BoardPose, Corners};
 use crate::infer::{InferConfig, WhiteSide};
@@ -182,12 +182,7 @@ pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
     let dir = TempDir::new("memory")?;
     let job = job(&pose, dir.0.join("memory.txt"));
     let total = (minutes * 60.0 * FPS).round() as usize;
-    let mut src = Sampled {
-        inner: MemorySource::cycling(frames, FPS, total),
-        every: (total / 10).max(1),
-        seen: 0,
-        samples: Vec::new(),
-    };
+    let mut src = MemorySampled::new(MemorySource::cycling(frames, FPS, total), total / 10);
     let start = Instant::now();
     let sum = pipeline::record_free(&mut classifier, &mut src, &job)
         .context("recording the memory run")?;
@@ -226,42 +221,5 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A frame source that samples this process's resident memory as it goes.
-pub struct Sampled<S> {
-    pub inner: S,
-    pub every: usize,
-    pub seen: usize,
-    /// (frame, resident bytes)
-    pub samples: Vec<(usize, u64)>,
-}
-
-impl<S: FrameSource> Iterator for Sampled<S> {
-    type Item = S::Item;
-    fn next(&mut self) -> Option<S::Item> {
-        if self.seen.is_multiple_of(self.every) {
-            if let Some(r) = resident_bytes() {
-                self.samples.push((self.seen, r));
-            }
-        }
-        self.seen += 1;
-        self.inner.next()
-    }
-}
-
-impl<S: FrameSource> FrameSource for Sampled<S> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn is_offline(&self) -> bool {
-        self.inner.is_offline()
-    }
-    fn len_hint(&self) -> Option<usize> {
-        self.inner.len_hint()
-    }
-    fn fps(&self) -> f64 {
-        self.inner.fps()
     }
 }

@@ -2,7 +2,7 @@
 //! short rendered clip is played back and forth for ten minutes of video through
 //! the recorder's frame-handling stages, sampling this process's resident memory.
 
-use boardscribe::capture::{resident_bytes, FrameSource, MemorySource};
+use boardscribe::capture::{MemorySampled, MemorySource};
 use boardscribe::classify::{Classifier, OccupancyModel};
 use boardscribe::geometry::{BoardPose, Corners};
 use boardscribe::pipeline::{record_free, RecordJob};
@@ -13,39 +13,6 @@ use boardscribe::synth::SceneParams;
 
 use crate::clips::{fast_clip, small, states_of};
 use crate::util::tmp;
-
-struct Sampled {
-    inner: MemorySource,
-    every: usize,
-    seen: usize,
-    samples: Vec<u64>,
-}
-
-impl Iterator for Sampled {
-    type Item = <MemorySource as Iterator>::Item;
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.seen.is_multiple_of(self.every) {
-            self.samples.extend(resident_bytes());
-        }
-        self.seen += 1;
-        self.inner.next()
-    }
-}
-
-impl FrameSource for Sampled {
-    fn name(&self) -> &str {
-        "sampled"
-    }
-    fn is_offline(&self) -> bool {
-        true
-    }
-    fn len_hint(&self) -> Option<usize> {
-        self.inner.len_hint()
-    }
-    fn fps(&self) -> f64 {
-        self.inner.fps()
-    }
-}
 
 #[test]
 fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
@@ -78,12 +45,7 @@ fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
         adapt: true,
     };
     let total = (10.0 * 60.0 * opts.fps) as usize;
-    let mut src = Sampled {
-        inner: MemorySource::cycling(frames, opts.fps, total),
-        every: total / 20,
-        seen: 0,
-        samples: Vec::new(),
-    };
+    let mut src = MemorySampled::new(MemorySource::cycling(frames, opts.fps, total), total / 20);
     let model_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/occupancy.onnx");
     let model = OccupancyModel::load(&model_path).unwrap();
     let mut classifier = Classifier::new(model);
@@ -91,7 +53,8 @@ fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
     assert!(sum.changes > 50, "{sum:?}");
     // After the first tenth (model and buffers warmed up), resident memory moves
     // by less than the size of a few dozen frames.
-    let later = &src.samples[2..];
+    let samples: Vec<u64> = src.samples.iter().map(|s| s.1).collect();
+    let later = &samples[2..];
     let (lo, hi) = (*later.iter().min().unwrap(), *later.iter().max().unwrap());
     let mb = |b: u64| b as f64 / 1_048_576.0;
     assert!(
@@ -99,9 +62,6 @@ fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
         "resident memory grew from {:.1} to {:.1} MB: {:?}",
         mb(lo),
         mb(hi),
-        src.samples
-            .iter()
-            .map(|b| mb(*b) as u32)
-            .collect::<Vec<_>>()
+        samples.iter().map(|b| mb(*b) as u32).collect::<Vec<_>>()
     );
 }
