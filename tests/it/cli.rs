@@ -82,7 +82,6 @@ fn rectify_errors_name_the_bad_input() {
         (vec!["--grid", "8x8", "--corners", "1,2 3,4"], "four points"),
         (vec!["--grid", "8by8", "--corners", corners], "'8by8'"),
         (vec!["--grid", "30x30", "--corners", corners], "'30x30'"),
-        (vec!["--grid", "8x8"], "no corners"),
         (vec!["--corners", corners], "no grid"),
         (
             vec!["--profile", "/nonexistent/board.toml"],
@@ -95,6 +94,16 @@ fn rectify_errors_name_the_bad_input() {
         args.extend([p(&view), "-o", p(&out)]);
         assert_fails_with(&run(&args), needle);
     }
+    // Without corners the board is located; a picture with no board names itself.
+    let grey = dir.path().join("grey.png");
+    image::RgbImage::from_pixel(320, 240, image::Rgb([128, 128, 128]))
+        .save(&grey)
+        .unwrap();
+    let o = run(&["rectify", "--grid", "8x8", p(&grey), "-o", p(&out)]);
+    assert_fails_with(&o, "grey.png");
+    assert!(super::util::stderr(&o).contains("no --corners given"));
+    let o = run(&["rectify", "--grid", "8x8", p(&view), "-o", p(&out)]);
+    assert!(o.status.success(), "{}", super::util::stderr(&o));
     let missing = dir.path().join("missing.png");
     assert_fails_with(
         &run(&[

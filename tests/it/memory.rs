@@ -51,17 +51,20 @@ fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
     let mut classifier = Classifier::new(model);
     let sum = record_free(&mut classifier, &mut src, &job).unwrap();
     assert!(sum.changes > 50, "{sum:?}");
-    // After the first tenth (model and buffers warmed up), resident memory moves
-    // by less than the size of a few dozen frames.
+    // A recording that kept frames would raise its memory floor steadily. Other
+    // tests run in this process at the same time and make the level swing, so
+    // compare floors: the lowest level of the last half against that of the first
+    // half (after warming up), which moves by much less than a few dozen frames.
     let samples: Vec<u64> = src.samples.iter().map(|s| s.1).collect();
-    let later = &samples[2..];
-    let (lo, hi) = (*later.iter().min().unwrap(), *later.iter().max().unwrap());
+    let half = samples.len() / 2;
+    let early = *samples[2..half].iter().min().unwrap();
+    let late = *samples[half..].iter().min().unwrap();
     let mb = |b: u64| b as f64 / 1_048_576.0;
     assert!(
-        hi - lo < 16 * 1_048_576,
-        "resident memory grew from {:.1} to {:.1} MB: {:?}",
-        mb(lo),
-        mb(hi),
+        late < early + 8 * 1_048_576,
+        "resident memory floor rose from {:.1} to {:.1} MB: {:?}",
+        mb(early),
+        mb(late),
         samples.iter().map(|b| mb(*b) as u32).collect::<Vec<_>>()
     );
 }
