@@ -132,16 +132,30 @@ impl Watcher {
                         rectified = self.view.rectify(&frame.image)?;
                         regrid = Some(corners);
                     }
-                    GridCheck::Lost => {
-                        if self.lost == 0 {
+                    GridCheck::Lost => match relocate(&frame.image, &self.view.pose) {
+                        // Too far to follow: look for the board from scratch.
+                        Some(corners) => {
                             eprintln!(
-                                "warning: at {:.1} s the board moved and was not found again; waiting",
+                                "note: at {:.1} s the board moved too far to follow; located it again",
                                 still.time_s
                             );
+                            let pose = BoardPose::new(self.view.pose.grid, corners);
+                            self.guard = Some(GridGuard::new(&frame.image, &pose)?);
+                            self.view = CropView::new(&pose);
+                            rectified = self.view.rectify(&frame.image)?;
+                            regrid = Some(corners);
                         }
-                        self.lost += 1;
-                        continue;
-                    }
+                        None => {
+                            if self.lost == 0 {
+                                eprintln!(
+                                    "warning: at {:.1} s the board moved and was not found again; waiting",
+                                    still.time_s
+                                );
+                            }
+                            self.lost += 1;
+                            continue;
+                        }
+                    },
                 },
             }
             self.lost = 0;
@@ -216,6 +230,30 @@ impl Watcher {
         }
         Ok(read_now)
     }
+}
+
+/// The grid found anew by `locate`, turned to the quarter turn nearest its last
+/// corners so that sites keep their names (a knock turns a board by degrees, not
+/// by quarter turns).
+fn relocate(image: &Mat, last: &BoardPose) -> Option<Corners> {
+    let found = crate::locate::locate(image, last.grid).ok()?;
+    let gap = |c: &Corners| -> f64 {
+        c.points()
+            .iter()
+            .zip(last.corners.points())
+            .map(|(a, b)| (a.0 - b.0).hypot(a.1 - b.1))
+            .sum()
+    };
+    // A square grid can be turned by any quarter; an oblong one only by a half.
+    let turns: &[usize] = if last.grid.rows == last.grid.cols {
+        &[0, 1, 2, 3]
+    } else {
+        &[0, 2]
+    };
+    turns
+        .iter()
+        .map(|&k| found.corners.rotated(k))
+        .min_by(|a, b| gap(a).total_cmp(&gap(b)))
 }
 
 /// A grey thumbnail of the rectified board at a few pixels per cell.

@@ -270,3 +270,46 @@ fn issue8_a_game_is_recorded_without_typing_corners() {
     let (want, _) = true_sans("castling_en_passant.pgn");
     assert_eq!(sans, want, "recorded moves differ\n{text}");
 }
+
+#[test]
+fn issue8_a_board_moved_too_far_to_follow_is_located_again() {
+    let mut opts = fast_clip();
+    // A hard knock: the camera swings 35 degrees round and its aim shifts by a
+    // sixth of the board, further than the patch search follows.
+    opts.bump = Some(boardscribe::synth::clip::ClipBump {
+        at_move: 4,
+        d_azimuth_deg: 35.0,
+        d_elevation_deg: -8.0,
+        d_target: [0.15, -0.1],
+    });
+    let params = small(SceneParams::chess_overhead(14, false));
+    let dir = tmp();
+    let (start, moves) = chess_game(&fixture("opera.pgn")).unwrap();
+    let states = states_of(&start, &moves[..10]);
+    let (clip, truth) = render(dir.path(), "knock", &params, &states, &opts);
+    let out = dir.path().join("knock.pgn");
+    let o = run(&[
+        "record",
+        "--input",
+        p(&clip),
+        "--grid",
+        "8x8",
+        "--corners",
+        &corners_arg(&truth),
+        "--white",
+        "bottom",
+        "--pgn",
+        p(&out),
+    ]);
+    assert!(o.status.success(), "record failed: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("located it again"),
+        "the fallback was not needed or failed: {}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let rec = parse_pgn(&text).unwrap();
+    let sans: Vec<String> = rec.moves.iter().map(|m| m.san.clone()).collect();
+    let (want, _) = true_sans("opera.pgn");
+    assert_eq!(sans, want[..10], "recorded moves differ\n{text}");
+}
