@@ -49,6 +49,12 @@ fn record(
     (sans, rec.result.clone(), text, stdout(&o))
 }
 
+/// The moves of a recorded PGN, in SAN.
+fn sans_in(text: &str) -> Vec<String> {
+    let rec = parse_pgn(text).unwrap_or_else(|e| panic!("invalid PGN ({e}):\n{text}"));
+    rec.moves.iter().map(|m| m.san.clone()).collect()
+}
+
 fn true_sans(pgn: &str) -> (Vec<String>, String) {
     let rec = parse_pgn(&std::fs::read_to_string(fixture(pgn)).unwrap()).unwrap();
     (
@@ -265,8 +271,7 @@ fn issue8_a_game_is_recorded_without_typing_corners() {
     assert!(o.status.success(), "record failed: {}", stderr(&o));
     assert!(stderr(&o).contains("found the 8x8 grid"), "{}", stderr(&o));
     let text = std::fs::read_to_string(&out).unwrap();
-    let rec = parse_pgn(&text).unwrap();
-    let sans: Vec<String> = rec.moves.iter().map(|m| m.san.clone()).collect();
+    let sans = sans_in(&text);
     let (want, _) = true_sans("castling_en_passant.pgn");
     assert_eq!(sans, want, "recorded moves differ\n{text}");
 }
@@ -308,8 +313,7 @@ fn issue8_a_board_moved_too_far_to_follow_is_located_again() {
         stderr(&o)
     );
     let text = std::fs::read_to_string(&out).unwrap();
-    let rec = parse_pgn(&text).unwrap();
-    let sans: Vec<String> = rec.moves.iter().map(|m| m.san.clone()).collect();
+    let sans = sans_in(&text);
     let (want, _) = true_sans("opera.pgn");
     assert_eq!(sans, want[..10], "recorded moves differ\n{text}");
 }
