@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::geometry::{BoardPose, Corners, GridSpec};
-use crate::sets::{annotated_set, rgb_to_bgr_mat};
-use crate::synth::{BoardState, Piece, PieceKind, PieceSide, RandomRanges, Rng, SceneParams};
+use crate::sets::{annotated_set, random_state, rgb_to_bgr_mat};
+use crate::synth::{PieceKind, RandomRanges, Rng, SceneParams};
 
 use super::locate;
 
@@ -79,22 +79,8 @@ pub fn scene_trial(
     params: &SceneParams,
     rng: &mut Rng,
 ) -> anyhow::Result<(Trial, opencv::core::Mat)> {
-    let (rows, cols) = (grid.rows as usize, grid.cols as usize);
-    let mut state = BoardState::empty(rows, cols, grid.points);
     let fill = rng.range(0.05, 0.6);
-    let kinds = piece_kinds(grid);
-    for r in 0..rows {
-        for c in 0..cols {
-            if rng.chance(fill) {
-                let side = if rng.chance(0.5) {
-                    PieceSide::White
-                } else {
-                    PieceSide::Black
-                };
-                state.set(r, c, Some(Piece::new(side, *rng.pick(kinds))));
-            }
-        }
-    }
+    let state = random_state(grid, fill, piece_kinds(grid), rng);
     let rendered = crate::synth::render(params, &state, None)?;
     let image = rgb_to_bgr_mat(&rendered.image)?;
     let truth = Corners::new(rendered.corners.map(|[x, y]| (x, y)))?;

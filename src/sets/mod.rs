@@ -13,7 +13,9 @@ use crate::geometry::BoardPose;
 
 pub use games::{board_state, game_states, synth_piece};
 pub use real::{annotated_set, bgu_game, placement_classes, placement_labels, RealSetError};
-pub use synthetic::{random_scene, render_random, rgb_to_bgr_mat, RandomRender, SynthSetOptions};
+pub use synthetic::{
+    random_scene, random_state, render_random, rgb_to_bgr_mat, RandomRender, SynthSetOptions,
+};
 
 pub const EMPTY: u8 = 0;
 pub const WHITE: u8 = 1;

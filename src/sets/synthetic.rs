@@ -89,20 +89,8 @@ pub fn render_random(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<(Rando
     let (rows, cols) = (grid.rows as usize, grid.cols as usize);
     let params = SceneParams::random(rows, cols, grid.points, &mut rng, &opts.ranges);
     let scene = Scene::new(&params)?;
-    let mut state = BoardState::empty(rows, cols, grid.points);
     let fill = rng.range(0.05, 0.75);
-    for r in 0..rows {
-        for c in 0..cols {
-            if rng.chance(fill) {
-                let side = if rng.chance(0.5) {
-                    PieceSide::White
-                } else {
-                    PieceSide::Black
-                };
-                state.set(r, c, Some(Piece::new(side, *rng.pick(kinds))));
-            }
-        }
-    }
+    let state = random_state(grid, fill, kinds, &mut rng);
     let hand = rng.chance(opts.hands).then(|| {
         let target = (rng.below(rows), rng.below(cols));
         let carrying = rng
@@ -174,6 +162,25 @@ pub fn random_scene(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<Labelle
 }
 
 /// An `image` RGB buffer as an OpenCV BGR matrix.
+/// A board with a piece of a random side and kind on each site with chance `fill`.
+pub fn random_state(grid: GridSpec, fill: f64, kinds: &[PieceKind], rng: &mut Rng) -> BoardState {
+    let (rows, cols) = (grid.rows as usize, grid.cols as usize);
+    let mut state = BoardState::empty(rows, cols, grid.points);
+    for r in 0..rows {
+        for c in 0..cols {
+            if rng.chance(fill) {
+                let side = if rng.chance(0.5) {
+                    PieceSide::White
+                } else {
+                    PieceSide::Black
+                };
+                state.set(r, c, Some(Piece::new(side, *rng.pick(kinds))));
+            }
+        }
+    }
+    state
+}
+
 pub fn rgb_to_bgr_mat(img: &RgbImage) -> opencv::Result<Mat> {
     let (w, h) = (img.width() as i32, img.height() as i32);
     let mut mat = Mat::new_rows_cols_with_default(h, w, CV_8UC3, opencv::core::Scalar::all(0.0))?;
