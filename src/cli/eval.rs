@@ -161,19 +161,10 @@ fn eval_refs(
         if locate {
             match crate::locate::locate(&l.image, l.pose.grid) {
                 Ok(found) => {
-                    // Of the four quarter turns, the one nearest the annotation: the
-                    // game settles it when recording.
-                    let d = |c: &crate::geometry::Corners| -> f64 {
-                        c.points()
-                            .iter()
-                            .zip(l.pose.corners.points())
-                            .map(|(a, b)| (a.0 - b.0).hypot(a.1 - b.1))
-                            .sum()
-                    };
-                    let best = (0..4)
-                        .map(|k| found.corners.rotated(k))
-                        .min_by(|a, b| d(a).total_cmp(&d(b)))
-                        .unwrap_or(found.corners);
+                    // The quarter turn nearest the annotation: the game settles it
+                    // when recording.
+                    let best =
+                        crate::locate::turned_like(l.pose.grid, &found.corners, &l.pose.corners);
                     l.pose = crate::geometry::BoardPose::new(l.pose.grid, best);
                 }
                 Err(_) => {

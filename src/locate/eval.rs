@@ -26,10 +26,8 @@ pub struct Trial {
 /// board's quarter turns apart).
 pub fn corner_error(grid: GridSpec, found: &Corners, truth: &Corners) -> f64 {
     let cell = BoardPose::new(grid, *truth).mean_cell_px();
-    let (lr, lc) = grid.lattice_cells();
-    let turns: &[usize] = if lr == lc { &[0, 1, 2, 3] } else { &[0, 2] };
     let (f, t) = (found.points(), truth.points());
-    turns
+    super::allowed_turns(grid)
         .iter()
         .map(|&k| {
             (0..4)

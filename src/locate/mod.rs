@@ -21,7 +21,7 @@ use opencv::prelude::*;
 
 use crate::geometry::{Corners, GridSpec, Homography};
 
-pub use order::{canonical, tl_cell_is_light};
+pub use order::{allowed_turns, canonical, tl_cell_is_light, turned_like};
 
 /// A located grid: corners TL TR BR BL in canonical order (TL nearest the image's
 /// top left, clockwise) and a confidence from 0 to 1, the share of the grid's lines

@@ -5,7 +5,7 @@
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-use crate::geometry::{rectify, BoardPose, GridSpec, RectifyLayout};
+use crate::geometry::{rectify, BoardPose, Corners, GridSpec, RectifyLayout};
 
 /// Puts corners found in lattice order (first and last column line by first and
 /// last row line) into canonical order. `quads[0]..[3]` are TL TR BR BL of the
@@ -43,6 +43,35 @@ fn signed_area(p: &[(f64, f64); 4]) -> f64 {
 /// For a checkered board: whether the cell at the pose's TL corner is the light
 /// colour. `None` when the cells do not alternate clearly (a lined board, or a
 /// wrong pose). Medians over cells keep pieces from deciding it.
+/// The quarter turns a grid may be found in: any for a square grid, a half turn
+/// for an oblong one (a quarter turn would swap its rows and columns).
+pub fn allowed_turns(grid: GridSpec) -> &'static [usize] {
+    let (lr, lc) = grid.lattice_cells();
+    if lr == lc {
+        &[0, 1, 2, 3]
+    } else {
+        &[0, 2]
+    }
+}
+
+/// `found` turned by the allowed quarter turn that puts its corners nearest
+/// `like`'s: keeps sites' names when the same board is found again, or matches
+/// an annotation.
+pub fn turned_like(grid: GridSpec, found: &Corners, like: &Corners) -> Corners {
+    let gap = |c: &Corners| -> f64 {
+        c.points()
+            .iter()
+            .zip(like.points())
+            .map(|(a, b)| (a.0 - b.0).hypot(a.1 - b.1))
+            .sum()
+    };
+    allowed_turns(grid)
+        .iter()
+        .map(|&k| found.rotated(k))
+        .min_by(|a, b| gap(a).total_cmp(&gap(b)))
+        .unwrap_or(*found)
+}
+
 pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
     let layout = RectifyLayout {
         cell_px: 16,

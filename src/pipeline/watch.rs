@@ -237,23 +237,11 @@ impl Watcher {
 /// by quarter turns).
 fn relocate(image: &Mat, last: &BoardPose) -> Option<Corners> {
     let found = crate::locate::locate(image, last.grid).ok()?;
-    let gap = |c: &Corners| -> f64 {
-        c.points()
-            .iter()
-            .zip(last.corners.points())
-            .map(|(a, b)| (a.0 - b.0).hypot(a.1 - b.1))
-            .sum()
-    };
-    // A square grid can be turned by any quarter; an oblong one only by a half.
-    let turns: &[usize] = if last.grid.rows == last.grid.cols {
-        &[0, 1, 2, 3]
-    } else {
-        &[0, 2]
-    };
-    turns
-        .iter()
-        .map(|&k| found.corners.rotated(k))
-        .min_by(|a, b| gap(a).total_cmp(&gap(b)))
+    Some(crate::locate::turned_like(
+        last.grid,
+        &found.corners,
+        &last.corners,
+    ))
 }
 
 /// A grey thumbnail of the rectified board at a few pixels per cell.
