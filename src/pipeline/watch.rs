@@ -3,16 +3,15 @@
 //! hidden or unread before), and lets skin colour back up a suspected hand. Knows
 //! no game: callers say which sites matter.
 
-use opencv::core::{Mat, Rect, Size};
-use opencv::imgproc;
+use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
 
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::geometry::{BoardPose, Corners};
 use crate::track::{
-    changed_rects, rect_diffs, skin_fraction, BoardThumb, GridCheck, GridGuard, TrackConfig,
-    Tracker,
+    changed_rects, rect_diffs, shrunk_grey, skin_fraction, BoardThumb, GridCheck, GridGuard,
+    TrackConfig, Tracker,
 };
 
 /// Pixels per cell in the motion thumbnail.
@@ -247,17 +246,7 @@ fn relocate(image: &Mat, last: &BoardPose) -> Option<Corners> {
 /// A grey thumbnail of the rectified board at a few pixels per cell.
 fn thumbnail(rectified: &Mat) -> anyhow::Result<BoardThumb> {
     let scale = THUMB_CELL as f64 / crate::classify::crop::CELL_PX as f64;
-    let mut grey = Mat::default();
-    imgproc::cvt_color_def(rectified, &mut grey, imgproc::COLOR_BGR2GRAY)?;
-    let mut small = Mat::default();
-    imgproc::resize(
-        &grey,
-        &mut small,
-        Size::default(),
-        scale,
-        scale,
-        imgproc::INTER_AREA,
-    )?;
+    let small = shrunk_grey(rectified, scale)?;
     Ok(BoardThumb {
         width: small.cols() as usize,
         height: small.rows() as usize,

@@ -6,7 +6,7 @@
 //! whether anything moved, a wide one plus a RANSAC homography says where to.
 
 use opencv::calib3d;
-use opencv::core::{self, Mat, Point2f, Rect, Size, Vector};
+use opencv::core::{self, Mat, Point2f, Rect, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -107,23 +107,7 @@ fn region(frame: &Mat, pose: &BoardPose) -> Rect {
 }
 
 fn work_image(frame: &Mat, roi: Rect, scale: f64) -> opencv::Result<Mat> {
-    let part = Mat::roi(frame, roi)?;
-    let mut grey = Mat::default();
-    if scale >= 1.0 {
-        imgproc::cvt_color_def(&part, &mut grey, imgproc::COLOR_BGR2GRAY)?;
-        return Ok(grey);
-    }
-    let mut small = Mat::default();
-    imgproc::resize(
-        &part,
-        &mut small,
-        Size::default(),
-        scale,
-        scale,
-        imgproc::INTER_AREA,
-    )?;
-    imgproc::cvt_color_def(&small, &mut grey, imgproc::COLOR_BGR2GRAY)?;
-    Ok(grey)
+    super::shrunk_grey(&Mat::roi(frame, roi)?, scale)
 }
 
 /// The grid lines' crossings with the grid outline, in working-image pixels.
