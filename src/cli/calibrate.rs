@@ -187,13 +187,8 @@ fn camera(a: CameraArgs) -> anyhow::Result<()> {
     let out = match &a.out {
         Some(p) => p.clone(),
         None => {
-            let ok = !a.name.is_empty()
-                && a.name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-                && !a.name.starts_with('.');
             anyhow::ensure!(
-                ok,
+                safe_name(&a.name),
                 "--name '{}' must be letters, digits, '-', '_' or '.' (it names a file)",
                 a.name
             );

@@ -217,15 +217,13 @@ fn find_board(
     let mut last_error = None;
     let step = (source.fps() / 2.0).round().max(1.0) as usize;
     while let Some(frame) = source.next() {
-        let frame = frame?;
-        let n = held.len();
-        let image = frame.image.clone();
-        let time = frame.time_s;
-        held.push(frame);
+        held.push(frame?);
+        let n = held.len() - 1;
         if n % step != 0 {
             continue;
         }
-        match board.pose_in(&image, &format!("the frame at {time:.1} s")) {
+        let frame = &held[n];
+        match board.pose_in(&frame.image, &format!("the frame at {:.1} s", frame.time_s)) {
             Ok(pose) => {
                 return Ok((pose, Box::new(capture::Prepended::new(held, source))));
             }
