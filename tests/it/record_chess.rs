@@ -6,6 +6,7 @@ use boardscribe::cli::render::chess_game;
 use boardscribe::record::pgn::parse_pgn;
 use boardscribe::rules::chess::Chess;
 use boardscribe::rules::Rules;
+use boardscribe::synth::clip::ClipBump;
 use boardscribe::synth::SceneParams;
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
@@ -201,22 +202,33 @@ fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
     assert_eq!(events.matches("\"type\":\"move\"").count(), 3, "{events}");
 }
 
+/// The first `plies` of the Opera Game, filmed with the camera knocked once.
+fn knocked_opera(
+    dir: &Path,
+    params: &SceneParams,
+    knock: ClipBump,
+    plies: usize,
+) -> (std::path::PathBuf, boardscribe::synth::clip::ClipTruth) {
+    let mut opts = fast_clip();
+    opts.bump = Some(knock);
+    let (start, moves) = chess_game(&fixture("opera.pgn")).unwrap();
+    let states = states_of(&start, &moves[..plies]);
+    render(dir, "knocked", params, &states, &opts)
+}
+
 #[test]
 fn issue8_a_knocked_camera_loses_no_move() {
-    let mut opts = fast_clip();
     // The hand knocks the camera as it comes for the 8th ply: 4 degrees round,
     // 3 down, the aim shifted; the grid moves by about a cell.
-    opts.bump = Some(boardscribe::synth::clip::ClipBump {
+    let knock = ClipBump {
         at_move: 7,
         d_azimuth_deg: 4.0,
         d_elevation_deg: -3.0,
         d_target: [0.04, -0.03],
-    });
-    let params = small(SceneParams::vinyl_tournament(12));
+    };
     let dir = tmp();
-    let (start, moves) = chess_game(&fixture("opera.pgn")).unwrap();
-    let states = states_of(&start, &moves[..14]);
-    let (clip, truth) = render(dir.path(), "bump", &params, &states, &opts);
+    let params = small(SceneParams::vinyl_tournament(12));
+    let (clip, truth) = knocked_opera(dir.path(), &params, knock, 14);
     let (first, last) = (
         truth.frames[0].corners,
         truth.frames.last().unwrap().corners,
@@ -278,20 +290,17 @@ fn issue8_a_game_is_recorded_without_typing_corners() {
 
 #[test]
 fn issue8_a_board_moved_too_far_to_follow_is_located_again() {
-    let mut opts = fast_clip();
     // A hard knock: the camera swings 35 degrees round and its aim shifts by a
     // sixth of the board, further than the patch search follows.
-    opts.bump = Some(boardscribe::synth::clip::ClipBump {
+    let knock = ClipBump {
         at_move: 4,
         d_azimuth_deg: 35.0,
         d_elevation_deg: -8.0,
         d_target: [0.15, -0.1],
-    });
-    let params = small(SceneParams::chess_overhead(14, false));
+    };
     let dir = tmp();
-    let (start, moves) = chess_game(&fixture("opera.pgn")).unwrap();
-    let states = states_of(&start, &moves[..10]);
-    let (clip, truth) = render(dir.path(), "knock", &params, &states, &opts);
+    let params = small(SceneParams::chess_overhead(14, false));
+    let (clip, truth) = knocked_opera(dir.path(), &params, knock, 10);
     let out = dir.path().join("knock.pgn");
     let o = run(&[
         "record",
