@@ -20,6 +20,19 @@ pub const DOWN: f64 = 0.5;
 pub const CROP_W: u32 = ((1.0 + LEFT + RIGHT) * CELL_PX as f64) as u32;
 pub const CROP_H: u32 = ((1.0 + UP + DOWN) * CELL_PX as f64) as u32;
 
+/// `i / 255.0` for every byte: the same values as dividing, at the cost of a lookup.
+static UNIT: [f32; 256] = unit_table();
+
+const fn unit_table() -> [f32; 256] {
+    let mut t = [0.0; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i as f32 / 255.0;
+        i += 1;
+    }
+    t
+}
+
 /// How the board is turned before cropping, so that the edge nearest the camera is
 /// at the bottom and "up" in every crop points away from the camera.
 #[derive(Clone, Debug)]
@@ -109,22 +122,32 @@ impl CropView {
             .get(0)
             .copied()
             .unwrap_or(rw as usize * 3);
-        for y in 0..h as i32 {
-            let sy = r.y + y;
+        // The columns inside the image are the same on every row: clip them once, then
+        // walk each row as a slice (this loop ran at a tenth of the model's time).
+        let x0 = (-r.x).clamp(0, w as i32) as usize;
+        let x1 = (rw - r.x).clamp(0, w as i32) as usize;
+        if x0 >= x1 {
+            return;
+        }
+        let (red, rest) = out.split_at_mut(w * h);
+        let (green, blue) = rest.split_at_mut(w * h);
+        for y in 0..h {
+            let sy = r.y + y as i32;
             if sy < 0 || sy >= rh {
                 continue;
             }
-            for x in 0..w as i32 {
-                let sx = r.x + x;
-                if sx < 0 || sx >= rw {
-                    continue;
-                }
-                let i = sy as usize * step + sx as usize * 3;
-                let o = y as usize * w + x as usize;
-                // BGR in, RGB planes out.
-                out[o] = data[i + 2] as f32 / 255.0;
-                out[w * h + o] = data[i + 1] as f32 / 255.0;
-                out[2 * w * h + o] = data[i] as f32 / 255.0;
+            let start = sy as usize * step + (r.x + x0 as i32) as usize * 3;
+            let src = &data[start..start + (x1 - x0) * 3];
+            let o = y * w + x0;
+            let rows = red[o..o + x1 - x0]
+                .iter_mut()
+                .zip(green[o..o + x1 - x0].iter_mut())
+                .zip(blue[o..o + x1 - x0].iter_mut());
+            // BGR in, RGB planes out.
+            for (((r, g), b), px) in rows.zip(src.chunks_exact(3)) {
+                *r = UNIT[px[2] as usize];
+                *g = UNIT[px[1] as usize];
+                *b = UNIT[px[0] as usize];
             }
         }
     }
@@ -219,5 +242,51 @@ mod tests {
         assert!((x - (m + 8.0)).abs() < 1e-6, "{x}");
         assert!((y - (h as f64 - m - 8.0)).abs() < 1e-6, "{y} of {h}");
         assert!(w > 0);
+    }
+
+    /// Per-pixel reference for `crop_rgb_planar`: black outside, BGR to RGB planes.
+    fn naive_crop(m: &Mat, r: Rect) -> Vec<f32> {
+        let (w, h) = (CROP_W as usize, CROP_H as usize);
+        let mut out = vec![0.0; 3 * w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let (sx, sy) = (r.x + x as i32, r.y + y as i32);
+                if sx < 0 || sy < 0 || sx >= m.cols() || sy >= m.rows() {
+                    continue;
+                }
+                let px = m.at_2d::<opencv::core::Vec3b>(sy, sx).unwrap();
+                for c in 0..3 {
+                    out[c * w * h + y * w + x] = px[2 - c] as f32 / 255.0;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn crops_match_a_pixel_by_pixel_copy_inside_and_across_the_edges() {
+        use opencv::core::{Scalar, Vec3b, CV_8UC3};
+        let v = CropView::new(&pose("100,100 400,100 400,400 100,400"));
+        let (w, h) = v.rectified_size();
+        // Full size, and smaller than the board so crops hang over every edge.
+        for (mw, mh) in [(w as i32, h as i32), (40, 30), (5, 3)] {
+            let mut m = Mat::new_rows_cols_with_default(mh, mw, CV_8UC3, Scalar::all(0.0)).unwrap();
+            for y in 0..mh {
+                for x in 0..mw {
+                    let p = ((x * 7 + y * 13) % 256) as u8;
+                    *m.at_2d_mut::<Vec3b>(y, x).unwrap() =
+                        Vec3b::from([p, p.wrapping_mul(3), p.wrapping_add(101)]);
+                }
+            }
+            for (r, c) in [(0, 0), (0, 7), (7, 0), (7, 7), (3, 4)] {
+                let mut out = vec![1.0; 3 * (CROP_W * CROP_H) as usize];
+                v.crop_rgb_planar(&m, r, c, &mut out);
+                assert_eq!(
+                    out,
+                    naive_crop(&m, v.crop_rect(r, c)),
+                    "site {r},{c} on {mw}x{mh}"
+                );
+            }
+        }
     }
 }
