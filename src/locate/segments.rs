@@ -1,7 +1,7 @@
 //! Straight edge segments of the image (OpenCV's line segment detector), found at a
 //! working resolution that keeps a 1280x720 frame whole but shrinks phone photos.
 
-use opencv::core::{Mat, Size, Vec4f, Vector};
+use opencv::core::{Mat, Rect, Size, Vec4f, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -55,13 +55,26 @@ pub fn work_image(image: &Mat) -> Result<WorkImage, LocateError> {
     Ok(WorkImage { grey: small, scale })
 }
 
-/// Segments at least `min_len` working pixels long. `fine` keeps the detector at
-/// full working resolution, which thin lines of dense grids need and which costs
-/// about twice the time of its default slight shrink.
-pub fn detect(grey: &Mat, min_len: f64, fine: bool) -> Result<Vec<Segment>, LocateError> {
+/// The detector's own scale for 8x8 and 9x9 grids and the like: a slight shrink
+/// that keeps their lines at well under full resolution's cost.
+pub const SPARSE_SCALE: f64 = 0.7;
+
+/// The detector's scale for a dense grid's first pass, which only has to find
+/// where the board is: half resolution, about a sixth of full resolution's cost.
+pub const COARSE_SCALE: f64 = 0.5;
+
+/// Segments at least `min_len` working pixels long, found with the detector
+/// shrinking the image by `scale` (1 = full working resolution, which the thin
+/// lines of dense grids need), over the whole image or only `roi`.
+pub fn detect(
+    grey: &Mat,
+    min_len: f64,
+    scale: f64,
+    roi: Option<Rect>,
+) -> Result<Vec<Segment>, LocateError> {
     let mut lsd = imgproc::create_line_segment_detector(
         imgproc::LSD_REFINE_STD,
-        if fine { 1.0 } else { 0.8 },
+        scale,
         0.6,
         2.0,
         22.5,
@@ -71,12 +84,22 @@ pub fn detect(grey: &Mat, min_len: f64, fine: bool) -> Result<Vec<Segment>, Loca
     )?;
     let mut lines: Vector<Vec4f> = Vector::new();
     let (mut w, mut p, mut n) = (Mat::default(), Mat::default(), Mat::default());
-    lsd.detect(grey, &mut lines, &mut w, &mut p, &mut n)?;
+    let (ox, oy) = match roi {
+        Some(r) => {
+            let part = Mat::roi(grey, r)?.try_clone()?;
+            lsd.detect(&part, &mut lines, &mut w, &mut p, &mut n)?;
+            (r.x as f64, r.y as f64)
+        }
+        None => {
+            lsd.detect(grey, &mut lines, &mut w, &mut p, &mut n)?;
+            (0.0, 0.0)
+        }
+    };
     Ok(lines
         .iter()
         .map(|l| Segment {
-            a: (l[0] as f64, l[1] as f64),
-            b: (l[2] as f64, l[3] as f64),
+            a: (l[0] as f64 + ox, l[1] as f64 + oy),
+            b: (l[2] as f64 + ox, l[3] as f64 + oy),
         })
         .filter(|s| s.len() >= min_len)
         .collect())
