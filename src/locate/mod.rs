@@ -73,15 +73,21 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let mut segs = segments::detect(&work.grey, 8.0, scale, None)?;
     let mut best = fit_lattice(&segs, frame, grid);
     if dense {
-        let roi = best
-            .as_ref()
-            .and_then(|f| f.region(lc, lr, w, h))
-            .unwrap_or(opencv::core::Rect::new(0, 0, w, h));
-        let fine = segments::detect(&work.grey, 8.0, 1.0, Some(roi))?;
-        let fine_best = fit_lattice(&fine, frame, grid);
-        if fine_best.is_some() {
-            best = fine_best;
-            segs = fine;
+        let whole = opencv::core::Rect::new(0, 0, w, h);
+        let roi = best.as_ref().and_then(|f| f.region(lc, lr, w, h));
+        // Around the first pass's lattice, then (when that finds no board, the
+        // first pass having been misled) over the whole image.
+        for area in [roi, Some(whole)].into_iter().flatten() {
+            let fine = segments::detect(&work.grey, 8.0, 1.0, Some(area))?;
+            let fine_best = fit_lattice(&fine, frame, grid);
+            let score = fine_best.as_ref().map_or(0.0, |f| f.score);
+            if fine_best.is_some() {
+                best = fine_best;
+                segs = fine;
+            }
+            if score >= MIN_CONFIDENCE {
+                break;
+            }
         }
     }
     let mut fit = best.ok_or_else(not_found)?;
