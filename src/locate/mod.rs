@@ -53,11 +53,6 @@ impl From<opencv::Error> for LocateError {
 pub const MIN_CONFIDENCE: f64 = 0.15;
 
 /// Finds the grid `grid` in a BGR or grey image.
-///
-/// Segments are first found on a shrunk image (fast); a dense grid (more than 12
-/// cells a side), whose thin lines that loses, is then searched again at full
-/// resolution, but only around what the first pass found (the whole image when it
-/// found nothing).
 pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let work = segments::work_image(image)?;
     let (w, h) = (work.grey.cols(), work.grey.rows());
@@ -65,31 +60,10 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let frame = vanishing::Frame::new(w, h);
     let not_found = || LocateError::NotFound(grid);
     let dense = lr.max(lc) > 12;
-    let scale = if dense {
-        segments::COARSE_SCALE
-    } else {
-        segments::SPARSE_SCALE
-    };
-    let mut segs = segments::detect(&work.grey, 8.0, scale, None)?;
-    let mut best = fit_lattice(&segs, frame, grid);
-    if dense {
-        let whole = opencv::core::Rect::new(0, 0, w, h);
-        let roi = best.as_ref().and_then(|f| f.region(lc, lr, w, h));
-        // Around the first pass's lattice, then (when that finds no board, the
-        // first pass having been misled) over the whole image.
-        for area in [roi, Some(whole)].into_iter().flatten() {
-            let fine = segments::detect(&work.grey, 8.0, 1.0, Some(area))?;
-            let fine_best = fit_lattice(&fine, frame, grid);
-            let score = fine_best.as_ref().map_or(0.0, |f| f.score);
-            if fine_best.is_some() {
-                best = fine_best;
-                segs = fine;
-            }
-            if score >= MIN_CONFIDENCE {
-                break;
-            }
-        }
-    }
+    // Dense grids' thin lines need full resolution.
+    let scale = if dense { 1.0 } else { segments::SPARSE_SCALE };
+    let segs = segments::detect(&work.grey, 8.0, scale)?;
+    let best = fit_lattice(&segs, frame, grid);
     let mut fit = best.ok_or_else(not_found)?;
     if fit.score < MIN_CONFIDENCE {
         return Err(not_found());
@@ -201,47 +175,6 @@ struct Fit {
 }
 
 impl Fit {
-    /// The working-image rectangle around the lattice of `cols` x `rows` cells, with
-    /// a margin of two cells (where a line off by one would lie); `None` when the
-    /// lattice reaches past the horizon.
-    fn region(&self, cols: u32, rows: u32, w: i32, h: i32) -> Option<opencv::core::Rect> {
-        let (c, r) = (cols as f64, rows as f64);
-        let m = 2.0;
-        let pts = [
-            self.point(-m, -m)?,
-            self.point(c + m, -m)?,
-            self.point(c + m, r + m)?,
-            self.point(-m, r + m)?,
-        ];
-        let x0 = pts
-            .iter()
-            .map(|p| p.0)
-            .fold(f64::INFINITY, f64::min)
-            .floor()
-            .max(0.0);
-        let y0 = pts
-            .iter()
-            .map(|p| p.1)
-            .fold(f64::INFINITY, f64::min)
-            .floor()
-            .max(0.0);
-        let x1 = pts
-            .iter()
-            .map(|p| p.0)
-            .fold(f64::NEG_INFINITY, f64::max)
-            .ceil()
-            .min(w as f64);
-        let y1 = pts
-            .iter()
-            .map(|p| p.1)
-            .fold(f64::NEG_INFINITY, f64::max)
-            .ceil()
-            .min(h as f64);
-        (x1 - x0 >= 16.0 && y1 - y0 >= 16.0).then(|| {
-            opencv::core::Rect::new(x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32)
-        })
-    }
-
     /// Working pixel of lattice point (u, v): u column lines and v row lines from the
     /// runs' first lines (fractions allowed).
     fn point(&self, u: f64, v: f64) -> Option<(f64, f64)> {

@@ -1,7 +1,7 @@
 //! Straight edge segments of the image (OpenCV's line segment detector), found at a
 //! working resolution that keeps a 1280x720 frame whole but shrinks phone photos.
 
-use opencv::core::{Mat, Rect, Size, Vec4f, Vector};
+use opencv::core::{Mat, Size, Vec4f, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -59,19 +59,10 @@ pub fn work_image(image: &Mat) -> Result<WorkImage, LocateError> {
 /// that keeps their lines at well under full resolution's cost.
 pub const SPARSE_SCALE: f64 = 0.7;
 
-/// The detector's scale for a dense grid's first pass, which only has to find
-/// where the board is: half resolution, about a sixth of full resolution's cost.
-pub const COARSE_SCALE: f64 = 0.5;
-
 /// Segments at least `min_len` working pixels long, found with the detector
 /// shrinking the image by `scale` (1 = full working resolution, which the thin
-/// lines of dense grids need), over the whole image or only `roi`.
-pub fn detect(
-    grey: &Mat,
-    min_len: f64,
-    scale: f64,
-    roi: Option<Rect>,
-) -> Result<Vec<Segment>, LocateError> {
+/// lines of dense grids need, at about twice the cost of a slight shrink).
+pub fn detect(grey: &Mat, min_len: f64, scale: f64) -> Result<Vec<Segment>, LocateError> {
     let mut lsd = imgproc::create_line_segment_detector(
         imgproc::LSD_REFINE_STD,
         scale,
@@ -84,22 +75,12 @@ pub fn detect(
     )?;
     let mut lines: Vector<Vec4f> = Vector::new();
     let (mut w, mut p, mut n) = (Mat::default(), Mat::default(), Mat::default());
-    let (ox, oy) = match roi {
-        Some(r) => {
-            let part = Mat::roi(grey, r)?.try_clone()?;
-            lsd.detect(&part, &mut lines, &mut w, &mut p, &mut n)?;
-            (r.x as f64, r.y as f64)
-        }
-        None => {
-            lsd.detect(grey, &mut lines, &mut w, &mut p, &mut n)?;
-            (0.0, 0.0)
-        }
-    };
+    lsd.detect(grey, &mut lines, &mut w, &mut p, &mut n)?;
     Ok(lines
         .iter()
         .map(|l| Segment {
-            a: (l[0] as f64 + ox, l[1] as f64 + oy),
-            b: (l[2] as f64 + ox, l[3] as f64 + oy),
+            a: (l[0] as f64, l[1] as f64),
+            b: (l[2] as f64, l[3] as f64),
         })
         .filter(|s| s.len() >= min_len)
         .collect())
