@@ -56,8 +56,10 @@ pub fn work_image(image: &Mat) -> Result<WorkImage, LocateError> {
 }
 
 /// The detector's own scale for 8x8 and 9x9 grids and the like: a slight shrink
-/// that keeps their lines at well under full resolution's cost.
-pub const SPARSE_SCALE: f64 = 0.7;
+/// that keeps their lines at about half of full resolution's cost (0.7 is a fifth
+/// faster again but places the corners less well: mean error 0.110 against 0.092
+/// cell on the rendered 8x8 scenes).
+pub const SPARSE_SCALE: f64 = 0.8;
 
 /// Segments at least `min_len` working pixels long, found with the detector
 /// shrinking the image by `scale` (1 = full working resolution, which the thin
