@@ -10,6 +10,7 @@ mod checker;
 mod lattice;
 mod linalg;
 mod order;
+mod profile;
 mod refine;
 mod segments;
 mod vanishing;
@@ -56,10 +57,59 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let work = segments::work_image(image)?;
     let (w, h) = (work.grey.cols(), work.grey.rows());
     let (lr, lc) = grid.lattice_cells();
-    let segs = segments::detect(&work.grey, 8.0, lr.max(lc) > 12)?;
     let frame = vanishing::Frame::new(w, h);
-    let nsegs: Vec<_> = segs.iter().map(|s| frame.segment(s)).collect();
     let not_found = || LocateError::NotFound(grid);
+    let dense = lr.max(lc) > 12;
+    // Dense grids' thin lines need full resolution.
+    let scale = if dense { 1.0 } else { segments::SPARSE_SCALE };
+    let segs = segments::detect(&work.grey, 8.0, scale)?;
+    let best = fit_lattice(&segs, frame, grid);
+    let mut fit = best.ok_or_else(not_found)?;
+    if fit.score < MIN_CONFIDENCE {
+        return Err(not_found());
+    }
+    let at = |u: f64, v: f64| fit.point(u, v);
+    let ds = checker::column_shift(&work.grey, &at, lc, lr);
+    let at_t = |u: f64, v: f64| fit.point(v, u);
+    let dr = checker::column_shift(&work.grey, &at_t, lr, lc);
+    fit.cols.0.k0 += ds;
+    fit.rows.0.k0 += dr;
+    let (c, r) = (lc as f64, lr as f64);
+    let quad = [
+        fit.point(0.0, 0.0),
+        fit.point(c, 0.0),
+        fit.point(c, r),
+        fit.point(0.0, r),
+    ];
+    let [Some(a), Some(b), Some(c), Some(d)] = quad else {
+        return Err(not_found());
+    };
+    let score = fit.score;
+    let quad = [a, b, c, d];
+    let quad = canonical(grid, quad);
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let coarse = Homography::from_points(&unit, &quad).ok_or_else(not_found)?;
+    // A lined grid's run, settled by the ridges of its lines.
+    let (dc, dr) = profile::run_shift(&work.grey, &coarse, (lr, lc));
+    let coarse = profile::shifted(&coarse, (lr, lc), dc, dr).unwrap_or(coarse);
+    let fine = refine::by_lines(&coarse, (lr, lc), &segs);
+    let s = work.scale;
+    let full = unit.map(|u| {
+        let p = fine.apply(u).unwrap_or((f64::NAN, f64::NAN));
+        // Working pixel centres sit at (i + 0.5) s - 0.5 in the original.
+        ((p.0 + 0.5) * s - 0.5, (p.1 + 0.5) * s - 0.5)
+    });
+    let corners = Corners::new(canonical(grid, full)).map_err(|_| not_found())?;
+    Ok(Located {
+        corners,
+        confidence: score,
+    })
+}
+
+/// The best lattice of `grid`'s line counts among the segments, by mean coverage.
+fn fit_lattice(segs: &[segments::Segment], frame: vanishing::Frame, grid: GridSpec) -> Option<Fit> {
+    let (lr, lc) = grid.lattice_cells();
+    let nsegs: Vec<_> = segs.iter().map(|s| frame.segment(s)).collect();
     let fams = vanishing::families(&nsegs, 1.5 / frame.f, 0.1, 4);
     let (n_cols, n_rows) = (lc as usize + 1, lr as usize + 1);
     let mut best: Option<Fit> = None;
@@ -111,43 +161,7 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
             }
         }
     }
-    let mut fit = best.ok_or_else(not_found)?;
-    if fit.score < MIN_CONFIDENCE {
-        return Err(not_found());
-    }
-    let at = |u: f64, v: f64| fit.point(u, v);
-    let ds = checker::column_shift(&work.grey, &at, lc, lr);
-    let at_t = |u: f64, v: f64| fit.point(v, u);
-    let dr = checker::column_shift(&work.grey, &at_t, lr, lc);
-    fit.cols.0.k0 += ds;
-    fit.rows.0.k0 += dr;
-    let (c, r) = (lc as f64, lr as f64);
-    let quad = [
-        fit.point(0.0, 0.0),
-        fit.point(c, 0.0),
-        fit.point(c, r),
-        fit.point(0.0, r),
-    ];
-    let [Some(a), Some(b), Some(c), Some(d)] = quad else {
-        return Err(not_found());
-    };
-    let score = fit.score;
-    let quad = [a, b, c, d];
-    let quad = canonical(grid, quad);
-    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
-    let coarse = Homography::from_points(&unit, &quad).ok_or_else(not_found)?;
-    let fine = refine::by_lines(&coarse, (lr, lc), &segs);
-    let s = work.scale;
-    let full = unit.map(|u| {
-        let p = fine.apply(u).unwrap_or((f64::NAN, f64::NAN));
-        // Working pixel centres sit at (i + 0.5) s - 0.5 in the original.
-        ((p.0 + 0.5) * s - 0.5, (p.1 + 0.5) * s - 0.5)
-    });
-    let corners = Corners::new(canonical(grid, full)).map_err(|_| not_found())?;
-    Ok(Located {
-        corners,
-        confidence: score,
-    })
+    best
 }
 
 /// A lattice fitted in the affinely rectified view: the column lines' run and their

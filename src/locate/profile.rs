@@ -1,0 +1,193 @@
+//! Image evidence of each grid line at full working resolution, read off short
+//! profiles across the line between its crossings (where a stone or piece on a
+//! crossing rarely reaches). A lined board's line is a thin ridge, darker or
+//! lighter than both sides; a checkered board's is a step. Settles a lined grid's
+//! run: outside the outermost line there is no ridge at the same spacing, only
+//! the margin and the board's edge (a step), where segments alone may take the
+//! edge, or a table's planks, for one more line.
+
+use opencv::core::Mat;
+use opencv::prelude::*;
+
+use crate::geometry::Homography;
+
+/// Half the profile's length across a line, in cells.
+const REACH: f64 = 0.35;
+/// Samples per profile.
+const N: usize = 29;
+
+/// The grey image with bilinear sampling.
+struct Grey<'a> {
+    data: &'a [u8],
+    w: usize,
+    h: usize,
+    step: usize,
+}
+
+impl Grey<'_> {
+    fn at(&self, x: f64, y: f64) -> Option<f64> {
+        if !(x >= 0.0 && y >= 0.0 && x < (self.w - 1) as f64 && y < (self.h - 1) as f64) {
+            return None;
+        }
+        let (x0, y0) = (x.floor() as usize, y.floor() as usize);
+        let (fx, fy) = (x - x0 as f64, y - y0 as f64);
+        let p = |xx: usize, yy: usize| self.data[yy * self.step + xx] as f64;
+        let top = p(x0, y0) * (1.0 - fx) + p(x0 + 1, y0) * fx;
+        let bot = p(x0, y0 + 1) * (1.0 - fx) + p(x0 + 1, y0 + 1) * fx;
+        Some(top * (1.0 - fy) + bot * fy)
+    }
+}
+
+/// One profile across a line: its strongest ridge and step (grey levels).
+#[derive(Clone, Copy, Debug, Default)]
+struct Reading {
+    ridge: f64,
+    step: f64,
+}
+
+/// The lattice in cell units: `h` maps the unit square to working pixels, the
+/// lattice has `cols` x `rows` cells.
+struct Lattice<'a> {
+    h: &'a Homography,
+    cols: f64,
+    rows: f64,
+}
+
+impl Lattice<'_> {
+    /// Pixel of lattice point `(u, v)` (cells), with `cols_family` swapping the
+    /// roles: the line coordinate first, then the coordinate along it.
+    fn px(&self, cols_family: bool, k: f64, t: f64) -> Option<(f64, f64)> {
+        let (u, v) = if cols_family { (k, t) } else { (t, k) };
+        self.h.apply((u / self.cols, v / self.rows))
+    }
+}
+
+fn read(g: &Grey, lat: &Lattice, cols_family: bool, k: f64, t: f64) -> Option<Reading> {
+    let a = lat.px(cols_family, k - REACH, t)?;
+    let b = lat.px(cols_family, k + REACH, t)?;
+    let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+    if len < 2.0 {
+        return None;
+    }
+    let mut prof = [0.0; N];
+    for (i, p) in prof.iter_mut().enumerate() {
+        let d = k - REACH + 2.0 * REACH * i as f64 / (N - 1) as f64;
+        let q = lat.px(cols_family, d, t)?;
+        *p = g.at(q.0, q.1)?;
+    }
+    let spacing = len / (N - 1) as f64;
+    // Filter half-widths in samples: a ridge's sides 2 px off, a step's 1.5 px.
+    let w = ((2.0 / spacing).round() as usize).clamp(1, N / 4);
+    let hs = ((1.5 / spacing).round() as usize).clamp(1, N / 4);
+    let ridge = |i: usize| {
+        let (l, c, rr) = (prof[i - w], prof[i], prof[i + w]);
+        (l.min(rr) - c).max(c - l.max(rr)).max(0.0)
+    };
+    let step = |i: usize| (prof[i + hs] - prof[i - hs]).abs();
+    let best = |f: &dyn Fn(usize) -> f64, m: usize| (m..N - m).map(f).fold(0.0, f64::max);
+    Some(Reading {
+        ridge: best(&ridge, w),
+        step: best(&step, hs),
+    })
+}
+
+/// Readings of line `k` between each pair of crossings along the other family's `m` cells.
+fn readings(g: &Grey, lat: &Lattice, cols_family: bool, k: i64, m: u32) -> Vec<Reading> {
+    (0..m)
+        .filter_map(|j| read(g, lat, cols_family, k as f64, j as f64 + 0.5))
+        .collect()
+}
+
+fn grey_view(grey: &Mat) -> Option<Grey<'_>> {
+    if grey.typ() != opencv::core::CV_8UC1 || !grey.is_continuous() {
+        return None;
+    }
+    Some(Grey {
+        data: grey.data_bytes().ok()?,
+        w: grey.cols() as usize,
+        h: grey.rows() as usize,
+        step: grey.cols() as usize,
+    })
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = v.fold((0.0, 0), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        0.0
+    } else {
+        s / n as f64
+    }
+}
+
+/// Whether the grid's lines are ridges (a lined board) rather than steps between
+/// cells of two colours: the mean ridge of its inner lines against their mean step.
+fn lined(g: &Grey, lat: &Lattice, (lr, lc): (u32, u32)) -> bool {
+    let mut all = Vec::new();
+    for k in 1..lc as i64 {
+        all.extend(readings(g, lat, true, k, lr));
+    }
+    for k in 1..lr as i64 {
+        all.extend(readings(g, lat, false, k, lc));
+    }
+    let ridge = mean(all.iter().map(|r| r.ridge));
+    let step = mean(all.iter().map(|r| r.step));
+    ridge > 0.6 * step && ridge > 3.0
+}
+
+/// The shift (-2..=2 lines) of each family's run that covers the most ridge, for a
+/// lined grid; (0, 0) for a checkered one or without a clear gain. `h` maps the
+/// unit square to working pixels; `cells` is (rows, cols).
+pub fn run_shift(grey: &Mat, h: &Homography, (lr, lc): (u32, u32)) -> (i64, i64) {
+    let Some(g) = grey_view(grey) else {
+        return (0, 0);
+    };
+    let lat = Lattice {
+        h,
+        cols: lc as f64,
+        rows: lr as f64,
+    };
+    if !lined(&g, &lat, (lr, lc)) {
+        return (0, 0);
+    }
+    const S: i64 = 2;
+    let shift = |cols_family: bool, n: u32, m: u32| -> i64 {
+        let ev: Vec<f64> = (-S..=n as i64 + S)
+            .map(|k| {
+                mean(
+                    readings(&g, &lat, cols_family, k, m)
+                        .iter()
+                        .map(|r| r.ridge),
+                )
+            })
+            .collect();
+        let window = |s: i64| -> f64 {
+            ev[(s + S) as usize..=(s + S) as usize + n as usize]
+                .iter()
+                .sum()
+        };
+        let mut inner: Vec<f64> = ev[S as usize..=S as usize + n as usize].to_vec();
+        inner.sort_by(f64::total_cmp);
+        let med = inner[inner.len() / 2];
+        let best = (-S..=S)
+            .max_by(|&a, &b| window(a).total_cmp(&window(b)).then(b.abs().cmp(&a.abs())))
+            .unwrap_or(0);
+        if window(best) > window(0) + 0.5 * med {
+            best
+        } else {
+            0
+        }
+    };
+    (shift(true, lc, lr), shift(false, lr, lc))
+}
+
+/// The unit-square homography moved by whole lines: `dc` columns and `dr` rows.
+pub fn shifted(h: &Homography, (lr, lc): (u32, u32), dc: i64, dr: i64) -> Option<Homography> {
+    let (c, r) = (lc as f64, lr as f64);
+    let (x, y) = (dc as f64 / c, dr as f64 / r);
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let moved = unit.map(|(u, v)| h.apply((u + x, v + y)));
+    let [Some(a), Some(b), Some(cc), Some(d)] = moved else {
+        return None;
+    };
+    Homography::from_points(&unit, &[a, b, cc, d])
+}
