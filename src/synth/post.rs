@@ -214,6 +214,51 @@ pub fn motion_blur(img: &mut Lin, len: f64, angle_deg: f64) {
     }
 }
 
+/// Entries of the tone table, which spans linear 0..MAX so that the
+/// shoulder is baked in.
+const N: usize = 8192;
+const MAX: f32 = 2.0;
+
+/// What `to_srgb` needs per pixel.
+struct Tone<'a> {
+    g: V3,
+    cx: f32,
+    vig: f32,
+    inv_r2: f32,
+    scale: f32,
+    sigma: f32,
+    lut: &'a [f32; N],
+    amp: &'a [f32; 257],
+    gauss: &'a [f32; 4096],
+}
+
+impl Tone<'_> {
+    /// One output pixel from linear `c` at column `x`, `dy` rows below the
+    /// centre, drawing its noise from the generator `state`.
+    #[inline(always)]
+    fn pixel(&self, o: &mut [u8], c: V3, x: usize, dy: f32, state: &mut u64) {
+        let mut next = || {
+            *state = xorshift(*state);
+            self.gauss[(*state >> 52) as usize]
+        };
+        let idx = |v: f32| ((v.max(0.0) * self.scale) as usize).min(N - 1);
+        let dx = x as f32 - self.cx;
+        let c = c.mul_e(self.g) * (1.0 - self.vig * (dx * dx + dy * dy) * self.inv_r2);
+        let base = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
+        if self.sigma > 0.0 {
+            let shared = next() * 0.6;
+            for ch in 0..3 {
+                let n = (shared + next() * 0.8) * self.amp[(base[ch] as usize).min(256)];
+                o[ch] = (base[ch] + n).clamp(0.0, 255.0) as u8;
+            }
+        } else {
+            for ch in 0..3 {
+                o[ch] = base[ch].clamp(0.0, 255.0) as u8;
+            }
+        }
+    }
+}
+
 /// Exposure, white balance and vignette (in linear light), then 8-bit sRGB
 /// with a soft shoulder, plus sensor noise; one pass over the image.
 pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
@@ -223,9 +268,6 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     let (cx, cy) = (img.w as f32 / 2.0, img.h as f32 / 2.0);
     let inv_r2 = 1.0 / (cx * cx + cy * cy);
     let vig = r.vignette as f32;
-    // The table spans linear 0..MAX so the shoulder is baked in.
-    const N: usize = 8192;
-    const MAX: f32 = 2.0;
     let lut: Vec<f32> = (0..N)
         .map(|i| {
             let x = i as f32 / (N - 1) as f32 * MAX;
@@ -243,7 +285,6 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
         })
         .collect();
     let scale = (N - 1) as f32 / MAX;
-    let idx = |v: f32| ((v.max(0.0) * scale) as usize).min(N - 1);
     let sigma = noise as f32;
     // Shot noise grows with brightness; read noise does not.
     let amp: Vec<f32> = (0..=256)
@@ -258,25 +299,16 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     let state = rng.next_u64() | 1;
     let lut: &[f32; N] = lut[..].try_into().expect("N entries");
     let amp: &[f32; 257] = amp[..].try_into().expect("257 entries");
-    let pixel = |o: &mut [u8], c: V3, x: usize, dy: f32, state: &mut u64| {
-        let mut next = || {
-            *state = xorshift(*state);
-            gauss[(*state >> 52) as usize]
-        };
-        let dx = x as f32 - cx;
-        let c = c.mul_e(g) * (1.0 - vig * (dx * dx + dy * dy) * inv_r2);
-        let base = [lut[idx(c.x)], lut[idx(c.y)], lut[idx(c.z)]];
-        if sigma > 0.0 {
-            let shared = next() * 0.6;
-            for ch in 0..3 {
-                let n = (shared + next() * 0.8) * amp[(base[ch] as usize).min(256)];
-                o[ch] = (base[ch] + n).clamp(0.0, 255.0) as u8;
-            }
-        } else {
-            for ch in 0..3 {
-                o[ch] = base[ch].clamp(0.0, 255.0) as u8;
-            }
-        }
+    let tone = Tone {
+        g,
+        cx,
+        vig,
+        inv_r2,
+        scale,
+        sigma,
+        lut,
+        amp,
+        gauss: &gauss,
     };
     let mut out = RgbImage::new(img.w as u32, img.h as u32);
     let w = img.w.max(1);
@@ -299,12 +331,12 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
             let dyb = (y + h_top) as f32 - cy;
             let bot_px = brow.chunks_exact_mut(3).zip(bcrow);
             for (x, ((o, c), (ob, cb))) in top_px.zip(bot_px).enumerate() {
-                pixel(o, *c, x, dy, &mut s_top);
-                pixel(ob, *cb, x, dyb, &mut s_bot);
+                tone.pixel(o, *c, x, dy, &mut s_top);
+                tone.pixel(ob, *cb, x, dyb, &mut s_bot);
             }
         } else {
             for (x, (o, c)) in top_px.enumerate() {
-                pixel(o, *c, x, dy, &mut s_top);
+                tone.pixel(o, *c, x, dy, &mut s_top);
             }
         }
     }
