@@ -98,7 +98,7 @@ fn box_pass(src: &[V3], dst: &mut [V3], w: usize, h: usize, r: usize, horizontal
 }
 
 /// Separable Gaussian blur with standard deviation `sigma` pixels.
-pub fn gauss_blur(img: &mut Lin, sigma: f64, tmp: &mut Vec<V3>) {
+pub fn gauss_blur(img: &mut Lin, sigma: f64) {
     let r = (sigma * 2.0).ceil().max(1.0) as usize;
     let k: Vec<f32> = (0..=2 * r)
         .map(|i| {
@@ -109,38 +109,57 @@ pub fn gauss_blur(img: &mut Lin, sigma: f64, tmp: &mut Vec<V3>) {
     let sum: f32 = k.iter().sum();
     let k: Vec<f32> = k.iter().map(|v| v / sum).collect();
     let (w, h) = (img.w, img.h);
-    let mut line = vec![V3::default(); w + 2 * r];
-    tmp.clear();
-    tmp.resize(img.px.len(), V3::default());
-    // Rows: copy each into a padded line so the inner loop has no clamps.
-    for y in 0..h {
+    // Both passes work on rows of interleaved channels as flat f32 runs,
+    // tap by tap, so that the loops vectorise; every sample still sums its
+    // taps in tap order, starting from zero.
+    let flat = |n: usize| {
+        let mut v: Vec<f32> = super::pool::take(n);
+        v.resize(n, 0.0);
+        v
+    };
+    let mut line = flat(3 * (w + 2 * r));
+    let mut rows = flat(3 * w * h);
+    let mut acc = flat(3 * w);
+    // Rows: each padded by repeating its end pixels.
+    for (y, out) in rows.chunks_exact_mut(3 * w).enumerate() {
         let row = &img.px[y * w..(y + 1) * w];
-        for (i, l) in line[..w + 2 * r].iter_mut().enumerate() {
-            *l = row[(i as isize - r as isize).clamp(0, w as isize - 1) as usize];
+        for (i, l) in line.chunks_exact_mut(3).enumerate() {
+            let p = row[(i as isize - r as isize).clamp(0, w as isize - 1) as usize];
+            l.copy_from_slice(&[p.x, p.y, p.z]);
         }
-        for x in 0..w {
-            let mut acc = V3::default();
-            for (kv, p) in k.iter().zip(&line[x..x + 2 * r + 1]) {
-                acc = acc + *p * *kv;
-            }
-            tmp[y * w + x] = acc;
+        sum_taps(&k, |i| &line[3 * i..3 * (i + w)], out);
+    }
+    // Columns, a whole row at a time (column walks miss the cache).
+    for y in 0..h {
+        let src = |i: usize| {
+            let sy = (y as isize + i as isize - r as isize).clamp(0, h as isize - 1) as usize;
+            &rows[3 * w * sy..3 * w * (sy + 1)]
+        };
+        sum_taps(&k, src, &mut acc);
+        for (o, c) in img.px[y * w..(y + 1) * w]
+            .iter_mut()
+            .zip(acc.chunks_exact(3))
+        {
+            *o = v3(c[0], c[1], c[2]);
         }
     }
-    // Columns, a whole row at a time (column walks miss the cache); each
-    // pixel sums its taps in the same order as the row pass.
-    for y in 0..h {
-        let out = &mut img.px[y * w..(y + 1) * w];
-        for (i, kv) in k.iter().enumerate() {
-            let sy = (y as isize + i as isize - r as isize).clamp(0, h as isize - 1) as usize;
-            let src = &tmp[sy * w..(sy + 1) * w];
-            if i == 0 {
-                for (o, p) in out.iter_mut().zip(src) {
-                    *o = V3::default() + *p * *kv;
-                }
-            } else {
-                for (o, p) in out.iter_mut().zip(src) {
-                    *o = *o + *p * *kv;
-                }
+    for v in [line, rows, acc] {
+        super::pool::give(v);
+    }
+}
+
+/// `out = 0 + src(0) * k[0] + src(1) * k[1] + ...`, element by element.
+#[inline]
+fn sum_taps<'a>(k: &[f32], src: impl Fn(usize) -> &'a [f32], out: &mut [f32]) {
+    for (i, kv) in k.iter().enumerate() {
+        let s = &src(i)[..out.len()];
+        if i == 0 {
+            for (o, p) in out.iter_mut().zip(s) {
+                *o = 0.0 + *p * *kv;
+            }
+        } else {
+            for (o, p) in out.iter_mut().zip(s) {
+                *o = *o + *p * *kv;
             }
         }
     }
@@ -153,7 +172,7 @@ pub fn defocus(img: &mut Lin, radius: f64, tmp: &mut Vec<V3>) {
         return;
     }
     if radius <= 2.0 {
-        gauss_blur(img, radius, tmp);
+        gauss_blur(img, radius);
         return;
     }
     // Three boxes of radius r have variance about r(r+1).
@@ -195,6 +214,51 @@ pub fn motion_blur(img: &mut Lin, len: f64, angle_deg: f64) {
     }
 }
 
+/// Entries of the tone table, which spans linear 0..MAX so that the
+/// shoulder is baked in.
+const N: usize = 8192;
+const MAX: f32 = 2.0;
+
+/// What `to_srgb` needs per pixel.
+struct Tone<'a> {
+    g: V3,
+    cx: f32,
+    vig: f32,
+    inv_r2: f32,
+    scale: f32,
+    sigma: f32,
+    lut: &'a [f32; N],
+    amp: &'a [f32; 257],
+    gauss: &'a [f32; 4096],
+}
+
+impl Tone<'_> {
+    /// One output pixel from linear `c` at column `x`, `dy` rows below the
+    /// centre, drawing its noise from the generator `state`.
+    #[inline(always)]
+    fn pixel(&self, o: &mut [u8], c: V3, x: usize, dy: f32, state: &mut u64) {
+        let mut next = || {
+            *state = xorshift(*state);
+            self.gauss[(*state >> 52) as usize]
+        };
+        let idx = |v: f32| ((v.max(0.0) * self.scale) as usize).min(N - 1);
+        let dx = x as f32 - self.cx;
+        let c = c.mul_e(self.g) * (1.0 - self.vig * (dx * dx + dy * dy) * self.inv_r2);
+        let base = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
+        if self.sigma > 0.0 {
+            let shared = next() * 0.6;
+            for ch in 0..3 {
+                let n = (shared + next() * 0.8) * self.amp[(base[ch] as usize).min(256)];
+                o[ch] = (base[ch] + n).clamp(0.0, 255.0) as u8;
+            }
+        } else {
+            for ch in 0..3 {
+                o[ch] = base[ch].clamp(0.0, 255.0) as u8;
+            }
+        }
+    }
+}
+
 /// Exposure, white balance and vignette (in linear light), then 8-bit sRGB
 /// with a soft shoulder, plus sensor noise; one pass over the image.
 pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
@@ -204,9 +268,6 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     let (cx, cy) = (img.w as f32 / 2.0, img.h as f32 / 2.0);
     let inv_r2 = 1.0 / (cx * cx + cy * cy);
     let vig = r.vignette as f32;
-    // The table spans linear 0..MAX so the shoulder is baked in.
-    const N: usize = 8192;
-    const MAX: f32 = 2.0;
     let lut: Vec<f32> = (0..N)
         .map(|i| {
             let x = i as f32 / (N - 1) as f32 * MAX;
@@ -224,7 +285,6 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
         })
         .collect();
     let scale = (N - 1) as f32 / MAX;
-    let idx = |v: f32| ((v.max(0.0) * scale) as usize).min(N - 1);
     let sigma = noise as f32;
     // Shot noise grows with brightness; read noise does not.
     let amp: Vec<f32> = (0..=256)
@@ -232,40 +292,87 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
         .collect();
     let mut rng = Rng::new(seed);
     // A table of normal deviates keeps per-pixel noise cheap.
-    let gauss: Vec<f32> = (0..4096).map(|_| rng.normal() as f32).collect();
-    let mut state = rng.next_u64() | 1;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        gauss[(state >> 52) as usize]
+    let mut gauss = [0.0f32; 4096];
+    for v in gauss.iter_mut() {
+        *v = rng.normal() as f32;
+    }
+    let state = rng.next_u64() | 1;
+    let lut: &[f32; N] = lut[..].try_into().expect("N entries");
+    let amp: &[f32; 257] = amp[..].try_into().expect("257 entries");
+    let tone = Tone {
+        g,
+        cx,
+        vig,
+        inv_r2,
+        scale,
+        sigma,
+        lut,
+        amp,
+        gauss: &gauss,
     };
     let mut out = RgbImage::new(img.w as u32, img.h as u32);
     let w = img.w.max(1);
-    let rows = out
-        .as_mut()
+    // The noise sequence runs through the image row by row. The top and
+    // bottom halves are drawn side by side, the bottom's generator jumped
+    // ahead to where the top's ends: two independent chains of dependent
+    // steps run about twice as fast as one, with the same numbers.
+    let h_top = img.h - img.h / 2;
+    let draws = if sigma > 0.0 { 4 } else { 0 };
+    let (mut s_top, mut s_bot) = (state, xorshift_jump(state, (draws * w * h_top) as u64));
+    let (top, bot) = out.as_mut().split_at_mut(3 * w * h_top);
+    let mut bot_rows = bot
         .chunks_exact_mut(3 * w)
-        .zip(img.px.chunks_exact(w));
-    for (y, (orow, crow)) in rows.enumerate() {
+        .zip(img.px[w * h_top..].chunks_exact(w));
+    let top_rows = top.chunks_exact_mut(3 * w).zip(img.px.chunks_exact(w));
+    for (y, (orow, crow)) in top_rows.enumerate() {
         let dy = y as f32 - cy;
-        for (x, (o, c)) in orow.chunks_exact_mut(3).zip(crow).enumerate() {
-            let dx = x as f32 - cx;
-            let c = c.mul_e(g) * (1.0 - vig * (dx * dx + dy * dy) * inv_r2);
-            let base = [lut[idx(c.x)], lut[idx(c.y)], lut[idx(c.z)]];
-            if sigma > 0.0 {
-                let shared = next() * 0.6;
-                for ch in 0..3 {
-                    let n = (shared + next() * 0.8) * amp[(base[ch] as usize).min(256)];
-                    o[ch] = (base[ch] + n).clamp(0.0, 255.0) as u8;
-                }
-            } else {
-                for ch in 0..3 {
-                    o[ch] = base[ch].clamp(0.0, 255.0) as u8;
-                }
+        let top_px = orow.chunks_exact_mut(3).zip(crow);
+        if let Some((brow, bcrow)) = bot_rows.next() {
+            let dyb = (y + h_top) as f32 - cy;
+            let bot_px = brow.chunks_exact_mut(3).zip(bcrow);
+            for (x, ((o, c), (ob, cb))) in top_px.zip(bot_px).enumerate() {
+                tone.pixel(o, *c, x, dy, &mut s_top);
+                tone.pixel(ob, *cb, x, dyb, &mut s_bot);
+            }
+        } else {
+            for (x, (o, c)) in top_px.enumerate() {
+                tone.pixel(o, *c, x, dy, &mut s_top);
             }
         }
     }
     out
+}
+
+/// One step of the sensor noise generator (xorshift64).
+#[inline(always)]
+fn xorshift(mut s: u64) -> u64 {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    s
+}
+
+/// `xorshift` applied `n` times, in about log2(n) matrix steps: the step is
+/// linear over GF(2), so its powers are 64x64 bit matrices (stored as the
+/// images of the 64 unit vectors).
+fn xorshift_jump(s: u64, mut n: u64) -> u64 {
+    let apply = |m: &[u64; 64], v: u64| {
+        (0..64).fold(0u64, |acc, i| {
+            acc ^ (m[i] & 0u64.wrapping_sub((v >> i) & 1))
+        })
+    };
+    let mut m: [u64; 64] = std::array::from_fn(|i| xorshift(1 << i));
+    let mut v = s;
+    while n > 0 {
+        if n & 1 == 1 {
+            v = apply(&m, v);
+        }
+        n >>= 1;
+        if n > 0 {
+            m = std::array::from_fn(|i| apply(&m, m[i]));
+        }
+    }
+    v
 }
 
 /// Round trip through a JPEG encoder at `quality` (1..=100; 0 = off).
@@ -276,4 +383,20 @@ pub fn jpeg(mut img: RgbImage, quality: u8) -> RgbImage {
     let (w, h) = (img.width() as usize, img.height() as usize);
     super::jpeg::round_trip(&mut img, w, h, quality);
     img
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jumping_the_noise_generator_equals_stepping_it() {
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        for n in 0..300u64 {
+            assert_eq!(xorshift_jump(0x9E37_79B9_7F4A_7C15, n), s, "{n} steps");
+            s = xorshift(s);
+        }
+        let far = (0..123_457).fold(7u64, |s, _| xorshift(s));
+        assert_eq!(xorshift_jump(7, 123_457), far);
+    }
 }

@@ -503,24 +503,33 @@ impl ShadowMap {
         // -inf border (lit) the taps that fall off the map.
         let soft = soft.clamp(0.5, 4.0) * 0.5;
         let s = self.stride;
-        let lit_at = |k: usize| -> f32 {
-            if self.depth[k] <= db {
-                1.0
-            } else {
-                0.0
-            }
+        // Tap positions along each axis (two per axis, shared by two taps
+        // each): texel index with PAD added, and the weight of the next one.
+        let axis = |v: f32| {
+            let (a, b) = (v - soft - 0.5, v + soft - 0.5);
+            let (ia, ib) = (floor_i(a), floor_i(b));
+            // ia, ib >= -3 here, and PAD covers it.
+            [
+                ((ia + PAD as i32) as usize, a - ia as f32),
+                ((ib + PAD as i32) as usize, b - ib as f32),
+            ]
+        };
+        let (xs, ys) = (axis(x), axis(y));
+        // One row of a 2x2 footprint: lit weight of its two texels.
+        let row = |k: usize, ax: f32| -> f32 {
+            let pair = &self.depth[k..k + 2];
+            let l = if pair[0] <= db { 1.0 - ax } else { 0.0 };
+            let r = if pair[1] <= db { ax } else { 0.0 };
+            l + r
         };
         let mut lit = 0.0;
-        for (ox, oy) in [(-1.0f32, -1.0f32), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
-            let tx = x + ox * soft - 0.5;
-            let ty = y + oy * soft - 0.5;
-            let (ix, iy) = (floor_i(tx), floor_i(ty));
-            let (ax, ay) = (tx - ix as f32, ty - iy as f32);
-            // ix, iy >= -3 here, and PAD covers it.
-            let k = (iy + PAD as i32) as usize * s + (ix + PAD as i32) as usize;
-            let top = lit_at(k) * (1.0 - ax) + lit_at(k + 1) * ax;
-            let bot = lit_at(k + s) * (1.0 - ax) + lit_at(k + s + 1) * ax;
-            lit += 0.25 * (top * (1.0 - ay) + bot * ay);
+        for &(iy, ay) in &ys {
+            for &(ix, ax) in &xs {
+                let k = iy * s + ix;
+                let top = row(k, ax);
+                let bot = row(k + s, ax);
+                lit += 0.25 * (top * (1.0 - ay) + bot * ay);
+            }
         }
         (lit, probe)
     }

@@ -116,22 +116,25 @@ impl StaticCache {
 /// Shades every canvas pixel into linear RGB.
 pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mut Vec<V3>) {
     out.clear();
-    out.reserve(vb.w * vb.h);
-    for k in 0..vb.w * vb.h {
-        if let Some(c) = cache {
-            let id = vb.tri[k];
-            let (tile, d) = c.probe[k];
-            if id == c.tri[k] && id >> 31 == 0 && s.shadow.dynamic_clear(tile, d) {
-                out.push(c.colour[k]);
-                continue;
-            }
+    let n = vb.w * vb.h;
+    let Some(c) = cache else {
+        out.extend((0..n).map(|k| shade_px(vb, s, k).0));
+        return;
+    };
+    out.reserve(n);
+    for k in 0..n {
+        let id = vb.tri[k];
+        let (tile, d) = c.probe[k];
+        if id == c.tri[k] && id >> 31 == 0 && s.shadow.dynamic_clear(tile, d) {
+            out.push(c.colour[k]);
+        } else {
+            out.push(shade_px(vb, s, k).0);
         }
-        out.push(shade_px(vb, s, k).0);
     }
 }
 
 /// Colour of one pixel, and its shadow probe (tile, light depth).
-#[inline]
+#[inline(always)]
 fn shade_px(vb: &VisBuf, s: &ShadeInputs, k: usize) -> (V3, (u32, f32)) {
     let l = s.light.to_light;
     let bias = s.shadow.texel * 1.2;
