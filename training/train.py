@@ -58,12 +58,18 @@ def parse_args():
     p.add_argument("--blur-p", type=float, default=0.3, help="share of crops blurred")
     p.add_argument("--jpeg-p", type=float, default=0.3, help="share of crops JPEG re-encoded")
     p.add_argument("--layers", help="convolutions as OUT/STRIDE,... e.g. 12/2,32/2,32/1,48/2 (default)")
+    p.add_argument("--padding", type=int, default=1, help="padding of every convolution (0: unpadded, 2.2x faster in tract; see models/README.md)")
     p.add_argument("--checkpoint", help="also save the PyTorch state dict here")
     return p.parse_args()
 
 
 def parse_layers(text):
     return tuple(tuple(int(v) for v in item.split("/")) for item in text.split(","))
+
+
+def model_layers(model):
+    """(output channels, stride) of each convolution, for the report."""
+    return [(b[0].out_channels, b[0].stride[0]) for b in model.features]
 
 
 def prototype_loss(emb, y):
@@ -113,7 +119,8 @@ def main():
     expected = np.bincount(labels.numpy(), weights=weights, minlength=len(CLASSES))
     print("expected class mix per batch:", {c: round(float(v), 3) for c, v in zip(CLASSES, expected)})
 
-    model = OccupancyNet(layers=parse_layers(args.layers)) if args.layers else OccupancyNet()
+    layers = parse_layers(args.layers) if args.layers else None
+    model = OccupancyNet(padding=args.padding, **({"layers": layers} if layers else {}))
     macs, params = count_macs(model), count_params(model)
     model = model.to(memory_format=torch.channels_last)
     print(f"model: {macs:,} multiply-adds per crop ({macs * 64 / 1e6:.1f} M per 64 crops), {params:,} parameters")
@@ -241,7 +248,7 @@ def main():
             ],
             "train_count_per_source": by_source,
             "val": final,
-            "model": {"macs_per_crop": macs, "parameters": params, "embedding_dim": EMBEDDING_DIM},
+            "model": {"layers": [list(l) for l in model_layers(model)], "padding": args.padding, "macs_per_crop": macs, "parameters": params, "embedding_dim": EMBEDDING_DIM},
             "onnx": {"path": args.out, **check},
             "history": history,
             "wall_seconds": round(wall, 1),

@@ -9,9 +9,9 @@ import torch.nn.functional as F
 from . import CLASSES, CROP_H, CROP_W, EMBEDDING_DIM
 
 
-def conv_bn(cin, cout, stride):
+def conv_bn(cin, cout, stride, padding):
     return nn.Sequential(
-        nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
+        nn.Conv2d(cin, cout, 3, stride=stride, padding=padding, bias=False),
         nn.BatchNorm2d(cout),
         nn.ReLU(inplace=True),
     )
@@ -20,11 +20,14 @@ def conv_bn(cin, cout, stride):
 class OccupancyNet(nn.Module):
     """Four 3x3 convolutions down to a 5x4 map, then a small head.
 
-    The budget is tract on one core: 64 crops in 5 ms, so about 1.5 M multiply-adds
-    a crop. Striding early spends it where the features are rich rather than on
-    full-resolution pixels (a cell is 16 px; a piece is never a few-pixel detail).
+    The budget is tract on one core: 64 crops in 5 ms. Striding early spends it where
+    the features are rich rather than on full-resolution pixels (a cell is 16 px; a
+    piece is never a few-pixel detail). `padding=0` (unpadded convolutions, a 3x2 map)
+    runs 2.2x faster in tract, whose padded im2col costs more than the multiply-adds,
+    but the one trained that way misread light-wood pieces on dark squares in the demo
+    clip (models/README.md, Speed), so the shipped model keeps padding 1.
 
-    The head flattens the 5x4 map instead of pooling it globally: where something
+    The head flattens the last map instead of pooling it globally: where something
     is in the crop matters (the site's own cell is at a fixed place, a neighbour's
     piece leaning in from below is not this site's piece), and a global average
     would throw that away.
@@ -35,12 +38,13 @@ class OccupancyNet(nn.Module):
     labelled frame and scores squared Euclidean distances to them.
     """
 
-    def __init__(self, layers=((12, 2), (32, 2), (32, 1), (48, 2)), dropout=0.1):
-        """layers: (output channels, stride) of each 3x3 convolution."""
+    def __init__(self, layers=((12, 2), (32, 2), (32, 1), (48, 2)), dropout=0.1, padding=1):
+        """layers: (output channels, stride) of each 3x3 convolution; padding: of all."""
         super().__init__()
+        self.padding = padding
         blocks, cin = [], 3
         for cout, stride in layers:
-            blocks.append(conv_bn(cin, cout, stride))
+            blocks.append(conv_bn(cin, cout, stride, padding))
             cin = cout
         self.features = nn.Sequential(*blocks)
         with torch.no_grad():
@@ -94,7 +98,9 @@ def count_params(model):
 class _Folded(nn.Module):
     """Inference-only copy with every BatchNorm folded into the layer before it,
     so the exported graph is only Conv/Relu/Flatten/Gemm: fewer nodes for tract to
-    plan and nothing that behaves differently between train and eval."""
+    plan and nothing that behaves differently between train and eval. Without
+    padding, the input offset (x - 0.5) is folded into the first convolution's bias
+    too (exact: every tap sees a real pixel), which spares tract a pass over the input."""
 
     def __init__(self, model):
         super().__init__()
@@ -103,12 +109,20 @@ class _Folded(nn.Module):
         for block in m.features:
             conv, bn = block[0], block[1]
             layers += [torch.nn.utils.fusion.fuse_conv_bn_eval(conv, bn), nn.ReLU()]
+        self.offset = 0.5
+        if getattr(m, "padding", 1) == 0:
+            first = layers[0]
+            with torch.no_grad():
+                first.bias -= 0.5 * first.weight.sum(dim=(1, 2, 3))
+            self.offset = 0.0
         self.features = nn.Sequential(*layers)
         self.embed = fuse_linear_bn(m.embed, m.embed_bn)
         self.classify = m.classify
 
     def forward(self, x):
-        x = self.features(x - 0.5)
+        if self.offset:
+            x = x - self.offset
+        x = self.features(x)
         e = F.relu(self.embed(torch.flatten(x, 1)))
         return self.classify(e), e
 
