@@ -52,6 +52,15 @@ impl From<opencv::Error> for LocateError {
 /// Below this share of grid lines seen, a lattice is more likely chance than a board.
 pub const MIN_CONFIDENCE: f64 = 0.15;
 
+/// A lattice with fewer lines seen, down to this share (a Go board under many
+/// stones), is still taken when, with its runs moved up to `RIDGE_SHIFT` lines to
+/// where its lines show the most ridge, at least `MIN_RIDGE_SUPPORT` of its lines'
+/// stretches between crossings are thin ridges in each family (see
+/// `profile::support_shift`); a table's planks show them in one family only.
+const MIN_RIDGED_CONFIDENCE: f64 = 0.03;
+const MIN_RIDGE_SUPPORT: f64 = 0.5;
+const RIDGE_SHIFT: i64 = 8;
+
 /// Finds the grid `grid` in a BGR or grey image.
 pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let work = segments::work_image(image)?;
@@ -65,7 +74,7 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let segs = segments::detect(&work.grey, 8.0, scale)?;
     let best = fit_lattice(&segs, frame, grid);
     let mut fit = best.ok_or_else(not_found)?;
-    if fit.score < MIN_CONFIDENCE {
+    if fit.score < MIN_RIDGED_CONFIDENCE {
         return Err(not_found());
     }
     let at = |u: f64, v: f64| fit.point(u, v);
@@ -91,7 +100,16 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let coarse = Homography::from_points(&unit, &quad).ok_or_else(not_found)?;
     // A lined grid's run, settled by the ridges of its lines.
     let (dc, dr) = profile::run_shift(&work.grey, &coarse, (lr, lc));
-    let coarse = profile::shifted(&coarse, (lr, lc), dc, dr).unwrap_or(coarse);
+    let mut coarse = profile::shifted(&coarse, (lr, lc), dc, dr).unwrap_or(coarse);
+    // Few lines seen: the runs moved to where the lines show the most ridge, and
+    // taken only where those are ridges in both families.
+    if score < MIN_CONFIDENCE {
+        let (dc, dr, support) = profile::support_shift(&work.grey, &coarse, (lr, lc), RIDGE_SHIFT);
+        coarse = profile::shifted(&coarse, (lr, lc), dc, dr).unwrap_or(coarse);
+        if support < MIN_RIDGE_SUPPORT {
+            return Err(not_found());
+        }
+    }
     let fine = refine::by_lines(&coarse, (lr, lc), &segs);
     let s = work.scale;
     let full = unit.map(|u| {

@@ -191,3 +191,58 @@ pub fn shifted(h: &Homography, (lr, lc): (u32, u32), dc: i64, dr: i64) -> Option
     };
     Homography::from_points(&unit, &[a, b, cc, d])
 }
+
+/// Share of line `k`'s profiles between crossings whose ridge on the line beats
+/// a floor of a few grey levels and the ridge half a cell off it on either side.
+fn line_support(g: &Grey, lat: &Lattice, cols_family: bool, k: i64, m: u32) -> Option<f64> {
+    let (mut hit, mut all) = (0usize, 0usize);
+    for j in 0..m {
+        let t = j as f64 + 0.5;
+        let Some(on) = read(g, lat, cols_family, k as f64, t) else {
+            continue;
+        };
+        let off = |d: f64| read(g, lat, cols_family, k as f64 + d, t).map(|r| r.ridge);
+        let off = match (off(-0.5), off(0.5)) {
+            (Some(a), Some(b)) => a.max(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => continue,
+        };
+        all += 1;
+        if on.ridge > 4.0 && on.ridge > 1.5 * off {
+            hit += 1;
+        }
+    }
+    (all > 0).then(|| hit as f64 / m as f64)
+}
+
+/// For a lattice few segments saw: the shift (up to `s` lines) of each family's
+/// run whose lines carry the most ridge support, and the lower of the two
+/// families' mean support over the shifted runs' lines (see `line_support`): a
+/// table's planks show ridges in one family only. (0, 0, 0.0) for no image.
+pub fn support_shift(grey: &Mat, h: &Homography, (lr, lc): (u32, u32), s: i64) -> (i64, i64, f64) {
+    let Some(g) = grey_view(grey) else {
+        return (0, 0, 0.0);
+    };
+    let lat = Lattice {
+        h,
+        cols: lc as f64,
+        rows: lr as f64,
+    };
+    let fam = |cols_family: bool, n: u32, m: u32| -> (i64, f64) {
+        let ev: Vec<f64> = (-s..=n as i64 + s)
+            .map(|k| line_support(&g, &lat, cols_family, k, m).unwrap_or(0.0))
+            .collect();
+        let window = |d: i64| -> f64 {
+            ev[(d + s) as usize..=(d + s) as usize + n as usize]
+                .iter()
+                .sum()
+        };
+        let best = (-s..=s)
+            .max_by(|&a, &b| window(a).total_cmp(&window(b)).then(b.abs().cmp(&a.abs())))
+            .unwrap_or(0);
+        (best, window(best) / (n + 1) as f64)
+    };
+    let (dc, sc) = fam(true, lc, lr);
+    let (dr, sr) = fam(false, lr, lc);
+    (dc, dr, sc.min(sr))
+}
