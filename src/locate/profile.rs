@@ -246,3 +246,96 @@ pub fn support_shift(grey: &Mat, h: &Homography, (lr, lc): (u32, u32), s: i64) -
     let (dr, sr) = fam(false, lr, lc);
     (dc, dr, sc.min(sr))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{Point, Rect, Scalar, CV_8UC1};
+    use opencv::imgproc;
+
+    /// Grid lines at 50 + 15 i px (i = 0..=18) on a plain board, 400 px square.
+    fn lined_board() -> Mat {
+        let mut m = Mat::new_rows_cols_with_default(400, 400, CV_8UC1, Scalar::all(200.0)).unwrap();
+        for i in 0..19 {
+            let v = 50 + 15 * i;
+            let black = Scalar::all(60.0);
+            imgproc::line(
+                &mut m,
+                Point::new(v, 50),
+                Point::new(v, 320),
+                black,
+                2,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+            imgproc::line(
+                &mut m,
+                Point::new(50, v),
+                Point::new(320, v),
+                black,
+                2,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        m
+    }
+
+    /// The unit square onto the 18x18-cell lattice whose first column line is line
+    /// `c0` and first row line `r0` of `lined_board` (line 0 at 50.5 px).
+    fn lattice(c0: i64, r0: i64) -> Homography {
+        let at = |k: i64| 50.5 + 15.0 * k as f64;
+        let (x0, y0) = (at(c0), at(r0));
+        let (x1, y1) = (at(c0 + 18), at(r0 + 18));
+        let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        Homography::from_points(&unit, &[(x0, y0), (x1, y0), (x1, y1), (x0, y1)]).unwrap()
+    }
+
+    fn assert_same(a: &Homography, b: &Homography) {
+        for p in [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)] {
+            let (pa, pb) = (a.apply(p).unwrap(), b.apply(p).unwrap());
+            assert!(
+                (pa.0 - pb.0).abs() < 0.5 && (pa.1 - pb.1).abs() < 0.5,
+                "{pa:?} vs {pb:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_one_line_off_is_moved_back_onto_the_lines() {
+        let g = lined_board();
+        assert_eq!(run_shift(&g, &lattice(0, 0), (18, 18)), (0, 0));
+        let off = lattice(1, -1);
+        let (dc, dr) = run_shift(&g, &off, (18, 18));
+        assert_eq!((dc, dr), (-1, 1));
+        assert_same(&shifted(&off, (18, 18), dc, dr).unwrap(), &lattice(0, 0));
+    }
+
+    #[test]
+    fn a_checkered_board_is_not_taken_for_a_lined_one() {
+        let mut m = Mat::new_rows_cols_with_default(400, 400, CV_8UC1, Scalar::all(200.0)).unwrap();
+        for r in 0..18 {
+            for c in 0..18 {
+                if (r + c) % 2 == 1 {
+                    let cell = Rect::new(50 + 15 * c, 50 + 15 * r, 15, 15);
+                    imgproc::rectangle(&mut m, cell, Scalar::all(90.0), -1, imgproc::LINE_8, 0)
+                        .unwrap();
+                }
+            }
+        }
+        assert_eq!(run_shift(&m, &lattice(1, 0), (18, 18)), (0, 0));
+    }
+
+    #[test]
+    fn ridge_support_finds_a_run_several_lines_off_and_refuses_a_plain_board() {
+        let g = lined_board();
+        let (dc, dr, support) = support_shift(&g, &lattice(3, -2), (18, 18), 8);
+        assert_eq!((dc, dr), (-3, 2));
+        assert!(support > 0.8, "support {support}");
+        let plain = Mat::new_rows_cols_with_default(400, 400, CV_8UC1, Scalar::all(200.0)).unwrap();
+        let (_, _, none) = support_shift(&plain, &lattice(0, 0), (18, 18), 8);
+        assert!(none < 0.1, "support {none}");
+    }
+}
