@@ -23,7 +23,7 @@ class OccupancyNet(nn.Module):
     The budget is tract on one core: 64 crops in 5 ms. Striding early spends it where
     the features are rich rather than on full-resolution pixels (a cell is 16 px; a
     piece is never a few-pixel detail). `padding=0` (unpadded convolutions, a 3x2 map)
-    runs 2.2x faster in tract, whose padded im2col costs more than the multiply-adds,
+    runs 3-4x faster in tract, whose padded im2col costs more than the multiply-adds,
     but the one trained that way misread light-wood pieces on dark squares in the demo
     clip (models/README.md, Speed), so the shipped model keeps padding 1.
 
@@ -110,7 +110,7 @@ class _Folded(nn.Module):
             conv, bn = block[0], block[1]
             layers += [torch.nn.utils.fusion.fuse_conv_bn_eval(conv, bn), nn.ReLU()]
         self.offset = 0.5
-        if getattr(m, "padding", 1) == 0:
+        if m.padding == 0:
             first = layers[0]
             with torch.no_grad():
                 first.bias -= 0.5 * first.weight.sum(dim=(1, 2, 3))
