@@ -31,6 +31,10 @@ pub enum DatasetKind {
         /// Keep this share of empty sites (boards are mostly empty).
         #[arg(long, default_value_t = 0.5)]
         keep_empty: f64,
+        /// Share of scenes drawn from the renderer's presets (overhead club webcam,
+        /// vinyl board, travel set, Tablut, oblique Go) with random positions.
+        #[arg(long, default_value_t = 0.0)]
+        presets: f64,
     },
     /// Crops of a real photo set whose licence allows training, with hand-annotated
     /// corners. Never bgu-chess: it is for evaluation only.
@@ -70,9 +74,11 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
             out,
             hands,
             keep_empty,
+            presets,
         } => {
             let opts = SynthSetOptions {
                 hands,
+                presets,
                 ..SynthSetOptions::default()
             };
             let mut set = CropSet::default();
@@ -86,7 +92,8 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
             }
             set.write(
                 &out,
-                &serde_json::json!({"source": "synth", "scenes": count, "seed": seed, "hands": hands}),
+                &serde_json::json!({"source": if presets > 0.0 { "synth-presets" } else { "synth" },
+                    "scenes": count, "seed": seed, "hands": hands, "presets": presets}),
             )?;
             println!(
                 "{} crops {:?} in {}",

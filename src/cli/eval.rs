@@ -23,6 +23,10 @@ pub struct EvalArgs {
     /// synth: seed (use one the training set did not use).
     #[arg(long, default_value_t = 999)]
     pub seed: u64,
+    /// synth: share of scenes drawn from the renderer's presets (1 = only the
+    /// overhead webcam, vinyl, travel set, Tablut and oblique Go scenes).
+    #[arg(long, default_value_t = 0.0)]
+    pub presets: f64,
     #[arg(long, default_value = "../shared/data")]
     pub data: PathBuf,
     #[arg(long, default_value = "tests/data/real_corners.json")]
@@ -73,10 +77,16 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
         "synth" => {
             let opts = SynthSetOptions {
                 corner_jitter: 0.0,
+                presets: a.presets,
                 ..SynthSetOptions::default()
             };
+            let presets = if a.presets > 0.0 {
+                format!(", presets {}", a.presets)
+            } else {
+                String::new()
+            };
             let mut rep = EvalReport {
-                name: format!("synth (seed {}, {} scenes)", a.seed, a.count),
+                name: format!("synth (seed {}, {} scenes{presets})", a.seed, a.count),
                 ..EvalReport::default()
             };
             for i in 0..a.count {

@@ -19,6 +19,11 @@ pub struct SynthSetOptions {
     /// imperfect grid.
     pub corner_jitter: f64,
     pub ranges: RandomRanges,
+    /// Share of scenes drawn from the renderer's presets (the overhead club webcam,
+    /// the vinyl tournament board, the magnetic travel set, Tablut, oblique Go)
+    /// instead of fully random styles: the scenes users film most, with random
+    /// positions. Zero leaves the random stream, and so every seed's scene, as it was.
+    pub presets: f64,
 }
 
 impl Default for SynthSetOptions {
@@ -26,6 +31,7 @@ impl Default for SynthSetOptions {
         SynthSetOptions {
             hands: 0.3,
             corner_jitter: 0.06,
+            presets: 0.0,
             ranges: RandomRanges {
                 sizes: vec![(640, 480), (800, 600), (960, 540)],
                 ..RandomRanges::default()
@@ -34,25 +40,26 @@ impl Default for SynthSetOptions {
     }
 }
 
+const CHESS: &[PieceKind] = &[
+    PieceKind::Pawn,
+    PieceKind::Pawn,
+    PieceKind::Pawn,
+    PieceKind::Knight,
+    PieceKind::Bishop,
+    PieceKind::Rook,
+    PieceKind::Queen,
+    PieceKind::King,
+];
+const DRAUGHTS: &[PieceKind] = &[PieceKind::Man, PieceKind::Man, PieceKind::DraughtsKing];
+const TABLUT: &[PieceKind] = &[
+    PieceKind::Soldier,
+    PieceKind::Soldier,
+    PieceKind::TablutKing,
+];
+const STONES: &[PieceKind] = &[PieceKind::Stone];
+
 /// The grid and the piece kinds a random scene uses.
 fn pick_grid(rng: &mut Rng) -> (GridSpec, &'static [PieceKind]) {
-    const CHESS: &[PieceKind] = &[
-        PieceKind::Pawn,
-        PieceKind::Pawn,
-        PieceKind::Pawn,
-        PieceKind::Knight,
-        PieceKind::Bishop,
-        PieceKind::Rook,
-        PieceKind::Queen,
-        PieceKind::King,
-    ];
-    const DRAUGHTS: &[PieceKind] = &[PieceKind::Man, PieceKind::Man, PieceKind::DraughtsKing];
-    const TABLUT: &[PieceKind] = &[
-        PieceKind::Soldier,
-        PieceKind::Soldier,
-        PieceKind::TablutKing,
-    ];
-    const STONES: &[PieceKind] = &[PieceKind::Stone];
     let u = rng.f64();
     if u < 0.35 {
         (GridSpec::cells(8, 8), CHESS)
@@ -74,6 +81,25 @@ fn pick_grid(rng: &mut Rng) -> (GridSpec, &'static [PieceKind]) {
     }
 }
 
+/// One of the renderer's presets with its own seed; half are the overhead club
+/// webcam, the most common way users film a game.
+fn pick_preset(rng: &mut Rng) -> (GridSpec, &'static [PieceKind], SceneParams) {
+    let seed = rng.next_u64();
+    let (params, kinds) = match rng.below(8) {
+        0..=3 => (SceneParams::chess_overhead(seed, rng.chance(0.5)), CHESS),
+        4 => (SceneParams::vinyl_tournament(seed), CHESS),
+        5 => (SceneParams::magnetic_travel(seed), CHESS),
+        6 => (SceneParams::tablut(seed), TABLUT),
+        _ => (SceneParams::go_oblique(seed), STONES),
+    };
+    let grid = if params.points {
+        GridSpec::points(params.rows as u32, params.cols as u32)
+    } else {
+        GridSpec::cells(params.rows as u32, params.cols as u32)
+    };
+    (grid, kinds, params)
+}
+
 /// A random scene as rendered, with its ground truth.
 pub struct RandomRender {
     pub grid: GridSpec,
@@ -85,9 +111,15 @@ pub struct RandomRender {
 /// Renders one random scene (grid, style, pose, light, pieces, maybe a hand).
 pub fn render_random(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<(RandomRender, Rng)> {
     let mut rng = Rng::new(seed);
-    let (grid, kinds) = pick_grid(&mut rng);
+    let (grid, kinds, params) = if opts.presets > 0.0 && rng.chance(opts.presets) {
+        pick_preset(&mut rng)
+    } else {
+        let (grid, kinds) = pick_grid(&mut rng);
+        let (rows, cols) = (grid.rows as usize, grid.cols as usize);
+        let params = SceneParams::random(rows, cols, grid.points, &mut rng, &opts.ranges);
+        (grid, kinds, params)
+    };
     let (rows, cols) = (grid.rows as usize, grid.cols as usize);
-    let params = SceneParams::random(rows, cols, grid.points, &mut rng, &opts.ranges);
     let scene = Scene::new(&params)?;
     let fill = rng.range(0.05, 0.75);
     let state = random_state(grid, fill, kinds, &mut rng);
