@@ -275,3 +275,31 @@ fn decide<M: Clone>(scored: &[Scored<M>], cfg: &InferConfig) -> Option<Verdict<M
     }
     None
 }
+
+/// Whether some line of one or two legal moves fits the observation better than
+/// `game`'s own position by `cfg.accept_nats`: the game has moved on from it. Unlike a
+/// count of disagreeing squares this stays right on a board the classifier misreads
+/// in many places, as long as the misreads are not the traces of legal moves.
+pub fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> bool {
+    let ev = Evidence::new(obs, cfg);
+    let base = occupancy(game);
+    let mut frontier = vec![game.clone()];
+    for depth in 1..=2 {
+        let mut next = Vec::new();
+        for g in &frontier {
+            for mv in g.legal_moves() {
+                let mut g2 = g.clone();
+                g2.play(&mv);
+                let occ = occupancy(&g2);
+                if occ != base
+                    && ev.gain(&base, &occ) - cfg.ply_penalty * depth as f64 >= cfg.accept_nats
+                {
+                    return true;
+                }
+                next.push(g2);
+            }
+        }
+        frontier = next;
+    }
+    false
+}

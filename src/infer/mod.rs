@@ -6,7 +6,7 @@ mod follow;
 mod observation;
 mod orientation;
 
-pub use explain::{explain, occupancy, InferConfig, Verdict};
+pub use explain::{explain, moved_on, occupancy, InferConfig, Verdict};
 pub use follow::{FollowEvent, Follower};
 pub use observation::{one_hot, squares, Observation};
 pub use orientation::WhiteSide;

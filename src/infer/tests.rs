@@ -3,7 +3,7 @@
 use super::*;
 use crate::rules::chess::Chess;
 use crate::rules::tablut::{Tablut, TablutOptions};
-use crate::rules::{Rules, Square};
+use crate::rules::{Occupant, Rules, Square};
 
 fn observe<R: Rules>(game: &R) -> Observation {
     let (f, r) = game.dims();
@@ -209,4 +209,41 @@ fn follower_corrects_a_promotion_when_the_piece_moves_like_a_knight() {
             .collect()
     };
     assert_eq!(ids, ["e7e8n", "g7g6", "e8d6"]);
+}
+
+#[test]
+fn a_misread_start_position_has_not_moved_on_but_a_played_one_has() {
+    let start = Chess::new();
+    let cfg = InferConfig::default();
+    assert!(!moved_on(&start, &observe(&start), &cfg));
+    // Twelve confident misreads that are no legal move's trace: grey squares taken
+    // for black pieces, pale pieces for empty squares, white pawns for black ones.
+    let mut obs = observe(&start);
+    for (f, r, o) in [
+        (1, 1, Occupant::Empty),
+        (3, 1, Occupant::Black),
+        (5, 1, Occupant::Black),
+        (6, 0, Occupant::Empty),
+        (0, 3, Occupant::Black),
+        (2, 4, Occupant::Black),
+        (4, 5, Occupant::Black),
+        (7, 2, Occupant::Black),
+        (1, 7, Occupant::Empty),
+        (3, 6, Occupant::Empty),
+        (6, 6, Occupant::White),
+        (5, 5, Occupant::Black),
+    ] {
+        obs.set(Square::new(f, r), Some(one_hot(o, 0.98)));
+    }
+    assert!(!moved_on(&start, &obs, &cfg));
+    assert!(matches!(
+        explain(&start, &obs, &cfg),
+        Verdict::Unexplained { .. }
+    ));
+    for line in [vec!["e2e4"], vec!["g1f3", "d7d5"]] {
+        assert!(
+            moved_on(&start, &observe(&after_ucis(&line)), &cfg),
+            "{line:?}"
+        );
+    }
 }

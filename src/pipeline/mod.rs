@@ -2,6 +2,7 @@
 //! record. Holds no algorithm of its own; each stage lives in its module.
 
 mod free;
+mod suspects;
 mod watch;
 
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ use crate::rules::{Rules, Square};
 use crate::track::TrackConfig;
 
 pub use free::{record_free, FreeSummary};
+use suspects::Suspects;
 pub use watch::{StillView, WatchCounts, Watcher};
 
 /// Everything a recording needs besides the game.
@@ -68,8 +70,9 @@ pub fn record<R: Recordable>(
     // BOARDSCRIBE_DEBUG=1 prints every still view's readings (`*` read anew, `s`
     // suspect) on stderr.
     let debug = std::env::var_os("BOARDSCRIBE_DEBUG").is_some();
-    // Sites whose reading contradicted a known position: ignored until they change.
-    let mut suspect = vec![false; grid.len()];
+    // Sites whose reading contradicted a known position: ignored while they keep
+    // showing the same wrong label.
+    let mut suspects = Suspects::new(grid.len());
     // Sites a piece can stand on, once the orientation is known (it never changes).
     let mut playable: Option<Vec<bool>> = None;
     let mut white = job.white;
@@ -85,9 +88,7 @@ pub fn record<R: Recordable>(
         let Some(still) = watcher.next_still(source, classifier, playable.as_deref())? else {
             break;
         };
-        for (s, &now) in suspect.iter_mut().zip(&still.read_now) {
-            *s &= !now;
-        }
+        suspects.review(watcher.readings(), &still.read_now);
         if let Some(corners) = &still.regrid {
             report_regrid(still.time_s, corners, job.events);
             record.note(&format!(
@@ -104,18 +105,37 @@ pub fn record<R: Recordable>(
                 s
             }
         };
-        if follower.is_none() && job.adapt {
-            calibrate(&game, side, classifier, &mut watcher, &mut suspect)?;
+        if follower.is_none() && looks_like_start(&game, side, watcher.readings(), grid, &job.infer)
+        {
+            if job.adapt {
+                calibrate(&game, side, classifier, &mut watcher)?;
+            }
+            suspects.mark(&game, side, grid.cols, watcher.readings(), None);
         }
         let readings = watcher.readings();
-        let obs = observation(readings, &suspect, side, grid.rows, grid.cols, files, ranks);
+        let mask = suspects.mask();
+        let obs = observation(readings, &mask, side, grid.rows, grid.cols, files, ranks);
         if debug {
             eprintln!("still view at {:.2} s:", still.time_s);
-            print_readings(readings, &suspect, &still.read_now, grid.cols);
+            print_readings(readings, &mask, &still.read_now, grid.cols);
         }
         let f =
             follower.get_or_insert_with(|| Follower::new(game.clone(), job.infer, still.time_s));
-        for event in f.observe(&obs, still.time_s) {
+        let events = f.observe(&obs, still.time_s);
+        if events
+            .iter()
+            .any(|e| matches!(e, FollowEvent::Moved { .. } | FollowEvent::Corrected { .. }))
+        {
+            // What the accepted explanation left unexplained is a misread.
+            suspects.mark(
+                f.game(),
+                side,
+                grid.cols,
+                watcher.readings(),
+                Some(&still.read_now),
+            );
+        }
+        for event in events {
             apply_event(
                 &event,
                 f,
@@ -307,20 +327,41 @@ pub fn observation(
 }
 
 /// Largest share of sites the first view may misread and still be taken for the
-/// game's start position (beyond it the game has moved on before the first view).
-const START_MISREAD_SHARE: f64 = 0.1;
+/// game's start position: beyond it the view is hardly this board or this grid.
+const START_MISREAD_SHARE: f64 = 0.5;
 
-/// At the first still view the position is known (the game's start): adapts the
-/// classifier to this board, re-reads every site, and marks the sites that still
-/// contradict the known position as suspect until they change.
-fn calibrate<R: Rules>(
+/// Whether the first still view shows `game`'s position: no line of one or two
+/// legal moves explains it better (the game has not moved on before the first
+/// view), and at most `START_MISREAD_SHARE` of the sites are misread.
+fn looks_like_start<R: Rules>(
     game: &R,
     side: WhiteSide,
-    classifier: &mut Classifier,
-    watcher: &mut Watcher,
-    suspect: &mut [bool],
-) -> anyhow::Result<()> {
-    let grid = watcher.view().pose.grid;
+    readings: &[Option<SiteReading>],
+    grid: crate::geometry::GridSpec,
+    cfg: &InferConfig,
+) -> bool {
+    let expected = expected_labels(game, side, grid);
+    let wrong = (0..grid.len())
+        .filter(|&i| {
+            readings[i]
+                .as_ref()
+                .is_some_and(|r| r.occluded <= 0.5 && r.probs[expected[i]] < 0.5)
+        })
+        .count();
+    if wrong as f64 > START_MISREAD_SHARE * grid.len() as f64 {
+        return false;
+    }
+    let (files, ranks) = game.dims();
+    let obs = observation(readings, &[], side, grid.rows, grid.cols, files, ranks);
+    !crate::infer::moved_on(game, &obs, cfg)
+}
+
+/// Per site (row-major), the class index (empty, white, black) of its occupant.
+fn expected_labels<R: Rules>(
+    game: &R,
+    side: WhiteSide,
+    grid: crate::geometry::GridSpec,
+) -> Vec<usize> {
     let (rows, cols) = (grid.rows, grid.cols);
     let (files, ranks) = game.dims();
     let mut expected = vec![0usize; grid.len()];
@@ -332,17 +373,20 @@ fn calibrate<R: Rules>(
             crate::rules::Occupant::Black => 2,
         };
     }
-    let misread = |readings: &[Option<SiteReading>], i: usize| {
-        readings[i]
-            .as_ref()
-            .is_some_and(|r| r.occluded <= 0.5 && r.probs[expected[i]] < 0.5)
-    };
-    let wrong = (0..grid.len())
-        .filter(|&i| misread(watcher.readings(), i))
-        .count();
-    if wrong as f64 > START_MISREAD_SHARE * grid.len() as f64 {
-        return Ok(());
-    }
+    expected
+}
+
+/// At the first still view the position is known (the game's start): adapts the
+/// classifier to this board and re-reads every site.
+fn calibrate<R: Rules>(
+    game: &R,
+    side: WhiteSide,
+    classifier: &mut Classifier,
+    watcher: &mut Watcher,
+) -> anyhow::Result<()> {
+    let grid = watcher.view().pose.grid;
+    let (rows, cols) = (grid.rows, grid.cols);
+    let expected = expected_labels(game, side, grid);
     let playable = playable_sites(game, side, rows, cols);
     let Some(rectified) = watcher.reference() else {
         return Ok(());
@@ -362,9 +406,6 @@ fn calibrate<R: Rules>(
         if readings[i].as_ref().is_none_or(|old| old.occluded <= 0.5) {
             readings[i] = Some(fresh);
         }
-    }
-    for (i, s) in suspect.iter_mut().enumerate() {
-        *s = misread(readings, i);
     }
     Ok(())
 }

@@ -1,0 +1,157 @@
+//! Sites the classifier keeps misreading the same way: a grey square taken for a
+//! black piece, a pale pawn on dark wood taken for an empty square. Once the
+//! position is known to contradict such a reading, the site carries no evidence
+//! for as long as it keeps showing that same wrong label under the same occupant;
+//! re-reading it (new light, a small camera shift) does not make it evidence again.
+//! Without this memory every fresh view of a board with a few steady misreads looks
+//! like a change that no legal move explains.
+
+use crate::classify::SiteReading;
+use crate::infer::WhiteSide;
+use crate::rules::{Occupant, Rules};
+
+/// A steady misread: the label the site shows and the occupant it really holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Misread {
+    shows: char,
+    holds: Occupant,
+}
+
+pub struct Suspects {
+    sites: Vec<Option<Misread>>,
+}
+
+impl Suspects {
+    pub fn new(sites: usize) -> Suspects {
+        Suspects {
+            sites: vec![None; sites],
+        }
+    }
+
+    /// Per site, whether its reading is to be ignored.
+    pub fn mask(&self) -> Vec<bool> {
+        self.sites.iter().map(Option::is_some).collect()
+    }
+
+    /// Forgets the sites read anew at this view that no longer show their misread
+    /// label: something changed there, so the reading is evidence again.
+    pub fn review(&mut self, readings: &[Option<SiteReading>], read_now: &[bool]) {
+        for (i, s) in self.sites.iter_mut().enumerate() {
+            let changed = match (s.as_ref(), readings.get(i).and_then(Option::as_ref)) {
+                (Some(m), Some(r)) => {
+                    read_now.get(i).copied().unwrap_or(false) && r.label() != m.shows
+                }
+                _ => false,
+            };
+            if changed {
+                *s = None;
+            }
+        }
+    }
+
+    /// Marks the sites read at this view (`read_now`, or every site when None) whose
+    /// visible reading contradicts `game`'s position, and forgets those whose
+    /// occupant is no longer the one they were misread with.
+    pub fn mark<R: Rules>(
+        &mut self,
+        game: &R,
+        side: WhiteSide,
+        cols: u32,
+        readings: &[Option<SiteReading>],
+        read_now: Option<&[bool]>,
+    ) {
+        let rows = (self.sites.len() as u32).checked_div(cols).unwrap_or(0);
+        let (files, ranks) = game.dims();
+        for sq in crate::infer::squares(files, ranks) {
+            let (r, c) = side.site(sq, rows, cols);
+            let i = (r * cols + c) as usize;
+            let holds = game.occupant(sq);
+            if self.sites[i].is_some_and(|m| m.holds != holds) {
+                self.sites[i] = None;
+            }
+            if !read_now.is_none_or(|now| now.get(i).copied().unwrap_or(false)) {
+                continue;
+            }
+            let Some(reading) = readings.get(i).and_then(Option::as_ref) else {
+                continue;
+            };
+            let shows = reading.label();
+            if shows != 'h' && shows != label_of(holds) {
+                self.sites[i] = Some(Misread { shows, holds });
+            }
+        }
+    }
+}
+
+fn label_of(o: Occupant) -> char {
+    match o {
+        Occupant::Empty => '.',
+        Occupant::White => 'w',
+        Occupant::Black => 'b',
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::chess::Chess;
+
+    fn reading(label: char) -> Option<SiteReading> {
+        let i = ".wb".find(label).unwrap_or(0);
+        let mut probs = [0.01; 3];
+        probs[i] = 0.98;
+        Some(SiteReading {
+            probs,
+            occluded: 0.0,
+            embedding: Vec::new(),
+        })
+    }
+
+    /// The start position as read, White at the bottom, with some sites read as given.
+    fn start_readings(wrong: &[(usize, char)]) -> Vec<Option<SiteReading>> {
+        let mut v: Vec<_> = (0..64)
+            .map(|i| match i / 8 {
+                0 | 1 => reading('b'),
+                6 | 7 => reading('w'),
+                _ => reading('.'),
+            })
+            .collect();
+        for &(i, l) in wrong {
+            v[i] = reading(l);
+        }
+        v
+    }
+
+    #[test]
+    fn a_steady_misread_stays_ignored_until_its_label_or_occupant_changes() {
+        let mut game = Chess::new();
+        let b2 = 6 * 8 + 1; // row 6, column 1: b2 with White at the bottom
+        let e4 = 4 * 8 + 4;
+        let mut s = Suspects::new(64);
+        let readings = start_readings(&[(b2, '.'), (e4, 'b')]);
+        s.mark(&game, WhiteSide::Bottom, 8, &readings, None);
+        let marked: Vec<usize> = (0..64).filter(|&i| s.mask()[i]).collect();
+        assert_eq!(marked, vec![e4, b2]);
+        // Read again with the same wrong labels (new light): still ignored.
+        s.review(&readings, &[true; 64]);
+        assert_eq!(s.mask().iter().filter(|&&m| m).count(), 2);
+        // b2 now shows its pawn: evidence again.
+        let fixed = start_readings(&[(e4, 'b')]);
+        s.review(&fixed, &[true; 64]);
+        assert!(!s.mask()[b2] && s.mask()[e4]);
+        // A stale reading is not reviewed: e4 stays ignored while not read anew.
+        s.review(&start_readings(&[]), &[false; 64]);
+        assert!(s.mask()[e4]);
+        // White plays e4: the site's occupant changed, so the old misread is
+        // forgotten; read as black again under the pawn, it is a new misread.
+        game.play_uci("e2e4").unwrap();
+        let mut after = start_readings(&[(e4, 'b')]);
+        after[6 * 8 + 4] = reading('.');
+        let mut now = [false; 64];
+        s.mark(&game, WhiteSide::Bottom, 8, &after, Some(&now));
+        assert!(!s.mask()[e4]);
+        now[e4] = true;
+        s.mark(&game, WhiteSide::Bottom, 8, &after, Some(&now));
+        assert!(s.mask()[e4]);
+    }
+}
