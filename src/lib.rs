@@ -20,6 +20,7 @@
 pub mod capture;
 pub mod classify;
 pub mod cli;
+pub mod cputime;
 pub mod geometry;
 pub mod infer;
 pub mod locate;

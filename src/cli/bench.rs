@@ -34,20 +34,7 @@ fn median_ms(f: impl FnMut(), runs: usize) -> f64 {
     median_wall_cpu_ms(f, runs).0
 }
 
-/// This thread's CPU time in ms: unlike wall time, barely moved by other work
-/// sharing the machine.
-pub fn thread_cpu_ms() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec it is given.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return f64::NAN;
-    }
-    ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6
-}
+pub use crate::cputime::thread_cpu_ms;
 
 /// Medians of wall-clock and thread CPU time, in ms.
 pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {

@@ -124,6 +124,8 @@ fn overlay_path(dir: &Path, image: &Path) -> PathBuf {
 }
 
 fn eval_synth(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
+    // One core, all of it on this thread: the times are its CPU time.
+    opencv::core::set_num_threads(1)?;
     let (w, h) = a
         .size
         .split_once('x')
@@ -181,6 +183,7 @@ fn eval_synth(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
 }
 
 fn eval_real(a: &LocateArgs) -> anyhow::Result<()> {
+    opencv::core::set_num_threads(1)?;
     for set in ["chess-ray-vision", "imago-go"] {
         let verbose = a.verbose;
         let trials = match real_trials(&a.data, &a.corners, set, |name, t| {
