@@ -42,6 +42,13 @@ pub struct EvalArgs {
     /// A photo where no board is found counts every site wrong.
     #[arg(long)]
     pub locate: bool,
+    /// bgu-chess: record each game from its photos as `record` would (White at the
+    /// bottom, corners the image's) and count the half-moves that match the true game.
+    #[arg(long)]
+    pub record: bool,
+    /// --record: where the recorded PGN files go (default: a folder in the temp dir).
+    #[arg(long)]
+    pub out_dir: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -101,6 +108,21 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
             } else {
                 a.game.clone()
             };
+            if a.record {
+                let dir = a
+                    .out_dir
+                    .clone()
+                    .unwrap_or_else(|| std::env::temp_dir().join("boardscribe-eval"));
+                for g in games {
+                    let s = super::eval_record::record_bgu_game(&mut classifier, &a.data, g, &dir)?;
+                    if a.json {
+                        println!("{}", serde_json::to_string(&s)?);
+                    } else {
+                        super::eval_record::print_score(&s);
+                    }
+                }
+                return Ok(());
+            }
             for g in games {
                 let refs = sets::bgu_game(&a.data, g)?;
                 reports.push(eval_refs(

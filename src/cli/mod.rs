@@ -8,6 +8,7 @@ mod dataset;
 mod demo;
 mod detect;
 mod eval;
+mod eval_record;
 mod locate;
 mod model;
 mod perft;

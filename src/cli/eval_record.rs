@@ -1,0 +1,116 @@
+//! `eval --set bgu-chess --record`: records each real game from its folder of
+//! photos, as `boardscribe record` would, and scores the record against the true
+//! game, half-move by half-move.
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use crate::capture::{self, SourceOptions};
+use crate::classify::Classifier;
+use crate::infer::{InferConfig, WhiteSide};
+use crate::pipeline::{self, RecordJob};
+use crate::record::log::RecordTags;
+use crate::record::pgn::parse_pgn;
+use crate::rules::chess::Chess;
+use crate::sets;
+use crate::track::TrackConfig;
+
+/// How a recorded game compares with the true one.
+#[derive(Debug, Serialize)]
+pub struct GameScore {
+    pub game: u32,
+    /// Half-moves of the true game.
+    pub true_plies: usize,
+    pub recorded_plies: usize,
+    /// Plies where the record has the true game's move (same SAN at the same ply).
+    pub matching: usize,
+    /// The first ply (1-based) where the record differs or stops, if any.
+    pub first_miss: Option<usize>,
+    pub unexplained: usize,
+    pub in_sync: bool,
+    pub pgn: String,
+}
+
+/// Records bgu-chess game `game` into `out_dir` and scores it.
+pub fn record_bgu_game(
+    classifier: &mut Classifier,
+    data: &Path,
+    game: u32,
+    out_dir: &Path,
+) -> anyhow::Result<GameScore> {
+    let refs = sets::bgu_game(data, game)?;
+    let pose = refs
+        .first()
+        .map(|r| r.pose)
+        .with_context(|| format!("bgu-chess game {game} has no photos"))?;
+    let folder = data
+        .join("bgu-chess")
+        .join(format!("game{game}_per_frame"))
+        .join("tagged_images");
+    let truth_path = data.join("bgu-chess").join(format!("game{game}.pgn"));
+    let truth = std::fs::read_to_string(&truth_path)
+        .with_context(|| format!("cannot read '{}'", truth_path.display()))?;
+    let truth =
+        parse_pgn(&truth).map_err(|e| anyhow::anyhow!("'{}': {e}", truth_path.display()))?;
+    let mut source = capture::open(&folder.to_string_lossy(), SourceOptions::default())?;
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create '{}'", out_dir.display()))?;
+    let out = out_dir.join(format!("bgu-game{game}.pgn"));
+    let job = RecordJob {
+        pose,
+        white: Some(WhiteSide::Bottom),
+        // A folder of photos: every photo is a still view, as `record` does.
+        track: TrackConfig {
+            quiet_s: 0.0,
+            ..TrackConfig::default()
+        },
+        infer: InferConfig::default(),
+        tags: RecordTags {
+            event: format!("bgu-chess game {game}"),
+            ..RecordTags::default()
+        },
+        out: out.clone(),
+        events: false,
+        progress: false,
+        adapt: true,
+    };
+    classifier.set_adaptation(None);
+    let summary = pipeline::record(Chess::new(), classifier, source.as_mut(), &job)
+        .with_context(|| format!("recording '{}'", folder.display()))?;
+    classifier.set_adaptation(None);
+    let recorded = parse_pgn(&std::fs::read_to_string(&out)?).map_err(anyhow::Error::msg)?;
+    let want: Vec<&str> = truth.moves.iter().map(|m| m.san.as_str()).collect();
+    let got: Vec<&str> = recorded.moves.iter().map(|m| m.san.as_str()).collect();
+    let matching = want.iter().zip(&got).filter(|(w, g)| w == g).count();
+    let first_miss = (0..want.len().max(got.len()))
+        .find(|&i| want.get(i) != got.get(i))
+        .map(|i| i + 1);
+    Ok(GameScore {
+        game,
+        true_plies: want.len(),
+        recorded_plies: got.len(),
+        matching,
+        first_miss,
+        unexplained: summary.unexplained,
+        in_sync: summary.in_sync,
+        pgn: out.display().to_string(),
+    })
+}
+
+pub fn print_score(s: &GameScore) {
+    println!(
+        "bgu-chess game {}: {} of {} half-moves match (recorded {}{}), {} unexplained changes{}; {}",
+        s.game,
+        s.matching,
+        s.true_plies,
+        s.recorded_plies,
+        s.first_miss
+            .map(|p| format!(", first miss at ply {p}"))
+            .unwrap_or_default(),
+        s.unexplained,
+        if s.in_sync { "" } else { ", ended out of sync" },
+        s.pgn
+    );
+}
