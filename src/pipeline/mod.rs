@@ -110,7 +110,7 @@ pub fn record<R: Recordable>(
             if job.adapt {
                 calibrate(&game, side, classifier, &mut watcher)?;
             }
-            suspects.mark(&game, side, grid.cols, watcher.readings(), None);
+            suspects.mark(&game, side, grid.cols, watcher.readings());
         }
         let readings = watcher.readings();
         let mask = suspects.mask();
@@ -127,13 +127,7 @@ pub fn record<R: Recordable>(
             .any(|e| matches!(e, FollowEvent::Moved { .. } | FollowEvent::Corrected { .. }))
         {
             // What the accepted explanation left unexplained is a misread.
-            suspects.mark(
-                f.game(),
-                side,
-                grid.cols,
-                watcher.readings(),
-                Some(&still.read_now),
-            );
+            suspects.mark(f.game(), side, grid.cols, watcher.readings());
         }
         for event in events {
             apply_event(

@@ -49,8 +49,9 @@ impl Suspects {
         }
     }
 
-    /// Marks the sites read at this view (`read_now`, or every site when None) whose
-    /// visible reading contradicts `game`'s position, and forgets those whose
+    /// Marks the sites whose visible reading contradicts `game`'s position (known,
+    /// or just accepted as what the board shows), stale readings included: they
+    /// weigh in every explanation until re-read. Forgets the marks of sites whose
     /// occupant is no longer the one they were misread with.
     pub fn mark<R: Rules>(
         &mut self,
@@ -58,7 +59,6 @@ impl Suspects {
         side: WhiteSide,
         cols: u32,
         readings: &[Option<SiteReading>],
-        read_now: Option<&[bool]>,
     ) {
         let rows = (self.sites.len() as u32).checked_div(cols).unwrap_or(0);
         let (files, ranks) = game.dims();
@@ -68,9 +68,6 @@ impl Suspects {
             let holds = game.occupant(sq);
             if self.sites[i].is_some_and(|m| m.holds != holds) {
                 self.sites[i] = None;
-            }
-            if !read_now.is_none_or(|now| now.get(i).copied().unwrap_or(false)) {
-                continue;
             }
             let Some(reading) = readings.get(i).and_then(Option::as_ref) else {
                 continue;
@@ -129,7 +126,7 @@ mod tests {
         let e4 = 4 * 8 + 4;
         let mut s = Suspects::new(64);
         let readings = start_readings(&[(b2, '.'), (e4, 'b')]);
-        s.mark(&game, WhiteSide::Bottom, 8, &readings, None);
+        s.mark(&game, WhiteSide::Bottom, 8, &readings);
         let marked: Vec<usize> = (0..64).filter(|&i| s.mask()[i]).collect();
         assert_eq!(marked, vec![e4, b2]);
         // Read again with the same wrong labels (new light): still ignored.
@@ -143,15 +140,15 @@ mod tests {
         s.review(&start_readings(&[]), &[false; 64]);
         assert!(s.mask()[e4]);
         // White plays e4: the site's occupant changed, so the old misread is
-        // forgotten; read as black again under the pawn, it is a new misread.
+        // forgotten; read as white under the pawn, it is evidence again.
         game.play_uci("e2e4").unwrap();
-        let mut after = start_readings(&[(e4, 'b')]);
+        let mut after = start_readings(&[(e4, 'w')]);
         after[6 * 8 + 4] = reading('.');
-        let mut now = [false; 64];
-        s.mark(&game, WhiteSide::Bottom, 8, &after, Some(&now));
+        s.mark(&game, WhiteSide::Bottom, 8, &after);
         assert!(!s.mask()[e4]);
-        now[e4] = true;
-        s.mark(&game, WhiteSide::Bottom, 8, &after, Some(&now));
+        // Still read as black under the pawn, it is a new misread.
+        after[e4] = reading('b');
+        s.mark(&game, WhiteSide::Bottom, 8, &after);
         assert!(s.mask()[e4]);
     }
 }
