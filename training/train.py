@@ -58,7 +58,7 @@ def parse_args():
     p.add_argument("--blur-p", type=float, default=0.3, help="share of crops blurred")
     p.add_argument("--jpeg-p", type=float, default=0.3, help="share of crops JPEG re-encoded")
     p.add_argument("--layers", help="convolutions as OUT/STRIDE,... e.g. 12/2,32/2,32/1,48/2 (default)")
-    p.add_argument("--padding", type=int, default=1, help="padding of every convolution (0: unpadded, 3-4x faster in tract; see models/README.md)")
+    p.add_argument("--padding", type=int, default=0, help="padding of every convolution (0, the shipped model: 3-4x faster in tract than 1; see models/README.md)")
     p.add_argument("--checkpoint", help="also save the PyTorch state dict here")
     return p.parse_args()
 
