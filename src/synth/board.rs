@@ -4,7 +4,7 @@
 use super::font::{text_ink, text_width};
 use super::math::{floor_i, lin, V3};
 use super::params::{SceneParams, SquareScheme, TableKind};
-use super::rng::{fbm2, value_noise, Rng};
+use super::rng::{fbm2, value_noise, NoiseRun, Rng};
 
 /// Linear-light texture mapped onto a world-space rectangle of the z plane.
 pub struct Texture {
@@ -183,6 +183,7 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
         .collect();
     let (inv_px, inv_py) = (1.0 / pitch_x, 1.0 / pitch_y);
     let mut data = super::pool::take(w * h);
+    let mut noise = NoiseRun::new(seed);
     for j in 0..h {
         let y = -sy / 2.0 + (j as f32 + 0.5) * texel * (sy / sx) * (w as f32 / h as f32);
         for i in 0..w {
@@ -203,7 +204,7 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
                         c = grain(c, a + off, bb + off, seed, if dark_sq { 0.3 } else { 0.15 });
                     }
                 } else {
-                    c = c * (0.97 + 0.05 * value_noise(x * 300.0, y * 300.0, seed));
+                    c = c * (0.97 + 0.05 * noise.at(x * 300.0, y * 300.0));
                 }
                 if centre_mark && ri == cr / 2 && ci == cc / 2 {
                     let lx = (x + gx) / pitch_x - ci as f32 - 0.5;
@@ -218,7 +219,7 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
                 c = if wood {
                     grain(border_c, y, x, seed ^ 7, 0.2)
                 } else {
-                    border_c * (0.97 + 0.05 * value_noise(x * 300.0, y * 300.0, seed))
+                    border_c * (0.97 + 0.05 * noise.at(x * 300.0, y * 300.0))
                 };
             }
             // Grid lines (lined boards) or the frame line around a checkered grid.

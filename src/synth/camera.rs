@@ -256,7 +256,8 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
     // one; the last texel is the next one of its left neighbour at weight 1.
     let split = |v: f32, n: usize| -> (usize, f32) {
         let v = v.clamp(0.0, (n - 1) as f32);
-        let i = (v as usize).min(n - 2);
+        // In range after the clamp: i32 converts more cheaply than usize.
+        let i = (v as i32 as usize).min(n - 2);
         (i, v - i as f32)
     };
     for t in taps.iter_mut() {

@@ -241,19 +241,23 @@ impl Tone<'_> {
             *state = xorshift(*state);
             self.gauss[(*state >> 52) as usize]
         };
-        let idx = |v: f32| ((v.max(0.0) * self.scale) as usize).min(N - 1);
+        // Clamped in float and converted through i32, which is the same
+        // index as clamping after the conversion but cheaper than a
+        // saturating float-to-usize conversion.
+        let idx = |v: f32| (v.max(0.0) * self.scale).min((N - 1) as f32) as i32 as usize;
         let dx = x as f32 - self.cx;
         let c = c.mul_e(self.g) * (1.0 - self.vig * (dx * dx + dy * dy) * self.inv_r2);
         let base = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
         if self.sigma > 0.0 {
             let shared = next() * 0.6;
             for ch in 0..3 {
-                let n = (shared + next() * 0.8) * self.amp[(base[ch] as usize).min(256)];
-                o[ch] = (base[ch] + n).clamp(0.0, 255.0) as u8;
+                // Table entries are at least 0.5, so the index is never negative.
+                let n = (shared + next() * 0.8) * self.amp[(base[ch] as i32).min(256) as usize];
+                o[ch] = (base[ch] + n).clamp(0.0, 255.0) as i32 as u8;
             }
         } else {
             for ch in 0..3 {
-                o[ch] = base[ch].clamp(0.0, 255.0) as u8;
+                o[ch] = base[ch].clamp(0.0, 255.0) as i32 as u8;
             }
         }
     }

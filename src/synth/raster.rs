@@ -345,26 +345,24 @@ impl ShadowMap {
             (&self.raw_tiles, &mut self.tiles),
             (&self.dyn_raw, &mut self.dyn_tiles),
         ] {
+            // Whole-row slice passes (they vectorise); max is order-free
+            // here since tiles only ever meet `<=` comparisons.
             for (src, dst) in raw.chunks_exact(n).zip(rows.chunks_exact_mut(n)) {
-                for x in 0..n {
-                    let mut m = src[x];
-                    if x > 0 {
-                        m = m.max(src[x - 1]);
-                    }
-                    if x + 1 < n {
-                        m = m.max(src[x + 1]);
-                    }
-                    dst[x] = m;
+                dst.copy_from_slice(src);
+                for (d, l) in dst[1..].iter_mut().zip(src) {
+                    *d = d.max(*l);
+                }
+                for (d, r) in dst.iter_mut().zip(&src[1..]) {
+                    *d = d.max(*r);
                 }
             }
-            for y in 0..n {
+            for (y, o) in out.chunks_exact_mut(n).enumerate() {
+                o.copy_from_slice(&rows[y * n..(y + 1) * n]);
                 let (lo, hi) = (y.saturating_sub(1), (y + 1).min(n - 1));
-                for x in 0..n {
-                    let mut m = rows[lo * n + x];
-                    for r in lo + 1..=hi {
-                        m = m.max(rows[r * n + x]);
+                for r in [lo, hi] {
+                    for (d, v) in o.iter_mut().zip(&rows[r * n..(r + 1) * n]) {
+                        *d = d.max(*v);
                     }
-                    out[y * n + x] = m;
                 }
             }
         }
