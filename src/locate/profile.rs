@@ -17,7 +17,7 @@ const REACH: f64 = 0.35;
 const N: usize = 29;
 
 /// The grey image with bilinear sampling.
-struct Grey<'a> {
+pub(super) struct Grey<'a> {
     data: &'a [u8],
     w: usize,
     h: usize,
@@ -25,7 +25,7 @@ struct Grey<'a> {
 }
 
 impl Grey<'_> {
-    fn at(&self, x: f64, y: f64) -> Option<f64> {
+    pub(super) fn at(&self, x: f64, y: f64) -> Option<f64> {
         if !(x >= 0.0 && y >= 0.0 && x < (self.w - 1) as f64 && y < (self.h - 1) as f64) {
             return None;
         }
@@ -98,7 +98,7 @@ fn readings(g: &Grey, lat: &Lattice, cols_family: bool, k: i64, m: u32) -> Vec<R
         .collect()
 }
 
-fn grey_view(grey: &Mat) -> Option<Grey<'_>> {
+pub(super) fn grey_view(grey: &Mat) -> Option<Grey<'_>> {
     if grey.typ() != opencv::core::CV_8UC1 || !grey.is_continuous() {
         return None;
     }
@@ -245,6 +245,28 @@ pub fn support_shift(grey: &Mat, h: &Homography, (lr, lc): (u32, u32), s: i64) -
     let (dc, sc) = fam(true, lc, lr);
     let (dr, sr) = fam(false, lr, lc);
     (dc, dr, sc.min(sr))
+}
+
+/// Ridge support (see `line_support`) of the grid's outermost lines: the first
+/// and last column lines, then the first and last row lines; 0 where unread.
+pub fn edge_support(grey: &Mat, h: &Homography, (lr, lc): (u32, u32)) -> [f64; 4] {
+    let Some(g) = grey_view(grey) else {
+        return [0.0; 4];
+    };
+    let lat = Lattice {
+        h,
+        cols: lc as f64,
+        rows: lr as f64,
+    };
+    let s = |cols_family: bool, k: u32, m: u32| {
+        line_support(&g, &lat, cols_family, k as i64, m).unwrap_or(0.0)
+    };
+    [
+        s(true, 0, lr),
+        s(true, lc, lr),
+        s(false, 0, lc),
+        s(false, lr, lc),
+    ]
 }
 
 #[cfg(test)]

@@ -73,7 +73,21 @@ fn refit(h: &Homography, (lr, lc): (u32, u32), segs: &[Segment], tol: f64) -> Op
         .zip(&row_span)
         .map(|(p, &s)| fitted(p, s))
         .collect();
-    let fitted_count = col_lines.iter().chain(&row_lines).flatten().count();
+    from_lines(h, (lr, lc), &col_lines, &row_lines)
+}
+
+/// The homography fitted to the crossings of the refitted image lines: column line
+/// `i` is `col_lines[i]` and row line `j` `row_lines[j]` where fitted; a missing
+/// line is taken where `h` predicts it, with little weight. `None` for fewer than
+/// four fitted lines.
+pub fn from_lines(
+    h: &Homography,
+    (lr, lc): (u32, u32),
+    col_lines: &[Option<V3>],
+    row_lines: &[Option<V3>],
+) -> Option<Homography> {
+    let (nr, nc) = (lr as f64, lc as f64);
+    let fitted_count = col_lines.iter().chain(row_lines).flatten().count();
     if fitted_count < 4 {
         return None;
     }

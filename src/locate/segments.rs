@@ -1,9 +1,11 @@
-//! Straight edge segments of the image (OpenCV's line segment detector), found at a
-//! working resolution that keeps a 1280x720 frame whole but shrinks phone photos.
+//! Straight edge segments of the image (OpenCV's line segment detector, or its fast
+//! line detector for Go boards), found at a working resolution that keeps a 1280x720
+//! frame whole but shrinks phone photos.
 
 use opencv::core::{Mat, Size, Vec4f, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
+use opencv::ximgproc;
 
 use super::LocateError;
 
@@ -78,6 +80,24 @@ pub fn detect(grey: &Mat, min_len: f64, scale: f64) -> Result<Vec<Segment>, Loca
     let mut lines: Vector<Vec4f> = Vector::new();
     let (mut w, mut p, mut n) = (Mat::default(), Mat::default(), Mat::default());
     lsd.detect(grey, &mut lines, &mut w, &mut p, &mut n)?;
+    Ok(lines
+        .iter()
+        .map(|l| Segment {
+            a: (l[0] as f64, l[1] as f64),
+            b: (l[2] as f64, l[3] as f64),
+        })
+        .filter(|s| s.len() >= min_len)
+        .collect())
+}
+
+/// Line segments by OpenCV's FastLineDetector (Canny edges joined into lines) at
+/// full resolution, at least `min_len` px long: about a third of LSD's time, ends
+/// on whole pixels.
+pub fn detect_fast(grey: &Mat, min_len: f64) -> Result<Vec<Segment>, LocateError> {
+    // Joining gap 1.414 px, Canny thresholds 50 and 50, aperture 3, no merging.
+    let mut fld = ximgproc::create_fast_line_detector(min_len as i32, 1.414, 50.0, 50.0, 3, false)?;
+    let mut lines: Vector<Vec4f> = Vector::new();
+    fld.detect(grey, &mut lines)?;
     Ok(lines
         .iter()
         .map(|l| Segment {
