@@ -43,12 +43,12 @@ pub fn corner_error(grid: GridSpec, found: &Corners, truth: &Corners) -> f64 {
 }
 
 fn piece_kinds(grid: GridSpec) -> &'static [PieceKind] {
-    use PieceKind::*;
+    use crate::sets::synthetic::{CHESS, DRAUGHTS, STONES, TABLUT};
     match (grid.points, grid.rows) {
-        (true, _) => &[Stone],
-        (false, 8) => &[Pawn, Pawn, Pawn, Knight, Bishop, Rook, Queen, King],
-        (false, 9) => &[Soldier, Soldier, TablutKing],
-        _ => &[Man, Man, DraughtsKing],
+        (true, _) => STONES,
+        (false, 8) => CHESS,
+        (false, 9) => TABLUT,
+        _ => DRAUGHTS,
     }
 }
 

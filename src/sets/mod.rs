@@ -5,7 +5,7 @@
 
 mod games;
 mod real;
-mod synthetic;
+pub mod synthetic;
 
 use opencv::core::Mat;
 

@@ -40,7 +40,9 @@ impl Default for SynthSetOptions {
     }
 }
 
-const CHESS: &[PieceKind] = &[
+/// Piece kinds drawn for each game's random positions (pawns, men and soldiers
+/// weighted as on a real board).
+pub const CHESS: &[PieceKind] = &[
     PieceKind::Pawn,
     PieceKind::Pawn,
     PieceKind::Pawn,
@@ -50,13 +52,13 @@ const CHESS: &[PieceKind] = &[
     PieceKind::Queen,
     PieceKind::King,
 ];
-const DRAUGHTS: &[PieceKind] = &[PieceKind::Man, PieceKind::Man, PieceKind::DraughtsKing];
-const TABLUT: &[PieceKind] = &[
+pub const DRAUGHTS: &[PieceKind] = &[PieceKind::Man, PieceKind::Man, PieceKind::DraughtsKing];
+pub const TABLUT: &[PieceKind] = &[
     PieceKind::Soldier,
     PieceKind::Soldier,
     PieceKind::TablutKing,
 ];
-const STONES: &[PieceKind] = &[PieceKind::Stone];
+pub const STONES: &[PieceKind] = &[PieceKind::Stone];
 
 /// The grid and the piece kinds a random scene uses.
 fn pick_grid(rng: &mut Rng) -> (GridSpec, &'static [PieceKind]) {
