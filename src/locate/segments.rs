@@ -80,14 +80,7 @@ pub fn detect(grey: &Mat, min_len: f64, scale: f64) -> Result<Vec<Segment>, Loca
     let mut lines: Vector<Vec4f> = Vector::new();
     let (mut w, mut p, mut n) = (Mat::default(), Mat::default(), Mat::default());
     lsd.detect(grey, &mut lines, &mut w, &mut p, &mut n)?;
-    Ok(lines
-        .iter()
-        .map(|l| Segment {
-            a: (l[0] as f64, l[1] as f64),
-            b: (l[2] as f64, l[3] as f64),
-        })
-        .filter(|s| s.len() >= min_len)
-        .collect())
+    Ok(at_least(&lines, min_len))
 }
 
 /// Line segments by OpenCV's FastLineDetector (Canny edges joined into lines) at
@@ -98,12 +91,17 @@ pub fn detect_fast(grey: &Mat, min_len: f64) -> Result<Vec<Segment>, LocateError
     let mut fld = ximgproc::create_fast_line_detector(min_len as i32, 1.414, 50.0, 50.0, 3, false)?;
     let mut lines: Vector<Vec4f> = Vector::new();
     fld.detect(grey, &mut lines)?;
-    Ok(lines
+    Ok(at_least(&lines, min_len))
+}
+
+/// The detector's lines (x1, y1, x2, y2) at least `min_len` long.
+fn at_least(lines: &Vector<Vec4f>, min_len: f64) -> Vec<Segment> {
+    lines
         .iter()
         .map(|l| Segment {
             a: (l[0] as f64, l[1] as f64),
             b: (l[2] as f64, l[3] as f64),
         })
         .filter(|s| s.len() >= min_len)
-        .collect())
+        .collect()
 }
