@@ -8,7 +8,7 @@ mod orientation;
 
 pub use explain::{explain, moved_on, occupancy, InferConfig, Verdict};
 pub use follow::{FollowEvent, Follower};
-pub use observation::{one_hot, squares, Observation};
+pub use observation::{occ_index, one_hot, squares, Observation};
 pub use orientation::WhiteSide;
 
 #[cfg(test)]

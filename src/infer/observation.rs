@@ -71,7 +71,8 @@ impl Observation {
 
 pub(crate) const OCCUPANTS: [Occupant; 3] = [Occupant::Empty, Occupant::White, Occupant::Black];
 
-pub(crate) fn occ_index(o: Occupant) -> usize {
+/// The class index of an occupant in probabilities (empty, white, black).
+pub fn occ_index(o: Occupant) -> usize {
     match o {
         Occupant::Empty => 0,
         Occupant::White => 1,

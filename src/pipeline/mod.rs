@@ -268,11 +268,7 @@ pub fn choose_orientation<R: Rules>(
         let mut ll = 0.0;
         for sq in crate::infer::squares(files, ranks) {
             if let Some(p) = obs.get(sq) {
-                let i = match game.occupant(sq) {
-                    crate::rules::Occupant::Empty => 0,
-                    crate::rules::Occupant::White => 1,
-                    crate::rules::Occupant::Black => 2,
-                };
+                let i = crate::infer::occ_index(game.occupant(sq));
                 ll += f64::from(p[i].max(1e-3)).ln();
             }
         }
@@ -361,11 +357,7 @@ fn expected_labels<R: Rules>(
     let mut expected = vec![0usize; grid.len()];
     for sq in crate::infer::squares(files, ranks) {
         let (r, c) = side.site(sq, rows, cols);
-        expected[(r * cols + c) as usize] = match game.occupant(sq) {
-            crate::rules::Occupant::Empty => 0,
-            crate::rules::Occupant::White => 1,
-            crate::rules::Occupant::Black => 2,
-        };
+        expected[(r * cols + c) as usize] = crate::infer::occ_index(game.occupant(sq));
     }
     expected
 }

@@ -7,7 +7,7 @@
 //! like a change that no legal move explains.
 
 use crate::classify::SiteReading;
-use crate::infer::WhiteSide;
+use crate::infer::{occ_index, WhiteSide};
 use crate::rules::{Occupant, Rules};
 
 /// A steady misread: the label the site shows and the occupant it really holds.
@@ -73,18 +73,10 @@ impl Suspects {
                 continue;
             };
             let shows = reading.label();
-            if shows != 'h' && shows != label_of(holds) {
+            if shows != 'h' && shows != ['.', 'w', 'b'][occ_index(holds)] {
                 self.sites[i] = Some(Misread { shows, holds });
             }
         }
-    }
-}
-
-fn label_of(o: Occupant) -> char {
-    match o {
-        Occupant::Empty => '.',
-        Occupant::White => 'w',
-        Occupant::Black => 'b',
     }
 }
 
