@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::ModelArgs;
 use crate::classify::CropView;
+use crate::cputime::thread_cpu_ms;
 use crate::geometry::{BoardPose, Corners};
 use crate::infer::{explain, InferConfig, Observation};
 use crate::rules::chess::Chess;
@@ -33,8 +34,6 @@ pub struct BenchArgs {
 fn median_ms(f: impl FnMut(), runs: usize) -> f64 {
     median_wall_cpu_ms(f, runs).0
 }
-
-pub use crate::cputime::thread_cpu_ms;
 
 /// Medians of wall-clock and thread CPU time, in ms.
 pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {
