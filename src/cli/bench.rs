@@ -27,8 +27,24 @@ pub struct BenchArgs {
     /// Repetitions per measurement (the median is reported).
     #[arg(long, default_value_t = 30)]
     pub runs: usize,
+    /// Frame sizes for `--what render` (WxH, repeatable).
+    #[arg(long = "size", value_parser = parse_size, default_values = ["640x480", "1280x720"])]
+    pub sizes: Vec<(u32, u32)>,
     #[command(flatten)]
     pub model: ModelArgs,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("size '{s}' is not WxH (e.g. 640x480)");
+    let (w, h) = s.split_once('x').ok_or_else(bad)?;
+    let (w, h) = (
+        w.parse::<u32>().map_err(|_| bad())?,
+        h.parse::<u32>().map_err(|_| bad())?,
+    );
+    if w < 16 || h < 16 || w > 8192 || h > 8192 {
+        return Err(format!("size '{s}' is outside 16x16 to 8192x8192"));
+    }
+    Ok((w, h))
 }
 
 fn median_ms(f: impl FnMut(), runs: usize) -> f64 {
@@ -53,7 +69,7 @@ pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {
 pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     let all = a.what == "all";
     if all || a.what == "render" {
-        bench_render(a.runs)?;
+        bench_render(a.runs, &a.sizes)?;
     }
     if all || a.what == "classify" {
         bench_classify(&a)?;
@@ -71,9 +87,9 @@ pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn bench_render(runs: usize) -> anyhow::Result<()> {
+fn bench_render(runs: usize, sizes: &[(u32, u32)]) -> anyhow::Result<()> {
     let state = board_state(&Chess::new(), crate::infer::WhiteSide::Bottom);
-    for (w, h) in [(640, 480), (1280, 720)] {
+    for &(w, h) in sizes {
         let mut p = SceneParams::chess_overhead(1, false);
         p.width = w;
         p.height = h;
