@@ -133,7 +133,25 @@ fn clusters(obs: &[Obs], eps: f64) -> Vec<Cluster> {
     out
 }
 
+/// The integer nearest `t` (ties to even): a few instructions where `f64::round`
+/// is a libm call without SSE4.1, and the lattice search makes millions. Ties are
+/// half a cell off every line, beyond any tolerance here, so the choice is moot.
+#[inline]
+fn nearest(t: f64) -> f64 {
+    const SHIFT: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+    if t.abs() < 1e15 {
+        (t + SHIFT) - SHIFT
+    } else {
+        t.round()
+    }
+}
+
 /// Best run of `n` lines of the lattice (d, o) and its score, each line's support capped.
+///
+/// The lines run over the clusters' whole extent, up to 4000 of them at a fine
+/// spacing, yet at most one per cluster has support: the run's sum is slid only
+/// where a supported line enters or leaves it (elsewhere it would add 0 - 0),
+/// which gives the same sums, in the same order, as sliding over every line.
 fn window(cl: &[Cluster], d: f64, o: f64, n: usize, cap: f64) -> Option<(f64, i64)> {
     let (lo, hi) = (cl.first()?.rho, cl.last()?.rho);
     let kmin = ((lo - o) / d).floor() as i64 - 1;
@@ -142,23 +160,41 @@ fn window(cl: &[Cluster], d: f64, o: f64, n: usize, cap: f64) -> Option<(f64, i6
     if len > 4000 {
         return None;
     }
-    let mut bins = vec![0.0; len];
+    // The supported lines (index from kmin, support), ascending: the clusters are
+    // sorted by offset.
+    let mut bins: Vec<(usize, f64)> = Vec::with_capacity(cl.len());
     for c in cl {
         let t = (c.rho - o) / d;
-        let k = t.round();
+        let k = nearest(t);
         if (t - k).abs() < TAU {
             let idx = (k as i64 - kmin) as usize;
-            bins[idx] = (bins[idx] + c.w).min(cap);
+            match bins.last_mut() {
+                Some((i, v)) if *i == idx => *v = (*v + c.w).min(cap),
+                _ => bins.push((idx, (0.0 + c.w).min(cap))),
+            }
         }
     }
     if len < n {
-        let s: f64 = bins.iter().sum();
+        let s: f64 = bins.iter().map(|b| b.1).sum();
         return Some((s, kmin));
     }
-    let mut sum: f64 = bins[..n].iter().sum();
+    let at = |i: usize| {
+        bins.binary_search_by(|b| b.0.cmp(&i))
+            .map_or(0.0, |j| bins[j].1)
+    };
+    let mut sum: f64 = bins.iter().take_while(|b| b.0 < n).map(|b| b.1).sum();
     let mut best = (sum, kmin);
-    for start in 1..=len - n {
-        sum += bins[start + n - 1] - bins[start - 1];
+    // Starts where a supported line enters (at start + n - 1) or leaves (start - 1).
+    let enter = bins.iter().filter(|b| b.0 + 1 >= n).map(|b| b.0 + 1 - n);
+    let leave = bins.iter().map(|b| b.0 + 1);
+    let mut starts: Vec<usize> = enter
+        .chain(leave)
+        .filter(|&s| s >= 1 && s <= len - n)
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    for start in starts {
+        sum += at(start + n - 1) - at(start - 1);
         if sum > best.0 + 1e-12 {
             best = (sum, kmin + start as i64);
         }
@@ -171,7 +207,7 @@ fn refit(cl: &[Cluster], d: f64, o: f64, k0: i64, n: usize) -> (f64, f64) {
     let (mut sw, mut sk, mut sr, mut skk, mut skr) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for c in cl {
         let t = (c.rho - o) / d;
-        let k = t.round();
+        let k = nearest(t);
         let ki = k as i64;
         if (t - k).abs() < TAU && ki >= k0 && ki < k0 + n as i64 {
             let w = c.w;
@@ -246,22 +282,29 @@ pub fn hypotheses(obs: &[Obs], n: usize, d_range: (f64, f64), eps: f64) -> Vec<L
     out
 }
 
-/// Coverage (0..=1) of lattice lines `k` in `ks` by observations within
-/// the other family's extent `[lo, hi]`.
-fn coverage(obs: &[Obs], lat: &Lattice, ks: std::ops::Range<i64>, lo: f64, hi: f64) -> Vec<f64> {
+/// The observations of one family near a lattice's lines, in their order: the
+/// line index (from the lattice's origin) and the span along the other family.
+/// Computed once per lattice, since the joint search only shifts its run.
+fn near_lines(obs: &[Obs], lat: &Lattice) -> Vec<(i64, f64, f64)> {
+    obs.iter()
+        .filter_map(|ob| {
+            let t = (ob.rho - lat.o) / lat.d;
+            let k = nearest(t);
+            ((t - k).abs() < TAU).then_some((k as i64, ob.s0, ob.s1))
+        })
+        .collect()
+}
+
+/// Coverage (0..=1) of lattice lines `k` in `ks` by the observations `near` them
+/// (see `near_lines`) within the other family's extent `[lo, hi]`.
+fn coverage(near: &[(i64, f64, f64)], ks: std::ops::Range<i64>, lo: f64, hi: f64) -> Vec<f64> {
     let span = (hi - lo).max(1e-12);
     let mut cov = vec![0.0; (ks.end - ks.start).max(0) as usize];
-    for ob in obs {
-        let t = (ob.rho - lat.o) / lat.d;
-        let k = t.round();
-        if (t - k).abs() >= TAU {
-            continue;
-        }
-        let k = k as i64;
+    for &(k, s0, s1) in near {
         if !ks.contains(&k) {
             continue;
         }
-        let inside = ob.s1.min(hi) - ob.s0.max(lo);
+        let inside = s1.min(hi) - s0.max(lo);
         if inside > 0.0 {
             cov[(k - ks.start) as usize] += inside / span;
         }
@@ -280,27 +323,27 @@ fn ends(lat: &Lattice, n: usize) -> (f64, f64) {
 /// outside it, and the other family's lines carrying on past it (a grid's lines
 /// stop at its border). Also the plain mean coverage, the confidence.
 fn pair_score(
-    obs1: &[Obs],
+    near1: &[(i64, f64, f64)],
     a: &Lattice,
     n1: usize,
-    obs2: &[Obs],
+    near2: &[(i64, f64, f64)],
     b: &Lattice,
     n2: usize,
 ) -> (f64, f64) {
-    let side = |obs: &[Obs], l: &Lattice, n: usize, other: &Lattice, m: usize| {
+    let side = |obs: &[(i64, f64, f64)], l: &Lattice, n: usize, other: &Lattice, m: usize| {
         let (lo, hi) = ends(other, m);
         let d = other.d;
         let ks = l.k0 - 1..l.k0 + n as i64 + 1;
-        let cov = coverage(obs, l, ks, lo - OVERHANG * d, hi + OVERHANG * d);
+        let cov = coverage(obs, ks, lo - OVERHANG * d, hi + OVERHANG * d);
         let inner: f64 = cov[1..=n].iter().sum();
         let run = l.k0..l.k0 + n as i64;
-        let before = coverage(obs, l, run.clone(), lo - d, lo - OVERHANG * d);
-        let after = coverage(obs, l, run, hi + OVERHANG * d, hi + d);
+        let before = coverage(obs, run.clone(), lo - d, lo - OVERHANG * d);
+        let after = coverage(obs, run, hi + OVERHANG * d, hi + d);
         let past: f64 = before.iter().chain(&after).sum();
         (inner, cov[0] + cov[n + 1] + past)
     };
-    let (i1, o1) = side(obs1, a, n1, b, n2);
-    let (i2, o2) = side(obs2, b, n2, a, n1);
+    let (i1, o1) = side(near1, a, n1, b, n2);
+    let (i2, o2) = side(near2, b, n2, a, n1);
     let n = (n1 + n2) as f64;
     ((i1 + i2 - 0.5 * (o1 + o2)) / n, (i1 + i2) / n)
 }
@@ -317,8 +360,10 @@ pub fn joint(
 ) -> Option<(Lattice, Lattice, f64)> {
     const SHIFT: i64 = 2;
     let mut best: Option<(Lattice, Lattice, f64, f64)> = None;
+    let near2: Vec<_> = hyp2.iter().map(|h| near_lines(obs2, h)).collect();
     for h1 in hyp1 {
-        for h2 in hyp2 {
+        let near1 = near_lines(obs1, h1);
+        for (h2, near2) in hyp2.iter().zip(&near2) {
             for s1 in -SHIFT..=SHIFT {
                 for s2 in -SHIFT..=SHIFT {
                     let a = Lattice {
@@ -329,7 +374,7 @@ pub fn joint(
                         k0: h2.k0 + s2,
                         ..*h2
                     };
-                    let (score, conf) = pair_score(obs1, &a, n1, obs2, &b, n2);
+                    let (score, conf) = pair_score(&near1, &a, n1, near2, &b, n2);
                     if best.as_ref().is_none_or(|x| score > x.2) {
                         best = Some((a, b, score, conf));
                     }

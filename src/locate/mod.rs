@@ -9,6 +9,7 @@
 mod checker;
 mod lattice;
 mod linalg;
+mod lsd;
 mod order;
 mod profile;
 mod refine;
