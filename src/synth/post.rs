@@ -219,6 +219,28 @@ pub fn motion_blur(img: &mut Lin, len: f64, angle_deg: f64) {
 const N: usize = 8192;
 const MAX: f32 = 2.0;
 
+/// Linear light (0..MAX over N entries) to 8-bit sRGB plus 0.5, with a soft
+/// shoulder above 0.8. The same for every image, so made once.
+fn tone_lut() -> &'static [f32; N] {
+    static LUT: std::sync::OnceLock<Box<[f32; N]>> = std::sync::OnceLock::new();
+    LUT.get_or_init(|| {
+        Box::new(std::array::from_fn(|i| {
+            let x = i as f32 / (N - 1) as f32 * MAX;
+            let v = if x < 0.8 {
+                x
+            } else {
+                0.8 + 0.2 * (1.0 - (-(x - 0.8) / 0.2).exp())
+            };
+            let s = if v <= 0.003_130_8 {
+                12.92 * v
+            } else {
+                1.055 * v.powf(1.0 / 2.4) - 0.055
+            };
+            s * 255.0 + 0.5
+        }))
+    })
+}
+
 /// What `to_srgb` needs per pixel.
 struct Tone<'a> {
     g: V3,
@@ -237,10 +259,6 @@ impl Tone<'_> {
     /// centre, drawing its noise from the generator `state`.
     #[inline(always)]
     fn pixel(&self, o: &mut [u8], c: V3, x: usize, dy: f32, state: &mut u64) {
-        let mut next = || {
-            *state = xorshift(*state);
-            self.gauss[(*state >> 52) as usize]
-        };
         // Clamped in float and converted through i32, which is the same
         // index as clamping after the conversion but cheaper than a
         // saturating float-to-usize conversion.
@@ -249,10 +267,18 @@ impl Tone<'_> {
         let c = c.mul_e(self.g) * (1.0 - self.vig * (dx * dx + dy * dy) * self.inv_r2);
         let base = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
         if self.sigma > 0.0 {
-            let shared = next() * 0.6;
+            // One generator step a pixel: its four deviates (one shared by
+            // the channels, one each) come from four 12-bit fields of the
+            // step's output, so the chain of dependent steps is a quarter as
+            // long as with a step a deviate.
+            *state = xorshift(*state);
+            let bits = *state;
+            let draw = |k: u32| self.gauss[((bits >> (52 - 12 * k)) & 0xFFF) as usize];
+            let shared = draw(0) * 0.6;
             for ch in 0..3 {
                 // Table entries are at least 0.5, so the index is never negative.
-                let n = (shared + next() * 0.8) * self.amp[(base[ch] as i32).min(256) as usize];
+                let n = (shared + draw(ch as u32 + 1) * 0.8)
+                    * self.amp[(base[ch] as i32).min(256) as usize];
                 o[ch] = (base[ch] + n).clamp(0.0, 255.0) as i32 as u8;
             }
         } else {
@@ -272,22 +298,6 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     let (cx, cy) = (img.w as f32 / 2.0, img.h as f32 / 2.0);
     let inv_r2 = 1.0 / (cx * cx + cy * cy);
     let vig = r.vignette as f32;
-    let lut: Vec<f32> = (0..N)
-        .map(|i| {
-            let x = i as f32 / (N - 1) as f32 * MAX;
-            let v = if x < 0.8 {
-                x
-            } else {
-                0.8 + 0.2 * (1.0 - (-(x - 0.8) / 0.2).exp())
-            };
-            let s = if v <= 0.003_130_8 {
-                12.92 * v
-            } else {
-                1.055 * v.powf(1.0 / 2.4) - 0.055
-            };
-            s * 255.0 + 0.5
-        })
-        .collect();
     let scale = (N - 1) as f32 / MAX;
     let sigma = noise as f32;
     // Shot noise grows with brightness; read noise does not.
@@ -301,7 +311,7 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
         *v = rng.normal() as f32;
     }
     let state = rng.next_u64() | 1;
-    let lut: &[f32; N] = lut[..].try_into().expect("N entries");
+    let lut = tone_lut();
     let amp: &[f32; 257] = amp[..].try_into().expect("257 entries");
     let tone = Tone {
         g,
@@ -321,7 +331,7 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     // ahead to where the top's ends: two independent chains of dependent
     // steps run about twice as fast as one, with the same numbers.
     let h_top = img.h - img.h / 2;
-    let draws = if sigma > 0.0 { 4 } else { 0 };
+    let draws = if sigma > 0.0 { 1 } else { 0 };
     let (mut s_top, mut s_bot) = (state, xorshift_jump(state, (draws * w * h_top) as u64));
     let (top, bot) = out.as_mut().split_at_mut(3 * w * h_top);
     let mut bot_rows = bot
