@@ -203,42 +203,44 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
             grid.push((cam.cx + cam.focal_px * x, cam.cy + cam.focal_px * y));
         }
     }
-    // Canvas position of output pixel (i, j): bilinear in the lattice, the
-    // lattice rows above and below its band of STEP pixel rows interpolated
-    // along x once per band.
-    let fill_band = |j: usize, top: &mut [(f64, f64)], bot: &mut [(f64, f64)]| {
-        let gj = j / STEP;
-        for i in 0..w {
-            let (gi, ti) = (i / STEP, (i % STEP) as f64 / STEP as f64);
-            let a = grid[gj * gw + gi];
-            let b = grid[gj * gw + gi + 1];
-            let c = grid[(gj + 1) * gw + gi];
-            let d = grid[(gj + 1) * gw + gi + 1];
-            top[i] = (a.0 + (b.0 - a.0) * ti, a.1 + (b.1 - a.1) * ti);
-            bot[i] = (c.0 + (d.0 - c.0) * ti, c.1 + (d.1 - c.1) * ti);
-        }
-    };
-    let at = |t: (f64, f64), b: (f64, f64), j: usize| {
-        let tj = (j % STEP) as f64 / STEP as f64;
-        (t.0 + (b.0 - t.0) * tj, t.1 + (b.1 - t.1) * tj)
-    };
+    // Canvas positions first (as `Tap`s: k unused, tx and ty holding x and y),
+    // turned into texel indices and weights once the canvas size is known.
+    let mut taps: Vec<Tap> = super::pool::take(w * h);
+    let (mut minx, mut miny, mut maxx, mut maxy) = (0.0f64, 0.0f64, (w - 1) as f64, (h - 1) as f64);
+    // The lattice rows above and below a band of STEP pixel rows,
+    // interpolated along x once per band.
     let mut top = vec![(0.0f64, 0.0f64); w];
     let mut bot = vec![(0.0f64, 0.0f64); w];
-    // The canvas must hold every position. They move monotonically from a
-    // band's first row to its last, so the extremes lie on those rows: a
-    // pass over them alone sizes the canvas before the taps are made.
-    let (mut minx, mut miny, mut maxx, mut maxy) = (0.0f64, 0.0f64, (w - 1) as f64, (h - 1) as f64);
-    for band in (0..h).step_by(STEP) {
-        fill_band(band, &mut top, &mut bot);
-        let last = (band + STEP - 1).min(h - 1);
-        for j in [band, last] {
-            for (t, b) in top.iter().zip(&bot) {
-                let (px, py) = at(*t, *b, j);
+    for j in 0..h {
+        let (gj, tj) = (j / STEP, (j % STEP) as f64 / STEP as f64);
+        if j % STEP == 0 {
+            for i in 0..w {
+                let (gi, ti) = (i / STEP, (i % STEP) as f64 / STEP as f64);
+                let a = grid[gj * gw + gi];
+                let b = grid[gj * gw + gi + 1];
+                let c = grid[(gj + 1) * gw + gi];
+                let d = grid[(gj + 1) * gw + gi + 1];
+                top[i] = (a.0 + (b.0 - a.0) * ti, a.1 + (b.1 - a.1) * ti);
+                bot[i] = (c.0 + (d.0 - c.0) * ti, c.1 + (d.1 - c.1) * ti);
+            }
+        }
+        // Positions move monotonically from a band's first row to its last,
+        // so the extremes lie on those rows.
+        let extreme = j % STEP == 0 || j % STEP == STEP - 1 || j == h - 1;
+        for (t, b) in top.iter().zip(&bot) {
+            let px = t.0 + (b.0 - t.0) * tj;
+            let py = t.1 + (b.1 - t.1) * tj;
+            if extreme {
                 minx = minx.min(px);
                 miny = miny.min(py);
                 maxx = maxx.max(px);
                 maxy = maxy.max(py);
             }
+            taps.push(Tap {
+                k: 0,
+                tx: px as f32,
+                ty: py as f32,
+            });
         }
     }
     // Strong pincushion/barrel settings can ask for a huge canvas; cap it and
@@ -258,21 +260,14 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
         let i = (v as i32 as usize).min(n - 2);
         (i, v - i as f32)
     };
-    let mut taps: Vec<Tap> = super::pool::take(w * h);
-    for j in 0..h {
-        if j % STEP == 0 {
-            fill_band(j, &mut top, &mut bot);
-        }
-        taps.extend(top.iter().zip(&bot).map(|(t, b)| {
-            let (px, py) = at(*t, *b, j);
-            let (ix, tx) = split(px as f32 + ox as f32, cw);
-            let (iy, ty) = split(py as f32 + oy as f32, ch);
-            Tap {
-                k: (iy * cw + ix) as u32,
-                tx,
-                ty,
-            }
-        }));
+    for t in taps.iter_mut() {
+        let (ix, tx) = split(t.tx + ox as f32, cw);
+        let (iy, ty) = split(t.ty + oy as f32, ch);
+        *t = Tap {
+            k: (iy * cw + ix) as u32,
+            tx,
+            ty,
+        };
     }
     Remap {
         taps,
