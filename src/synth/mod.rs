@@ -29,6 +29,7 @@ pub mod actors;
 pub mod board;
 pub mod camera;
 pub mod clip;
+mod dct;
 pub mod font;
 pub mod geom;
 pub mod hand;
