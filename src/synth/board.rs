@@ -2,7 +2,7 @@
 //! coordinates) and the table surface.
 
 use super::font::{text_ink, text_width};
-use super::math::{floor_i, lin, ring_wave, V3};
+use super::math::{floor_i, lin, V3};
 use super::params::{SceneParams, SquareScheme, TableKind};
 use super::rng::{fbm2, value_noise, NoiseRun, Rng};
 
@@ -111,7 +111,10 @@ fn is_wood(s: SquareScheme) -> bool {
 #[inline]
 fn grain(base: V3, a: f32, b: f32, seed: u32, strength: f32) -> V3 {
     let warp = value_noise(a * 4.0, b * 3.0, seed) * 3.0;
-    let ring = ring_wave(b * 90.0 + warp);
+    let t = b * 90.0 + warp;
+    // Smoothed triangle wave: a sine look-alike without the sine.
+    let tri = 1.0 - (2.0 * (t - t.floor()) - 1.0).abs();
+    let ring = tri * tri * (3.0 - 2.0 * tri);
     let ring = ring * ring * ring;
     let streak = value_noise(a * 2.0, b * 60.0, seed ^ 0x9E37);
     base * ((0.9 + 0.18 * streak) * (1.0 - strength * ring))
@@ -367,7 +370,7 @@ pub fn bake_table(kind: TableKind, color: [u8; 3], rng: &mut Rng) -> Texture {
                     let plank = (v * 4.0).floor();
                     let shade = 0.85 + 0.3 * value_noise(plank * 7.3, 0.5, seed);
                     let warp = value_noise(u * 4.0, v * 16.0, seed) * 2.0;
-                    let ring = ring_wave(v * 64.0 + warp);
+                    let ring = 0.5 + 0.5 * ((v * 64.0 + warp) * std::f32::consts::TAU).sin();
                     let gap = if (v * 4.0).fract() < 0.012 { 0.55 } else { 1.0 };
                     base * (shade * (1.0 - 0.2 * ring * ring) * gap)
                 }

@@ -7,7 +7,6 @@
 
 use std::cell::RefCell;
 
-use super::dct::{self, Block};
 use super::math::floor_i;
 
 const ZIGZAG: [usize; 64] = [
@@ -331,48 +330,100 @@ pub fn encode(rgb: &[u8], w: usize, h: usize, quality: u8) -> Vec<u8> {
 
 /// Transform, quantisation and back for whole planes of 8x8 blocks.
 struct Codec {
-    /// Quantiser steps and their inverses, transposed (`[u * 8 + v]` for
-    /// coefficient F[v][u]), the layout the transform leaves them in.
+    /// `m[u][x]` and its transpose.
+    m: [[f32; 8]; 8],
+    mt: [[f32; 8]; 8],
     q: [f32; 64],
     inv_q: [f32; 64],
 }
 
 impl Codec {
     fn new(base: &[u8; 64], quality: u8) -> Codec {
+        let m = dct_matrix();
+        let mut mt = [[0.0; 8]; 8];
+        for (u, row) in m.iter().enumerate() {
+            for (x, &v) in row.iter().enumerate() {
+                mt[x][u] = v;
+            }
+        }
         let q = scaled_q(base, quality);
-        let q: [f32; 64] = std::array::from_fn(|k| q[(k % 8) * 8 + k / 8]);
         Codec {
+            m,
+            mt,
             q,
             inv_q: q.map(|v| 1.0 / v),
         }
     }
 
-    /// Replaces one block by its decoded self.
-    fn block(&self, b: &mut Block) {
-        dct::forward_columns(b);
-        dct::transpose(b);
-        dct::forward_columns(b);
-        // Quantise and dequantise (round half up).
-        for (k, o) in b.as_flattened_mut().iter_mut().enumerate() {
-            *o = floor_i(*o * self.inv_q[k] + 0.5) as f32 * self.q[k];
+    /// Replaces one block by its decoded self. The loops run over whole
+    /// rows of eight so that they vectorise.
+    fn block(&self, b: &mut [f32; 64]) {
+        let mut t = [[0.0f32; 8]; 8];
+        // Forward: rows, then columns.
+        for (y, out) in t.iter_mut().enumerate() {
+            for (x, basis) in self.mt.iter().enumerate() {
+                let v = b[y * 8 + x];
+                for (o, c) in out.iter_mut().zip(basis) {
+                    *o += v * c;
+                }
+            }
         }
-        dct::inverse_columns(b);
-        dct::transpose(b);
-        dct::inverse_columns(b);
+        let mut f = [[0.0f32; 8]; 8];
+        let mut live = [false; 8];
+        for (v, out) in f.iter_mut().enumerate() {
+            for (y, row) in t.iter().enumerate() {
+                let c = self.m[v][y];
+                for (o, s) in out.iter_mut().zip(row) {
+                    *o += c * s;
+                }
+            }
+            // Quantise and dequantise (round half up).
+            for (u, o) in out.iter_mut().enumerate() {
+                let k = v * 8 + u;
+                let level = floor_i(*o * self.inv_q[k] + 0.5);
+                *o = level as f32 * self.q[k];
+                live[v] |= level != 0;
+            }
+        }
+        // Inverse: rows (skipping all-zero ones), then columns.
+        let mut t = [[0.0f32; 8]; 8];
+        for v in (0..8).filter(|&v| live[v]) {
+            for (u, basis) in self.m.iter().enumerate() {
+                let c = f[v][u];
+                if c != 0.0 {
+                    for (o, s) in t[v].iter_mut().zip(basis) {
+                        *o += c * s;
+                    }
+                }
+            }
+        }
+        for y in 0..8 {
+            let mut out = [0.0f32; 8];
+            for v in (0..8).filter(|&v| live[v]) {
+                let c = self.mt[y][v];
+                for (o, s) in out.iter_mut().zip(&t[v]) {
+                    *o += c * s;
+                }
+            }
+            b[y * 8..y * 8 + 8].copy_from_slice(&out);
+        }
     }
 
     /// Round-trips every block of a `w`-wide plane (both sides multiples
     /// of 8), clamping samples to the 8-bit range as decoders do.
     fn plane(&self, p: &mut [f32], w: usize, lo: f32, hi: f32) {
-        let mut blk: Block = [[0.0; 8]; 8];
+        let mut blk = [0.0f32; 64];
         for band in p.chunks_exact_mut(8 * w) {
             for bx in (0..w).step_by(8) {
-                for (y, row) in blk.iter_mut().enumerate() {
-                    row.copy_from_slice(&band[y * w + bx..y * w + bx + 8]);
+                for y in 0..8 {
+                    blk[y * 8..y * 8 + 8].copy_from_slice(&band[y * w + bx..y * w + bx + 8]);
                 }
                 self.block(&mut blk);
-                for (y, row) in blk.iter().enumerate() {
-                    for (o, v) in band[y * w + bx..y * w + bx + 8].iter_mut().zip(row) {
+                for y in 0..8 {
+                    for (o, v) in band[y * w + bx..y * w + bx + 8]
+                        .iter_mut()
+                        .zip(&blk[y * 8..])
+                    {
                         *o = v.clamp(lo, hi);
                     }
                 }

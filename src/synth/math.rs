@@ -134,15 +134,6 @@ impl Frame {
     }
 }
 
-/// A sine look-alike without the sine, for wood rings: a smoothed triangle
-/// wave of period 1 from 0 (at whole `t`) to 1 (halfway), within 0.03 of
-/// `0.5 - 0.5 cos(2 pi t)`; libm's sine was a fiftieth of a render.
-#[inline]
-pub fn ring_wave(t: f32) -> f32 {
-    let tri = 1.0 - (2.0 * (t - floor_i(t) as f32) - 1.0).abs();
-    tri * tri * (3.0 - 2.0 * tri)
-}
-
 /// `x.floor()` as an integer, exact for |x| < 2^31 (saturating beyond).
 /// The baseline x86-64 target has no rounding instruction, so `f32::floor`
 /// is a libm call; in the per-pixel loops that call was a tenth of the time.

@@ -29,7 +29,6 @@ pub mod actors;
 pub mod board;
 pub mod camera;
 pub mod clip;
-mod dct;
 pub mod font;
 pub mod geom;
 pub mod hand;

@@ -259,6 +259,10 @@ impl Tone<'_> {
     /// centre, drawing its noise from the generator `state`.
     #[inline(always)]
     fn pixel(&self, o: &mut [u8], c: V3, x: usize, dy: f32, state: &mut u64) {
+        let mut next = || {
+            *state = xorshift(*state);
+            self.gauss[(*state >> 52) as usize]
+        };
         // Clamped in float and converted through i32, which is the same
         // index as clamping after the conversion but cheaper than a
         // saturating float-to-usize conversion.
@@ -267,18 +271,10 @@ impl Tone<'_> {
         let c = c.mul_e(self.g) * (1.0 - self.vig * (dx * dx + dy * dy) * self.inv_r2);
         let base = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
         if self.sigma > 0.0 {
-            // One generator step a pixel: its four deviates (one shared by
-            // the channels, one each) come from four 12-bit fields of the
-            // step's output, so the chain of dependent steps is a quarter as
-            // long as with a step a deviate.
-            *state = xorshift(*state);
-            let bits = *state;
-            let draw = |k: u32| self.gauss[((bits >> (52 - 12 * k)) & 0xFFF) as usize];
-            let shared = draw(0) * 0.6;
+            let shared = next() * 0.6;
             for ch in 0..3 {
                 // Table entries are at least 0.5, so the index is never negative.
-                let n = (shared + draw(ch as u32 + 1) * 0.8)
-                    * self.amp[(base[ch] as i32).min(256) as usize];
+                let n = (shared + next() * 0.8) * self.amp[(base[ch] as i32).min(256) as usize];
                 o[ch] = (base[ch] + n).clamp(0.0, 255.0) as i32 as u8;
             }
         } else {
@@ -331,7 +327,7 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     // ahead to where the top's ends: two independent chains of dependent
     // steps run about twice as fast as one, with the same numbers.
     let h_top = img.h - img.h / 2;
-    let draws = if sigma > 0.0 { 1 } else { 0 };
+    let draws = if sigma > 0.0 { 4 } else { 0 };
     let (mut s_top, mut s_bot) = (state, xorshift_jump(state, (draws * w * h_top) as u64));
     let (top, bot) = out.as_mut().split_at_mut(3 * w * h_top);
     let mut bot_rows = bot

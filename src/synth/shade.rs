@@ -3,7 +3,7 @@
 
 use super::board::Texture;
 use super::camera::Camera;
-use super::math::{ring_wave, V3};
+use super::math::V3;
 use super::raster::{Geometry, ShadowMap, Tri, VisBuf, NO_TRI};
 use super::rng::value_noise;
 
@@ -168,7 +168,7 @@ fn shade_px(vb: &VisBuf, s: &ShadeInputs, k: usize) -> (V3, (u32, f32)) {
         }
         Tex::Grain => {
             let w = value_noise(p.x * 60.0, p.y * 60.0, 11) * 1.5;
-            let ring = ring_wave(p.z * 150.0 + w);
+            let ring = 0.5 + 0.5 * ((p.z * 150.0 + w) * std::f32::consts::TAU).sin();
             m.albedo * (1.0 - 0.12 * ring * ring)
         }
     };
