@@ -316,6 +316,82 @@ impl Detector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use opencv::core::{Mat, Vec4f, Vector};
+    use opencv::imgproc;
+    use opencv::prelude::*;
+
+    /// OpenCV's detector with the settings this one reproduces.
+    fn opencv_lsd(grey: &Mat) -> Vec<Segment> {
+        let mut lsd = imgproc::create_line_segment_detector(
+            imgproc::LSD_REFINE_STD,
+            1.0,
+            0.6,
+            QUANT,
+            22.5,
+            0.0,
+            DENSITY,
+            BINS as i32,
+        )
+        .unwrap();
+        let mut lines: Vector<Vec4f> = Vector::new();
+        let (mut w, mut p, mut n) = (Mat::default(), Mat::default(), Mat::default());
+        lsd.detect(grey, &mut lines, &mut w, &mut p, &mut n)
+            .unwrap();
+        lines
+            .iter()
+            .map(|l| Segment {
+                a: (l[0] as f64, l[1] as f64),
+                b: (l[2] as f64, l[3] as f64),
+            })
+            .collect()
+    }
+
+    /// Distance from `p` to the segment `s`.
+    fn off(s: &Segment, p: (f64, f64)) -> f64 {
+        let (dx, dy) = (s.b.0 - s.a.0, s.b.1 - s.a.1);
+        let t = (((p.0 - s.a.0) * dx + (p.1 - s.a.1) * dy) / (dx * dx + dy * dy)).clamp(0.0, 1.0);
+        (p.0 - s.a.0 - t * dx).hypot(p.1 - s.a.1 - t * dy)
+    }
+
+    #[test]
+    fn finds_the_long_segments_opencv_finds_on_a_rendered_board() {
+        let mut p = crate::synth::SceneParams::chess_overhead(3, true);
+        (p.width, p.height) = (640, 480);
+        p.camera.elevation_deg = 50.0;
+        let state = crate::synth::BoardState::empty(8, 8, false);
+        let r = crate::synth::render(&p, &state, None).unwrap();
+        let bgr = crate::sets::rgb_to_bgr_mat(&r.image).unwrap();
+        let mut grey = Mat::default();
+        imgproc::cvt_color_def(&bgr, &mut grey, imgproc::COLOR_BGR2GRAY).unwrap();
+        let ours = detect(grey.data_bytes().unwrap(), 640, 480);
+        let theirs = opencv_lsd(&grey);
+        let long = |v: &[Segment]| {
+            v.iter()
+                .filter(|s| s.len() >= 30.0)
+                .copied()
+                .collect::<Vec<_>>()
+        };
+        let (ours, theirs) = (long(&ours), long(&theirs));
+        assert!(theirs.len() >= 20, "only {} long segments", theirs.len());
+        // Every long segment of one detector lies along one of the other's
+        // (both ends within a pixel), both ways round.
+        let matched = |a: &[Segment], b: &[Segment]| {
+            a.iter()
+                .filter(|s| b.iter().any(|t| off(t, s.a) < 1.0 && off(t, s.b) < 1.0))
+                .count()
+        };
+        let (m1, m2) = (matched(&theirs, &ours), matched(&ours, &theirs));
+        assert!(
+            m1 as f64 >= 0.9 * theirs.len() as f64,
+            "{m1} of OpenCV's {} found",
+            theirs.len()
+        );
+        assert!(
+            m2 as f64 >= 0.9 * ours.len() as f64,
+            "{m2} of our {} confirmed",
+            ours.len()
+        );
+    }
 
     #[test]
     fn a_step_edge_gives_one_segment_along_it() {
