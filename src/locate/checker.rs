@@ -62,6 +62,19 @@ fn alternation(
     .collect()
 }
 
+/// How checkered a run of `cols` x `rows` cells looks stepping along its rows: the
+/// median over its columns of their alternation (grey levels; 0 for plain cells).
+pub fn median_alternation(
+    grey: &Mat,
+    at: &impl Fn(f64, f64) -> Option<(f64, f64)>,
+    cols: u32,
+    rows: u32,
+) -> f64 {
+    let mut alt = alternation(grey, at, 0..cols as i64, rows);
+    alt.sort_by(f64::total_cmp);
+    alt[alt.len() / 2]
+}
+
 /// The shift (-2..=2 cells) of the run of `cols` cell columns that best covers
 /// alternating columns, or 0 when the cells do not alternate (a lined board).
 /// `at(u, v)` maps lattice cell coordinates (columns, rows from the run's first

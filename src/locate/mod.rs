@@ -94,6 +94,7 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     if fit.score < MIN_RIDGED_CONFIDENCE {
         return Err(not_found());
     }
+    undo_half_pitch(&work.grey, &mut fit, (lr, lc));
     let at = |u: f64, v: f64| fit.point(u, v);
     let ds = checker::column_shift(&work.grey, &at, lc, lr);
     let at_t = |u: f64, v: f64| fit.point(v, u);
@@ -148,6 +149,60 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
         corners,
         confidence: score,
     })
+}
+
+/// Cells of a checkered board alternate at least this much (grey levels) where the
+/// run's pitch is right, and less than `HALF_PITCH_ALTERNATION` stepping across a
+/// family fitted at half the pitch (two runs of cells in each real one).
+const CHECKERED_ALTERNATION: f64 = 20.0;
+const HALF_PITCH_ALTERNATION: f64 = 10.0;
+
+/// A checkered board whose outer rows stand full of pieces (the start of a chess
+/// game) shows its lines only between them, and a run of the grid's line count at
+/// half the pitch fits those lines as well as the true one: every line, and one
+/// between each pair. Its cells then alternate along the other family but not
+/// across this one. Such a family is given twice its pitch, its run placed where
+/// the cells alternate most (over the old run and up to its own length before it).
+fn undo_half_pitch(grey: &Mat, fit: &mut Fit, (lr, lc): (u32, u32)) {
+    // Alternation stepping across the rows family's lines (true) or the columns'.
+    let alt = |f: &Fit, rows: bool| {
+        if rows {
+            checker::median_alternation(grey, &|u, v| f.point(u, v), lc, lr)
+        } else {
+            checker::median_alternation(grey, &|u, v| f.point(v, u), lr, lc)
+        }
+    };
+    let (rows_alt, cols_alt) = (alt(fit, true), alt(fit, false));
+    for rows_family in [true, false] {
+        let (this, other, n) = if rows_family {
+            (rows_alt, cols_alt, lr)
+        } else {
+            (cols_alt, rows_alt, lc)
+        };
+        if this >= HALF_PITCH_ALTERNATION || other < CHECKERED_ALTERNATION {
+            continue;
+        }
+        let old = fit.family(rows_family);
+        let doubled = lattice::Lattice {
+            d: 2.0 * old.d,
+            o: old.o + old.k0 as f64 * old.d,
+            k0: 0,
+            ..old
+        };
+        let best = (-(n as i64 / 2)..=0)
+            .map(|k0| {
+                let mut f = fit.clone();
+                f.set_family(rows_family, lattice::Lattice { k0, ..doubled });
+                (alt(&f, rows_family), f)
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((a, f)) = best {
+            if a >= CHECKERED_ALTERNATION {
+                *fit = f;
+                return;
+            }
+        }
+    }
 }
 
 /// The best lattice of `grid`'s line counts among the segments, by mean coverage.
@@ -210,6 +265,7 @@ fn fit_lattice(segs: &[segments::Segment], frame: vanishing::Frame, grid: GridSp
 
 /// A lattice fitted in the affinely rectified view: the column lines' run and their
 /// normal, the row lines' run and theirs.
+#[derive(Clone)]
 struct Fit {
     aff: lattice::Affine,
     frame: vanishing::Frame,
@@ -219,6 +275,23 @@ struct Fit {
 }
 
 impl Fit {
+    /// The rows family's run (true) or the columns'.
+    fn family(&self, rows: bool) -> lattice::Lattice {
+        if rows {
+            self.rows.0
+        } else {
+            self.cols.0
+        }
+    }
+
+    fn set_family(&mut self, rows: bool, l: lattice::Lattice) {
+        if rows {
+            self.rows.0 = l;
+        } else {
+            self.cols.0 = l;
+        }
+    }
+
     /// Working pixel of lattice point (u, v): u column lines and v row lines from the
     /// runs' first lines (fractions allowed).
     fn point(&self, u: f64, v: f64) -> Option<(f64, f64)> {

@@ -214,3 +214,24 @@ fn calibrate_board_writes_a_profile_that_detect_uses() {
     ]);
     crate::util::assert_fails_with(&o, "grey.png");
 }
+
+/// The start of a chess game at 45 degrees: the pieces hide the outer ranks' lines,
+/// and a run of nine row lines at half the ranks' pitch fits the visible ones as
+/// well as the true run (found 2.45 cells off before its cells' alternation was
+/// checked across both families).
+#[test]
+fn issue8_a_start_position_is_not_taken_at_half_its_ranks_pitch() {
+    use boardscribe::geometry::Corners;
+    use boardscribe::infer::WhiteSide;
+    use boardscribe::rules::chess::Chess;
+    let grid: GridSpec = "8x8".parse().unwrap();
+    let state = boardscribe::sets::board_state(&Chess::new(), WhiteSide::Bottom);
+    let mut params = SceneParams::chess_overhead(21, false);
+    (params.width, params.height) = (480, 360);
+    (params.camera.elevation_deg, params.camera.azimuth_deg) = (45.0, 0.0);
+    let r = render(&params, &state, None).unwrap();
+    let truth = Corners::new(r.corners.map(|[x, y]| (x, y))).unwrap();
+    let found = locate(&rgb_to_bgr_mat(&r.image).unwrap(), grid).expect("a grid");
+    let err = corner_error(grid, &found.corners, &truth);
+    assert!(err < 0.25, "{err:.3} cells off");
+}
