@@ -116,8 +116,9 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let quad = canonical(grid, quad);
     let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
     let coarse = Homography::from_points(&unit, &quad).ok_or_else(not_found)?;
-    // A lined grid's run, settled by the ridges of its lines.
-    let (dc, dr) = profile::run_shift(&work.grey, &coarse, (lr, lc));
+    // A lined grid's run, settled by the ridges of its lines; a grid of points is
+    // lined by its spec.
+    let (dc, dr) = profile::run_shift(&work.grey, &coarse, (lr, lc), grid.points);
     let mut coarse = profile::shifted(&coarse, (lr, lc), dc, dr).unwrap_or(coarse);
     // Few lines seen: the runs moved to where the lines show the most ridge, and
     // taken only where those are ridges in both families.
