@@ -199,26 +199,15 @@ impl Scene {
             OBJ_BOARD,
         );
         let t = geom.thickness.max(0.0005);
-        // The box's top face lies just under the board's and never shows, but
-        // it casts the board's shadow: the camera skips it (a quarter of a
-        // million hidden pixels drawn for nothing), the shadow map takes it.
-        let mut body = cuboid(v3(hb.x, hb.y, t / 2.0 - 0.0002));
-        let lid = Mesh {
-            pos: body.pos.clone(),
-            nrm: body.nrm.clone(),
-            tris: body.tris.drain(8..10).collect(),
-        };
-        let mut shadow_only = Geometry::default();
-        for (mesh, geometry) in [(&body, &mut statics), (&lid, &mut shadow_only)] {
-            geometry.add_mesh(
-                mesh,
-                &Frame::IDENTITY,
-                v3(1.0, 1.0, 1.0),
-                v3(0.0, 0.0, -t / 2.0),
-                MAT_BOARD_SIDE,
-                OBJ_BOARD,
-            );
-        }
+        let body = cuboid(v3(hb.x, hb.y, t / 2.0 - 0.0002));
+        statics.add_mesh(
+            &body,
+            &Frame::IDENTITY,
+            v3(1.0, 1.0, 1.0),
+            v3(0.0, 0.0, -t / 2.0),
+            MAT_BOARD_SIDE,
+            OBJ_BOARD,
+        );
         // Table top (a box so its edge shows in low views) and a floor.
         let tx = (
             hb.x + rng.range(0.25, 0.8) as f32,
@@ -302,7 +291,6 @@ impl Scene {
             .max(64);
         let mut static_shadow = ShadowMap::new(to_light, V3::default(), radius, sm_size);
         static_shadow.draw(&statics, |t| mats[t.mat as usize].caster);
-        static_shadow.draw(&shadow_only, |_| true);
         Ok(Scene {
             background: lin(p.table.background),
             params: p,
