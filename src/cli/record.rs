@@ -5,9 +5,10 @@ use clap::Args;
 
 use super::{BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
+use crate::classify::Classifier;
 use crate::infer::{InferConfig, WhiteSide};
-use crate::pipeline::{self, RecordJob};
-use crate::record::log::RecordTags;
+use crate::pipeline::{self, RecordJob, RecordSummary};
+use crate::record::log::{RecordTags, Recordable};
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
@@ -115,7 +116,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     if let Some(lens) = lens {
         source = Box::new(capture::UndistortedSource::new(source, lens));
     }
-    let (pose, source) = find_board(&a.board, source)?;
+    let (pose, located_in, source) = find_board(&a.board, source)?;
     let mut source = source;
     let folder = std::path::Path::new(&a.input).is_dir();
     let track = TrackConfig {
@@ -160,7 +161,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
                 None => Chess::new(),
             };
-            pipeline::record(g, &mut classifier, source.as_mut(), &job)
+            record_game(
+                g,
+                &mut classifier,
+                source.as_mut(),
+                job,
+                located_in.as_ref(),
+            )
         }
         RecordGame::RussianDraughts => {
             let o = DraughtsOptions::default();
@@ -168,7 +175,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(f) => RussianDraughts::from_fen(f, o).map_err(anyhow::Error::msg)?,
                 None => RussianDraughts::new(o),
             };
-            pipeline::record(g, &mut classifier, source.as_mut(), &job)
+            record_game(
+                g,
+                &mut classifier,
+                source.as_mut(),
+                job,
+                located_in.as_ref(),
+            )
         }
         RecordGame::Tablut => {
             let mut o = TablutOptions::default();
@@ -179,7 +192,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 Some(p) => Tablut::from_position(p, o).map_err(anyhow::Error::msg)?,
                 None => Tablut::new(o),
             };
-            pipeline::record(g, &mut classifier, source.as_mut(), &job)
+            record_game(
+                g,
+                &mut classifier,
+                source.as_mut(),
+                job,
+                located_in.as_ref(),
+            )
         }
     }
     .with_context(|| format!("recording '{}'", a.input))?;
@@ -200,18 +219,45 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Records `game`; a grid located automatically in `located_in` is first moved by
+/// whole cells to where that frame reads most like the game's start.
+fn record_game<R: Recordable>(
+    game: R,
+    classifier: &mut Classifier,
+    source: &mut dyn FrameSource,
+    mut job: RecordJob,
+    located_in: Option<&opencv::core::Mat>,
+) -> anyhow::Result<RecordSummary> {
+    if let Some(image) = located_in {
+        let (pose, (dr, dc)) = pipeline::snap_to_start(&game, classifier, image, job.pose)?;
+        if (dr, dc) != (0, 0) {
+            eprintln!(
+                "moved the grid {dr} rows and {dc} columns to where it reads as the start position: --corners \"{}\"",
+                super::board::corners_text(&pose.corners)
+            );
+        }
+        job.pose = pose;
+    }
+    pipeline::record(game, classifier, source, &job)
+}
+
 /// Frames looked at for the board before giving up, when no corners are given.
 const LOCATE_TRIES: usize = 60;
 
 /// The board's pose: from the corners given, or else found in the first frames
 /// (every few frames, so a hand passing by does not stop it), which then go back
-/// in front of the source.
+/// in front of the source; and the frame it was found in, if it was.
+#[allow(clippy::type_complexity)]
 fn find_board(
     board: &super::BoardArgs,
     mut source: Box<dyn FrameSource>,
-) -> anyhow::Result<(crate::geometry::BoardPose, Box<dyn FrameSource>)> {
+) -> anyhow::Result<(
+    crate::geometry::BoardPose,
+    Option<opencv::core::Mat>,
+    Box<dyn FrameSource>,
+)> {
     if !board.needs_locating()? {
-        return Ok((board.pose()?, source));
+        return Ok((board.pose()?, None, source));
     }
     let mut held = Vec::new();
     let mut last_error = None;
@@ -225,7 +271,12 @@ fn find_board(
         let frame = &held[n];
         match board.pose_in(&frame.image, &format!("the frame at {:.1} s", frame.time_s)) {
             Ok(pose) => {
-                return Ok((pose, Box::new(capture::Prepended::new(held, source))));
+                let image = frame.image.clone();
+                return Ok((
+                    pose,
+                    Some(image),
+                    Box::new(capture::Prepended::new(held, source)),
+                ));
             }
             Err(e) => last_error = Some(e),
         }

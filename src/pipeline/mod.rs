@@ -2,6 +2,7 @@
 //! record. Holds no algorithm of its own; each stage lives in its module.
 
 mod free;
+mod snap;
 mod suspects;
 mod watch;
 
@@ -19,6 +20,7 @@ use crate::rules::{Rules, Square};
 use crate::track::TrackConfig;
 
 pub use free::{record_free, FreeSummary};
+pub use snap::snap_to_start;
 use suspects::Suspects;
 pub use watch::{StillView, WatchCounts, Watcher};
 
@@ -258,6 +260,17 @@ pub fn choose_orientation<R: Rules>(
     rows: u32,
     cols: u32,
 ) -> WhiteSide {
+    start_likelihood(game, readings, rows, cols).1
+}
+
+/// How well the readings show `game`'s position in its likeliest orientation: the
+/// log-likelihood of its occupants (hidden sites carry none) and that orientation.
+fn start_likelihood<R: Rules>(
+    game: &R,
+    readings: &[Option<SiteReading>],
+    rows: u32,
+    cols: u32,
+) -> (f64, WhiteSide) {
     let (files, ranks) = game.dims();
     let mut best = (f64::NEG_INFINITY, WhiteSide::Bottom);
     for side in WhiteSide::ALL {
@@ -276,7 +289,7 @@ pub fn choose_orientation<R: Rules>(
             best = (ll, side);
         }
     }
-    best.1
+    best
 }
 
 /// Per site (row-major), whether the game lets a piece stand on it.

@@ -288,6 +288,40 @@ fn issue8_a_game_is_recorded_without_typing_corners() {
     assert_eq!(sans, want, "recorded moves differ\n{text}");
 }
 
+/// The start position at 45 degrees, where location puts the ranks' run a rank
+/// towards the camera (the pieces hide the outer ranks' lines; the border and the
+/// table carry the lattice on): the grid is moved back to where the first view
+/// reads as the start position, and the game is recorded.
+#[test]
+fn issue8_a_grid_located_a_rank_off_is_moved_back_by_the_start_position() {
+    let dir = tmp();
+    let (start, moves) = chess_game(&fixture("castling_en_passant.pgn")).unwrap();
+    let states = states_of(&start, &moves[..6]);
+    let mut params = small(SceneParams::chess_overhead(1, true));
+    params.camera.elevation_deg = 45.0;
+    params.camera.azimuth_deg = 7.0;
+    let (clip, _) = render(dir.path(), "game", &params, &states, &fast_clip());
+    let out = dir.path().join("game.pgn");
+    let o = run(&[
+        "record",
+        "--input",
+        p(&clip),
+        "--grid",
+        "8x8",
+        "--pgn",
+        p(&out),
+    ]);
+    assert!(o.status.success(), "record failed: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("moved the grid -1 rows and 0 columns"),
+        "{}",
+        stderr(&o)
+    );
+    let sans = sans_in(&std::fs::read_to_string(&out).unwrap());
+    let (want, _) = true_sans("castling_en_passant.pgn");
+    assert_eq!(sans, want[..6], "{}", stderr(&o));
+}
+
 #[test]
 fn issue8_a_board_moved_too_far_to_follow_is_located_again() {
     // A hard knock: the camera swings 35 degrees round and its aim shifts by a
