@@ -52,6 +52,16 @@ impl Homography {
         apply(&self.inv, p)
     }
 
+    /// Where this map sends the corners TL TR BR BL of the unit square moved by
+    /// `(dx, dy)` (in the square's own units): the quadrilateral of a grid moved by
+    /// whole cells, for a map of the unit square onto a grid. `None` when one lands
+    /// on the line at infinity.
+    pub fn moved_unit_square(&self, (dx, dy): (f64, f64)) -> Option<[(f64, f64); 4]> {
+        let [a, b, c, d] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+            .map(|(u, v)| self.apply((u + dx, v + dy)));
+        Some([a?, b?, c?, d?])
+    }
+
     /// The map `self` followed by `other`.
     pub fn then(&self, other: &Homography) -> Option<Homography> {
         Homography::from_matrix(mul3(&other.m, &self.m))

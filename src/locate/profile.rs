@@ -190,14 +190,9 @@ pub fn run_shift(
 
 /// The unit-square homography moved by whole lines: `dc` columns and `dr` rows.
 pub fn shifted(h: &Homography, (lr, lc): (u32, u32), dc: i64, dr: i64) -> Option<Homography> {
-    let (c, r) = (lc as f64, lr as f64);
-    let (x, y) = (dc as f64 / c, dr as f64 / r);
+    let moved = h.moved_unit_square((dc as f64 / lc as f64, dr as f64 / lr as f64))?;
     let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
-    let moved = unit.map(|(u, v)| h.apply((u + x, v + y)));
-    let [Some(a), Some(b), Some(cc), Some(d)] = moved else {
-        return None;
-    };
-    Homography::from_points(&unit, &[a, b, cc, d])
+    Homography::from_points(&unit, &moved)
 }
 
 /// Share of line `k`'s profiles between crossings whose ridge on the line beats

@@ -92,7 +92,9 @@ fn at_least(lines: &Vector<Vec4f>, min_len: f64) -> Vec<Segment> {
 /// shrink it: a Gaussian of sigma 0.6 / scale, then bilinear. Ends are in working
 /// pixels.
 pub fn detect(grey: &Mat, min_len: f64, scale: f64) -> Result<Vec<Segment>, LocateError> {
-    let mut img = grey.clone();
+    // The image itself at full scale (no copy), else its shrunk copy.
+    let mut small = Mat::default();
+    let mut img = grey;
     if scale != 1.0 {
         let sigma = 0.6 / scale;
         let h = (sigma * (2.0 * 3.0 * 10f64.ln()).sqrt()).ceil() as i32;
@@ -100,10 +102,13 @@ pub fn detect(grey: &Mat, min_len: f64, scale: f64) -> Result<Vec<Segment>, Loca
         let k = Size::new(1 + 2 * h, 1 + 2 * h);
         imgproc::gaussian_blur_def(grey, &mut blurred, k, sigma)?;
         let inter = imgproc::INTER_LINEAR_EXACT;
-        imgproc::resize(&blurred, &mut img, Size::default(), scale, scale, inter)?;
+        imgproc::resize(&blurred, &mut small, Size::default(), scale, scale, inter)?;
+        img = &small;
     }
+    let packed;
     if !img.is_continuous() {
-        img = img.try_clone()?;
+        packed = img.try_clone()?;
+        img = &packed;
     }
     let (w, h) = (img.cols() as usize, img.rows() as usize);
     let segs = super::lsd::detect(img.data_bytes()?, w, h);

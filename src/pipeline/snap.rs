@@ -52,9 +52,10 @@ pub fn snap_to_start<R: Rules>(
             if (dr, dc) == (0, 0) {
                 continue;
             }
-            let (u, v) = (dc as f64 / lc as f64, dr as f64 / lr as f64);
-            let quad = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
-                .map(|(x, y)| pose.to_image((x + u, y + v)));
+            let moved = (dc as f64 / lc as f64, dr as f64 / lr as f64);
+            let Some(quad) = pose.homography().moved_unit_square(moved) else {
+                continue;
+            };
             if !quad.iter().all(|&p| inside(p)) {
                 continue;
             }
