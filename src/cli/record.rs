@@ -116,8 +116,11 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     if let Some(lens) = lens {
         source = Box::new(capture::UndistortedSource::new(source, lens));
     }
-    let (pose, located_in, source) = find_board(&a.board, source)?;
-    let mut source = source;
+    let Found {
+        pose,
+        located_in,
+        mut source,
+    } = find_board(&a.board, source)?;
     let folder = std::path::Path::new(&a.input).is_dir();
     let track = TrackConfig {
         quiet_s: a.quiet.unwrap_or(if folder { 0.0 } else { 0.4 }),
@@ -244,20 +247,24 @@ fn record_game<R: Recordable>(
 /// Frames looked at for the board before giving up, when no corners are given.
 const LOCATE_TRIES: usize = 60;
 
+/// The board as `find_board` leaves it.
+struct Found {
+    pose: crate::geometry::BoardPose,
+    /// The frame the grid was located in; `None` when its corners were given.
+    located_in: Option<opencv::core::Mat>,
+    /// The source, with the frames looked at put back in front.
+    source: Box<dyn FrameSource>,
+}
+
 /// The board's pose: from the corners given, or else found in the first frames
-/// (every few frames, so a hand passing by does not stop it), which then go back
-/// in front of the source; and the frame it was found in, if it was.
-#[allow(clippy::type_complexity)]
-fn find_board(
-    board: &super::BoardArgs,
-    mut source: Box<dyn FrameSource>,
-) -> anyhow::Result<(
-    crate::geometry::BoardPose,
-    Option<opencv::core::Mat>,
-    Box<dyn FrameSource>,
-)> {
+/// (every few frames, so a hand passing by does not stop it).
+fn find_board(board: &super::BoardArgs, mut source: Box<dyn FrameSource>) -> anyhow::Result<Found> {
     if !board.needs_locating()? {
-        return Ok((board.pose()?, None, source));
+        return Ok(Found {
+            pose: board.pose()?,
+            located_in: None,
+            source,
+        });
     }
     let mut held = Vec::new();
     let mut last_error = None;
@@ -272,11 +279,11 @@ fn find_board(
         match board.pose_in(&frame.image, &format!("the frame at {:.1} s", frame.time_s)) {
             Ok(pose) => {
                 let image = frame.image.clone();
-                return Ok((
+                return Ok(Found {
                     pose,
-                    Some(image),
-                    Box::new(capture::Prepended::new(held, source)),
-                ));
+                    located_in: Some(image),
+                    source: Box::new(capture::Prepended::new(held, source)),
+                });
             }
             Err(e) => last_error = Some(e),
         }
