@@ -30,6 +30,10 @@ pub struct BenchArgs {
     /// Frame sizes for `--what render` (WxH, repeatable).
     #[arg(long = "size", value_parser = parse_size, default_values = ["640x480", "1280x720"])]
     pub sizes: Vec<(u32, u32)>,
+    /// With `--what render`: also print where a one-off labelled image's
+    /// time goes (thread CPU ms per stage, the mean over the runs).
+    #[arg(long)]
+    pub stages: bool,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -69,7 +73,7 @@ pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {
 pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     let all = a.what == "all";
     if all || a.what == "render" {
-        bench_render(a.runs, &a.sizes)?;
+        bench_render(a.runs, &a.sizes, a.stages)?;
     }
     if all || a.what == "classify" {
         bench_classify(&a)?;
@@ -87,7 +91,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn bench_render(runs: usize, sizes: &[(u32, u32)]) -> anyhow::Result<()> {
+fn bench_render(runs: usize, sizes: &[(u32, u32)], stages: bool) -> anyhow::Result<()> {
     let state = board_state(&Chess::new(), crate::infer::WhiteSide::Bottom);
     for &(w, h) in sizes {
         let mut p = SceneParams::chess_overhead(1, false);
@@ -113,7 +117,32 @@ fn bench_render(runs: usize, sizes: &[(u32, u32)]) -> anyhow::Result<()> {
             "render {w}x{h}: labelled image {:.1} ms ({:.1} ms CPU), clip frame {:.1} ms ({:.1} ms CPU) (medians)",
             one_off.0, one_off.1, frame.0, frame.1
         );
+        if stages {
+            print_stages(&p, &state, runs)?;
+        }
     }
+    Ok(())
+}
+
+/// Mean thread CPU time per stage of a one-off labelled image.
+fn print_stages(p: &SceneParams, state: &BoardState, runs: usize) -> anyhow::Result<()> {
+    let mut st = crate::synth::Stages::on();
+    let n = runs.max(1);
+    for _ in 0..n {
+        let scene = Scene::new_timed(p, &mut st)?;
+        let r = scene.render_timed(state, None, 0, &mut st)?;
+        st.restart();
+        let _ = crate::synth::Label::new(state, &r, 1).to_json();
+        st.mark("label JSON");
+    }
+    for (name, ms) in &st.ms {
+        println!("  {name:34} {:6.2} ms", ms / n as f64);
+    }
+    println!(
+        "  {:34} {:6.2} ms (means of {n})",
+        "sum",
+        st.total_ms() / n as f64
+    );
     Ok(())
 }
 

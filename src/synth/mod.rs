@@ -47,6 +47,7 @@ pub mod raster;
 pub mod rng;
 pub mod scene;
 pub mod shade;
+pub mod stages;
 #[cfg(test)]
 mod tests;
 
@@ -61,6 +62,7 @@ pub use params::{
 };
 pub use rng::Rng;
 pub use scene::Scene;
+pub use stages::Stages;
 
 /// Error for inputs the renderer cannot honour.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,6 +18,7 @@ use super::props::add_clutter;
 use super::raster::{rasterize, Geometry, ShadowMap, VisBuf, NO_TRI};
 use super::rng::{hash, value_noise, Rng};
 use super::shade::{shade, tri_of, Light, Material, ShadeInputs, StaticCache, Tex};
+use super::stages::Stages;
 use super::{BoardState, Piece, PieceKind, PieceSide, Rendered, SynthError};
 
 pub const OBJ_TABLE: u32 = 1;
@@ -140,6 +141,12 @@ fn mesh_mat(look: ([u8; 3], f32, f32, bool)) -> Material {
 
 impl Scene {
     pub fn new(params: &SceneParams) -> Result<Scene, SynthError> {
+        Scene::new_timed(params, &mut Stages::off())
+    }
+
+    /// `new`, charging its steps to `stages`.
+    pub fn new_timed(params: &SceneParams, stages: &mut Stages) -> Result<Scene, SynthError> {
+        stages.restart();
         params.validate()?;
         let p = params.clone();
         let geom = BoardGeom::new(&p);
@@ -152,12 +159,15 @@ impl Scene {
             Shake::default(),
         );
         let remap = cam0.has_distortion().then(|| build_remap(&cam0, w, h));
+        stages.mark("scene: distortion table");
         let mut rng = Rng::derive(p.seed, 1);
         // About one texel per image pixel at the board.
         let dist = (cam0.pos.len()).max(0.05);
         let tpm = cam0.focal_px as f32 / dist;
         let board_tex = bake_board(&p, tpm, &mut rng);
+        stages.mark("scene: board texture");
         let table_tex = bake_table(p.table.kind, p.table.color, &mut rng);
+        stages.mark("scene: table texture");
 
         let mut mats = vec![
             Material {
@@ -291,6 +301,7 @@ impl Scene {
             .max(64);
         let mut static_shadow = ShadowMap::new(to_light, V3::default(), radius, sm_size);
         static_shadow.draw(&statics, |t| mats[t.mat as usize].caster);
+        stages.mark("scene: meshes, static shadow map");
         Ok(Scene {
             background: lin(p.table.background),
             params: p,
@@ -374,7 +385,20 @@ impl Scene {
         hand: Option<&HandPose>,
         frame: u64,
     ) -> Result<Rendered, SynthError> {
-        Ok(self.render_full(state, hand, frame, false)?.0)
+        Ok(self
+            .render_full(state, hand, frame, false, &mut Stages::off())?
+            .0)
+    }
+
+    /// `render_frame`, charging its steps to `stages`.
+    pub fn render_timed(
+        &self,
+        state: &BoardState,
+        hand: Option<&HandPose>,
+        frame: u64,
+        stages: &mut Stages,
+    ) -> Result<Rendered, SynthError> {
+        Ok(self.render_full(state, hand, frame, false, stages)?.0)
     }
 
     fn shake(&self, frame: u64) -> Shake {
@@ -401,7 +425,9 @@ impl Scene {
         hand: Option<&HandPose>,
         frame: u64,
         want_ids: bool,
+        stages: &mut Stages,
     ) -> Result<(Rendered, Vec<u32>, Camera), SynthError> {
+        stages.restart();
         state.validate()?;
         if let Some(hp) = hand {
             hp.validate()?;
@@ -442,6 +468,7 @@ impl Scene {
         }
         let mut shadow = self.static_shadow.copy_with(sc.shadow.take());
         shadow.draw(&dynamic, |t| mats[t.mat as usize].caster);
+        stages.mark("frame: pieces, shadow map");
 
         let geoms = [&self.statics, &dynamic];
         let mut inputs = ShadeInputs {
@@ -474,14 +501,17 @@ impl Scene {
             Some(c) => c.merge_into(vb),
             None => rasterize(&self.statics, 0, &cam, vb),
         }
+        stages.mark("frame: raster");
         let canvas = &mut sc.canvas;
         shade(vb, &inputs, cache, canvas);
+        stages.mark("frame: shading");
         drop(cache_guard);
         let obj_at = |k: usize| match vb.tri[k] {
             NO_TRI => 0,
             t => tri_of(&geoms, t).obj,
         };
         let (occluded, hand_occludes) = occlusion(&self.geom, state, &cam, &obj_at);
+        stages.mark("frame: occlusion labels");
         let ids: Vec<u32> = if want_ids {
             (0..vb.tri.len()).map(obj_at).collect()
         } else {
@@ -498,6 +528,7 @@ impl Scene {
             self.remap.as_ref(),
             std::mem::take(&mut sc.lin),
         );
+        stages.mark("frame: lens warp");
         post::motion_blur(&mut img, r.motion_blur_px, r.motion_angle_deg);
         // Every real lens is a little soft; fold that into any defocus.
         if r.defocus_px > 0.2 {
@@ -509,12 +540,15 @@ impl Scene {
         } else {
             post::soften(&mut img, 0.12, &mut sc.tmp);
         }
+        stages.mark("frame: blur");
         let out = post::to_srgb(&img, r, hash(&[p.seed, frame, 3]));
+        stages.mark("frame: sRGB, noise");
         sc.lin = img.px;
         sc.shadow = Some(shadow);
         sc.dynamic = dynamic;
         drop(guard);
         let image = post::jpeg(out, r.jpeg_quality);
+        stages.mark("frame: JPEG");
 
         let corners_w = self.geom.corners();
         let mut corners = [[0.0; 2]; 4];

@@ -92,7 +92,9 @@ fn frames_do_not_depend_on_earlier_frames() {
 /// the board.
 fn check_labels(p: &SceneParams, s: &BoardState) {
     let scene = Scene::new(p).unwrap();
-    let (_, ids, cam) = scene.render_full(s, None, 0, true).unwrap();
+    let (_, ids, cam) = scene
+        .render_full(s, None, 0, true, &mut super::Stages::off())
+        .unwrap();
     for r in 0..s.rows {
         for c in 0..s.cols {
             let want = match s.get(r, c) {
@@ -147,7 +149,9 @@ fn corners_match_pixels_and_orientation() {
         let mut s = BoardState::empty(5, 7, false);
         s.set(0, 0, Some(Piece::new(PieceSide::Black, PieceKind::Man)));
         let scene = Scene::new(&p).unwrap();
-        let (r, ids, cam) = scene.render_full(&s, None, 0, true).unwrap();
+        let (r, ids, cam) = scene
+            .render_full(&s, None, 0, true, &mut super::Stages::off())
+            .unwrap();
         let cx = r.corners.iter().map(|c| c[0]).sum::<f64>() / 4.0;
         let cy = r.corners.iter().map(|c| c[1]).sum::<f64>() / 4.0;
         for (i, c) in r.corners.iter().enumerate() {
@@ -204,7 +208,9 @@ fn hand_flag_follows_the_hand() {
             0.5,
             Some(Piece::new(PieceSide::White, PieceKind::Pawn)),
         );
-        let (r, ids, cam) = scene.render_full(&s, Some(&over), 0, true).unwrap();
+        let (r, ids, cam) = scene
+            .render_full(&s, Some(&over), 0, true, &mut super::Stages::off())
+            .unwrap();
         assert!(
             r.hand_occludes,
             "approach {approach}: hand over the board not flagged"
