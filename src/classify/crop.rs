@@ -119,7 +119,7 @@ impl CropView {
         let data = rectified.data_bytes().unwrap_or(&[]);
         let step = rectified
             .mat_step()
-            .get(0)
+            .first()
             .copied()
             .unwrap_or(rw as usize * 3);
         // The columns inside the image are the same on every row: clip them once, then

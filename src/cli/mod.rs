@@ -51,7 +51,7 @@ pub enum Command {
     /// Measure the hot paths (medians): rendering, classification, inference, recording.
     Bench(bench::BenchArgs),
     /// Record a game from a video, a camera or a folder of photos.
-    Record(record::RecordArgs),
+    Record(Box<record::RecordArgs>),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
     Perft(perft::PerftArgs),
     /// Measure the camera: `calibrate camera` makes a lens profile for `--camera`.
@@ -64,7 +64,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Rectify(a) => rectify::run(a),
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
-        Command::Record(a) => record::run(a),
+        Command::Record(a) => record::run(*a),
         Command::Bench(a) => bench::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Render(a) => render::run(a),

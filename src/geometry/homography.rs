@@ -119,11 +119,12 @@ fn solve8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
             return None;
         }
         a.swap(col, pivot);
-        for row in 0..8 {
+        let p = a[col];
+        for (row, r) in a.iter_mut().enumerate() {
             if row != col {
-                let f = a[row][col] / a[col][col];
-                for k in col..9 {
-                    a[row][k] -= f * a[col][k];
+                let f = r[col] / p[col];
+                for (x, pk) in r[col..].iter_mut().zip(&p[col..]) {
+                    *x -= f * pk;
                 }
             }
         }

@@ -159,7 +159,7 @@ fn sum_taps<'a>(k: &[f32], src: impl Fn(usize) -> &'a [f32], out: &mut [f32]) {
             }
         } else {
             for (o, p) in out.iter_mut().zip(s) {
-                *o = *o + *p * *kv;
+                *o += *p * *kv;
             }
         }
     }
