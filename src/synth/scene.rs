@@ -385,9 +385,7 @@ impl Scene {
         hand: Option<&HandPose>,
         frame: u64,
     ) -> Result<Rendered, SynthError> {
-        Ok(self
-            .render_full(state, hand, frame, false, &mut Stages::off())?
-            .0)
+        self.render_timed(state, hand, frame, &mut Stages::off())
     }
 
     /// `render_frame`, charging its steps to `stages`.
