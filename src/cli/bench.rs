@@ -12,8 +12,9 @@ use crate::geometry::{BoardPose, Corners};
 use crate::infer::{explain, InferConfig, Observation};
 use crate::rules::chess::Chess;
 use crate::rules::Rules;
+use crate::sets::synthetic::{render_random, SynthSetOptions};
 use crate::sets::{board_state, rgb_to_bgr_mat};
-use crate::synth::{BoardState, Scene, SceneParams};
+use crate::synth::{BoardState, RandomRanges, Rng, Scene, SceneParams};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -117,11 +118,62 @@ fn bench_render(runs: usize, sizes: &[(u32, u32)], stages: bool) -> anyhow::Resu
             "render {w}x{h}: labelled image {:.1} ms ({:.1} ms CPU), clip frame {:.1} ms ({:.1} ms CPU) (medians)",
             one_off.0, one_off.1, frame.0, frame.1
         );
+        let mix = random_scenes_ms(w, h, runs)?;
+        println!(
+            "render {w}x{h}: random labelled scenes as `render images` draws them, {} seeds: median {:.1} ms ({:.1} ms CPU), mean {:.1} ms CPU",
+            mix.n,
+            mix.median_wall,
+            mix.median_cpu,
+            mix.mean_cpu
+        );
         if stages {
             print_stages(&p, &state, runs)?;
         }
     }
     Ok(())
+}
+
+struct MixTimes {
+    n: usize,
+    median_wall: f64,
+    median_cpu: f64,
+    mean_cpu: f64,
+}
+
+/// One labelled image per seed, each a different random scene (grid, style,
+/// pose, pieces, hands) at `w`x`h`, timed with its label: what training sets
+/// cost per image, where the fixed scene above is one case of them.
+fn random_scenes_ms(w: u32, h: u32, runs: usize) -> anyhow::Result<MixTimes> {
+    let opts = SynthSetOptions {
+        ranges: RandomRanges {
+            sizes: vec![(w, h)],
+            ..RandomRanges::default()
+        },
+        corner_jitter: 0.0,
+        ..SynthSetOptions::default()
+    };
+    let n = runs.max(1) * 2;
+    let (mut wall, mut cpu) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..=n as u64 {
+        let seed = Rng::derive(7, i).next_u64();
+        let (s, c) = (Instant::now(), thread_cpu_ms());
+        let (r, _) = render_random(seed, &opts)?;
+        let _ = crate::synth::Label::new(&r.state, &r.rendered, seed).to_json();
+        // The first render warms the buffer pools.
+        if i > 0 {
+            wall.push(s.elapsed().as_secs_f64() * 1000.0);
+            cpu.push(thread_cpu_ms() - c);
+        }
+    }
+    let mean_cpu = cpu.iter().sum::<f64>() / n as f64;
+    wall.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    Ok(MixTimes {
+        n,
+        median_wall: wall[n / 2],
+        median_cpu: cpu[n / 2],
+        mean_cpu,
+    })
 }
 
 /// Mean thread CPU time per stage of a one-off labelled image.

@@ -107,17 +107,33 @@ fn is_wood(s: SquareScheme) -> bool {
     )
 }
 
-/// Wood grain: rings along `a`, running across `b`.
-#[inline]
-fn grain(base: V3, a: f32, b: f32, seed: u32, strength: f32) -> V3 {
-    let warp = value_noise(a * 4.0, b * 3.0, seed) * 3.0;
-    let t = b * 90.0 + warp;
-    // Smoothed triangle wave: a sine look-alike without the sine.
-    let tri = 1.0 - (2.0 * (t - t.floor()) - 1.0).abs();
-    let ring = tri * tri * (3.0 - 2.0 * tri);
-    let ring = ring * ring * ring;
-    let streak = value_noise(a * 2.0, b * 60.0, seed ^ 0x9E37);
-    base * ((0.9 + 0.18 * streak) * (1.0 - strength * ring))
+/// Wood grain: rings along `a`, running across `b`. Its two noise lookups
+/// run along texture rows, so they reuse the lattice hashes of the texel
+/// before (the same values as `value_noise`).
+struct Grain {
+    warp: NoiseRun,
+    streak: NoiseRun,
+}
+
+impl Grain {
+    fn new(seed: u32) -> Grain {
+        Grain {
+            warp: NoiseRun::new(seed),
+            streak: NoiseRun::new(seed ^ 0x9E37),
+        }
+    }
+
+    #[inline]
+    fn at(&mut self, base: V3, a: f32, b: f32, strength: f32) -> V3 {
+        let warp = self.warp.at(a * 4.0, b * 3.0) * 3.0;
+        let t = b * 90.0 + warp;
+        // Smoothed triangle wave: a sine look-alike without the sine.
+        let tri = 1.0 - (2.0 * (t - t.floor()) - 1.0).abs();
+        let ring = tri * tri * (3.0 - 2.0 * tri);
+        let ring = ring * ring * ring;
+        let streak = self.streak.at(a * 2.0, b * 60.0);
+        base * ((0.9 + 0.18 * streak) * (1.0 - strength * ring))
+    }
 }
 
 fn star_lines(n: usize) -> Vec<usize> {
@@ -184,6 +200,7 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
     let (inv_px, inv_py) = (1.0 / pitch_x, 1.0 / pitch_y);
     let mut data = super::pool::take(w * h);
     let mut noise = NoiseRun::new(seed);
+    let (mut inner_grain, mut border_grain) = (Grain::new(seed), Grain::new(seed ^ 7));
     for j in 0..h {
         let y = -sy / 2.0 + (j as f32 + 0.5) * texel * (sy / sx) * (w as f32 / h as f32);
         for i in 0..w {
@@ -197,11 +214,11 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
                 c = if dark_sq { dark } else { light };
                 if wood {
                     if lined {
-                        c = grain(c, x, y, seed, 0.12);
+                        c = inner_grain.at(c, x, y, 0.12);
                     } else {
                         let (swap, off) = cell_rot[ri * cc + ci];
                         let (a, bb) = if swap { (y, x) } else { (x, y) };
-                        c = grain(c, a + off, bb + off, seed, if dark_sq { 0.3 } else { 0.15 });
+                        c = inner_grain.at(c, a + off, bb + off, if dark_sq { 0.3 } else { 0.15 });
                     }
                 } else {
                     c = c * (0.97 + 0.05 * noise.at(x * 300.0, y * 300.0));
@@ -217,7 +234,7 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
                 }
             } else {
                 c = if wood {
-                    grain(border_c, y, x, seed ^ 7, 0.2)
+                    border_grain.at(border_c, y, x, 0.2)
                 } else {
                     border_c * (0.97 + 0.05 * noise.at(x * 300.0, y * 300.0))
                 };

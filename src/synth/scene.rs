@@ -17,7 +17,7 @@ use super::post;
 use super::props::add_clutter;
 use super::raster::{rasterize, Geometry, ShadowMap, VisBuf, NO_TRI};
 use super::rng::{hash, value_noise, Rng};
-use super::shade::{shade, tri_of, Light, Material, ShadeInputs, StaticCache, Tex};
+use super::shade::{shade, tri_of, Light, Material, Plane, ShadeInputs, StaticCache, Tex};
 use super::stages::Stages;
 use super::{BoardState, Piece, PieceKind, PieceSide, Rendered, SynthError};
 
@@ -478,6 +478,10 @@ impl Scene {
             board_tex: &self.board_tex,
             table_tex: &self.table_tex,
             background: self.background,
+            planes: [Plane {
+                z: 0.0,
+                mats: [MAT_BOARD_TOP, MAT_CONTACT],
+            }],
         };
         // A still camera sees the same static scene every frame.
         // Built on the second frame, so one-off renders do not pay for it.

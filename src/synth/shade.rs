@@ -59,12 +59,171 @@ pub struct ShadeInputs<'a> {
     pub board_tex: &'a Texture,
     pub table_tex: &'a Texture,
     pub background: V3,
+    /// Horizontal planes whose key-light terms come from a `PlaneLight`.
+    pub planes: [Plane; PLANES],
+}
+
+/// A horizontal plane at height `z`: the materials in `mats` are only on
+/// up-facing flat triangles on it (or a fraction of a millimetre above it),
+/// and they share the first one's specular settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Plane {
+    pub z: f32,
+    pub mats: [u16; 2],
+}
+
+/// The board's top. (The table's top gains nothing: few of its pixels need
+/// the shadow filter, and it has no specular.)
+pub const PLANES: usize = 1;
+
+/// Which of the planes triangle `t` lies on.
+#[inline]
+fn plane_of(s: &ShadeInputs, t: &Tri) -> Option<usize> {
+    s.planes
+        .iter()
+        .position(|pl| t.mat == pl.mats[0] || t.mat == pl.mats[1])
 }
 
 /// Triangle of a visibility-buffer id (the top bit selects the geometry).
 #[inline]
 pub fn tri_of<'a>(geoms: &[&'a Geometry; 2], id: u32) -> &'a Tri {
     &geoms[(id >> 31) as usize].tris[(id & 0x7FFF_FFFF) as usize]
+}
+
+/// The key light's terms on a `Plane`: the lit fraction and the specular,
+/// sampled at every second canvas pixel in both directions and interpolated
+/// in between. Both vary slowly across the flat board (a penumbra spans a
+/// few pixels) while its texture keeps a lookup per pixel, so most of the
+/// image pays a quarter of the shadow filter and specular work. Samples are
+/// computed when a pixel first needs them.
+pub struct PlaneLight {
+    plane: usize,
+    gw: usize,
+    /// (lit, specular) per sample, valid where `state` is not 0.
+    vals: Vec<[f32; 2]>,
+    /// Shadow probe per sample, for `dynamic_clear`.
+    probes: Vec<(u32, f32)>,
+    /// Per sample: 0 not yet known, 1 the static value holds, 2 recomputed.
+    state: Vec<u8>,
+}
+
+impl PlaneLight {
+    pub fn new(plane: usize, canvas_w: usize, canvas_h: usize) -> PlaneLight {
+        let (gw, gh) = (canvas_w / 2 + 2, canvas_h / 2 + 2);
+        PlaneLight {
+            plane,
+            gw,
+            vals: vec![[f32::NAN; 2]; gw * gh],
+            probes: vec![(u32::MAX, 0.0); gw * gh],
+            state: vec![0; gw * gh],
+        }
+    }
+
+    /// Sample `k` as this frame shows it: the static scene's value where no
+    /// dynamic caster reaches its shadow lookup, else computed again.
+    #[inline]
+    fn sample(&mut self, s: &ShadeInputs, k: usize, base: Option<&PlaneLight>) -> [f32; 2] {
+        if self.state[k] != 0 {
+            return self.vals[k];
+        }
+        if let Some(b) = base {
+            let (tile, d) = b.probes[k];
+            if b.state[k] != 0 && s.shadow.dynamic_clear(tile, d) {
+                self.vals[k] = b.vals[k];
+                self.probes[k] = b.probes[k];
+                self.state[k] = 1;
+                return self.vals[k];
+            }
+        }
+        let (u, v) = ((2 * (k % self.gw)) as f32, (2 * (k / self.gw)) as f32);
+        let (v, probe) = plane_terms(s, &s.planes[self.plane], u, v);
+        self.vals[k] = v;
+        self.probes[k] = probe;
+        self.state[k] = 2;
+        v
+    }
+
+    /// Interpolated terms at canvas pixel (x, y).
+    #[inline]
+    fn at(&mut self, s: &ShadeInputs, x: usize, y: usize, base: Option<&PlaneLight>) -> [f32; 2] {
+        let k = (y >> 1) * self.gw + (x >> 1);
+        let a = self.sample(s, k, base);
+        let (fx, fy) = ((x & 1) as f32 * 0.5, (y & 1) as f32 * 0.5);
+        let b = if fx > 0.0 {
+            self.sample(s, k + 1, base)
+        } else {
+            a
+        };
+        let (c, d) = if fy > 0.0 {
+            let c = self.sample(s, k + self.gw, base);
+            let d = if fx > 0.0 {
+                self.sample(s, k + self.gw + 1, base)
+            } else {
+                c
+            };
+            (c, d)
+        } else {
+            (a, b)
+        };
+        let mut out = [0.0; 2];
+        for i in 0..2 {
+            let top = a[i] + (b[i] - a[i]) * fx;
+            let bot = c[i] + (d[i] - c[i]) * fx;
+            out[i] = top + (bot - top) * fy;
+        }
+        out
+    }
+
+    /// Whether every sample pixel (x, y) reads keeps its static value.
+    #[inline]
+    fn static_at(&mut self, s: &ShadeInputs, x: usize, y: usize, base: &PlaneLight) -> bool {
+        let k = (y >> 1) * self.gw + (x >> 1);
+        let mut ks = [k, k, k, k];
+        if x & 1 == 1 {
+            ks[1] = k + 1;
+            ks[3] = k + 1;
+        }
+        if y & 1 == 1 {
+            ks[2] += self.gw;
+            ks[3] += self.gw;
+        }
+        ks.iter().all(|&k| {
+            self.sample(s, k, Some(base));
+            self.state[k] == 1
+        })
+    }
+}
+
+/// Key-light terms of `pl` at canvas position (u, v).
+fn plane_terms(s: &ShadeInputs, pl: &Plane, u: f32, v: f32) -> ([f32; 2], (u32, f32)) {
+    let cam = s.cam;
+    let x = ((u as f64 - cam.cx - cam.canvas_off.0) / cam.focal_px) as f32;
+    let y = (-(v as f64 - cam.cy - cam.canvas_off.1) / cam.focal_px) as f32;
+    let dir = cam.fwd + cam.right * x + cam.up * y;
+    // Rays that miss the plane are never read by a plane pixel's samples
+    // in practice; a far point keeps them finite.
+    let t = ((pl.z - cam.pos.z) / dir.z.min(-1e-6)).clamp(0.0, 1e3);
+    let p = cam.pos + dir * t;
+    let m = &s.mats[pl.mats[0] as usize];
+    let l = s.light.to_light;
+    if l.z <= 0.0 {
+        return ([0.0, 0.0], (u32::MAX, 0.0));
+    }
+    let q = p + V3 {
+        x: 0.0,
+        y: 0.0,
+        z: s.shadow.texel * 1.2,
+    };
+    let (lit, probe) = s.shadow.light(q, s.light.soft);
+    let mut spec = 0.0;
+    if m.spec > 0.0 {
+        let v = (s.cam.pos - p).norm_fast();
+        let h = (l + v).norm_fast();
+        let nh = h.z.max(0.0);
+        let sp = nh / (m.shininess - m.shininess * nh + nh);
+        spec = m.spec * sp * lit;
+    }
+    ([lit, spec], probe)
 }
 
 /// Static-scene shading kept between frames of a still camera: what the
@@ -78,6 +237,7 @@ pub struct StaticCache {
     pub bary: Vec<[f32; 2]>,
     pub colour: Vec<V3>,
     pub probe: Vec<(u32, f32)>,
+    pub planes: [PlaneLight; PLANES],
 }
 
 impl StaticCache {
@@ -86,8 +246,9 @@ impl StaticCache {
         let n = vb.w * vb.h;
         let mut colour = Vec::with_capacity(n);
         let mut probe = Vec::with_capacity(n);
+        let mut planes = plane_lights(vb);
         for k in 0..n {
-            let (c, pr) = shade_px(vb, s, k);
+            let (c, pr) = shade_px(vb, s, k, (k % vb.w, k / vb.w), &mut planes, None);
             colour.push(c);
             probe.push(pr);
         }
@@ -97,6 +258,7 @@ impl StaticCache {
             bary: vb.bary.clone(),
             colour,
             probe,
+            planes,
         }
     }
 
@@ -117,30 +279,54 @@ impl StaticCache {
 pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mut Vec<V3>) {
     out.clear();
     let n = vb.w * vb.h;
+    let mut planes = plane_lights(vb);
     let Some(c) = cache else {
-        out.extend((0..n).map(|k| shade_px(vb, s, k).0));
+        for y in 0..vb.h {
+            out.extend(
+                (0..vb.w).map(|x| shade_px(vb, s, y * vb.w + x, (x, y), &mut planes, None).0),
+            );
+        }
         return;
     };
     out.reserve(n);
     for k in 0..n {
         let id = vb.tri[k];
-        let (tile, d) = c.probe[k];
-        if id == c.tri[k] && id >> 31 == 0 && s.shadow.dynamic_clear(tile, d) {
+        let (x, y) = (k % vb.w, k / vb.w);
+        let reuse = id == c.tri[k] && id >> 31 == 0 && {
+            if let Some(i) = plane_of(s, &s.geoms[0].tris[id as usize]) {
+                planes[i].static_at(s, x, y, &c.planes[i])
+            } else {
+                let (tile, d) = c.probe[k];
+                s.shadow.dynamic_clear(tile, d)
+            }
+        };
+        if reuse {
             out.push(c.colour[k]);
         } else {
-            out.push(shade_px(vb, s, k).0);
+            out.push(shade_px(vb, s, k, (x, y), &mut planes, Some(&c.planes)).0);
         }
     }
 }
 
+fn plane_lights(vb: &VisBuf) -> [PlaneLight; PLANES] {
+    std::array::from_fn(|i| PlaneLight::new(i, vb.w, vb.h))
+}
+
 /// Colour of one pixel, and its shadow probe (tile, light depth).
 #[inline(always)]
-fn shade_px(vb: &VisBuf, s: &ShadeInputs, k: usize) -> (V3, (u32, f32)) {
+fn shade_px(
+    vb: &VisBuf,
+    s: &ShadeInputs,
+    k: usize,
+    (x, y): (usize, usize),
+    planes: &mut [PlaneLight; PLANES],
+    base: Option<&[PlaneLight; PLANES]>,
+) -> (V3, (u32, f32)) {
     let l = s.light.to_light;
     let bias = s.shadow.texel * 1.2;
     let id = vb.tri[k];
     if id == NO_TRI {
-        let fy = (k / vb.w) as f32 / vb.h as f32;
+        let fy = y as f32 / vb.h as f32;
         return (s.background * (1.1 - 0.3 * fy), (u32::MAX, 0.0));
     }
     let g = s.geoms[(id >> 31) as usize];
@@ -173,6 +359,13 @@ fn shade_px(vb: &VisBuf, s: &ShadeInputs, k: usize) -> (V3, (u32, f32)) {
         }
     };
     let ndl = n.dot(l);
+    if let Some(i) = plane_of(s, t) {
+        let [lit, spec] = planes[i].at(s, x, y, base.map(|b| &b[i]));
+        let diff = ndl.max(0.0);
+        let amb = s.light.ambient * (0.62 + 0.38 * n.z);
+        let c = albedo.mul_e(amb + s.light.key * (diff * lit)) + s.light.key * spec;
+        return (c, (u32::MAX, 0.0));
+    }
     let (lit, probe) = if ndl > -m.wrap {
         let q = p + n * bias;
         s.shadow.light(q, s.light.soft)
