@@ -39,7 +39,7 @@ pub struct BenchArgs {
     pub model: ModelArgs,
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let bad = || format!("size '{s}' is not WxH (e.g. 640x480)");
     let (w, h) = s.split_once('x').ok_or_else(bad)?;
     let (w, h) = (

@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 
+use crate::geometry::GridSpec;
 use crate::infer::WhiteSide;
 use crate::record::pdn::read_game;
 use crate::record::pgn::parse_pgn;
@@ -11,14 +12,146 @@ use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::Tablut;
 use crate::rules::Rules;
+use crate::sets::synthetic::kinds_for;
 use crate::sets::{game_states, render_random, SynthSetOptions};
 use crate::synth::clip::{write_clip, ClipBump, ClipOptions};
+use crate::synth::params::{PieceColor, SquareScheme};
 use crate::synth::{contact_sheet, Label, Rng, SceneParams};
 
 #[derive(Args, Debug)]
 pub struct RenderArgs {
     #[command(subcommand)]
     pub what: RenderWhat,
+}
+
+/// What `render images` draws from; unset, every choice is random.
+#[derive(Args, Debug, Default)]
+pub struct ImagePicks {
+    /// Image sizes (WxH, repeatable; one drawn per scene) [default: 640x480, 800x600, 960x540].
+    #[arg(long = "size", value_parser = super::bench::parse_size)]
+    sizes: Vec<(u32, u32)>,
+    /// Every scene on this grid: 8x8, 9x9, 18x18, 19x19:points, any RxC[:points].
+    #[arg(long)]
+    grid: Option<GridSpec>,
+    /// Draughts men and kings instead of chess pieces on a square grid.
+    #[arg(long)]
+    draughts: bool,
+    /// Every scene from this preset (its own board, pieces, pose and light), random positions.
+    #[arg(long, value_enum, conflicts_with = "grid")]
+    preset: Option<Preset>,
+    /// Share of scenes drawn from the presets instead of random styles.
+    #[arg(long, default_value_t = 0.0)]
+    presets: f64,
+    /// Board squares.
+    #[arg(long, value_enum)]
+    board: Option<Board>,
+    /// Colour of the light pieces.
+    #[arg(long, value_enum)]
+    white: Option<Colour>,
+    /// Colour of the dark pieces.
+    #[arg(long, value_enum)]
+    black: Option<Colour>,
+    /// Camera elevation range in degrees, MIN,MAX (90 = straight above) [default: 25,90].
+    #[arg(long, value_parser = parse_range)]
+    elevation: Option<(f64, f64)>,
+    /// Focal length range, 35 mm equivalent, MIN,MAX [default: 24,60].
+    #[arg(long, value_parser = parse_range)]
+    focal: Option<(f64, f64)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Board {
+    Wood,
+    Vinyl,
+    GreyWhite,
+    BrownCream,
+    BlackWhite,
+    PlainWood,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Colour {
+    White,
+    Cream,
+    LightWood,
+    Black,
+    Brown,
+    DarkWood,
+}
+
+fn parse_range(s: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("'{s}' is not MIN,MAX (e.g. 40,70)");
+    let (a, b) = s.split_once(',').ok_or_else(bad)?;
+    let (a, b) = (
+        a.trim().parse::<f64>().map_err(|_| bad())?,
+        b.trim().parse::<f64>().map_err(|_| bad())?,
+    );
+    if !(a.is_finite() && b.is_finite()) || a > b {
+        return Err(format!("'{s}': MIN must not exceed MAX"));
+    }
+    Ok((a, b))
+}
+
+impl ImagePicks {
+    fn options(&self, hands: f64) -> anyhow::Result<SynthSetOptions> {
+        if !(0.0..=1.0).contains(&hands) || !(0.0..=1.0).contains(&self.presets) {
+            bail!("--hands and --presets are shares, from 0 to 1");
+        }
+        let mut o = SynthSetOptions {
+            hands,
+            corner_jitter: 0.0,
+            presets: self.presets,
+            ..SynthSetOptions::default()
+        };
+        if !self.sizes.is_empty() {
+            o.ranges.sizes = self.sizes.clone();
+        }
+        if let Some((lo, hi)) = self.elevation {
+            if lo < 5.0 || hi > 90.0 {
+                bail!("--elevation must lie within 5 to 90 degrees");
+            }
+            o.ranges.elevation_deg = (lo, hi);
+        }
+        if let Some((lo, hi)) = self.focal {
+            if lo < 8.0 || hi > 300.0 {
+                bail!("--focal must lie within 8 to 300 mm (35 mm equivalent)");
+            }
+            o.ranges.focal_35mm = (lo, hi);
+        }
+        let f = &mut o.fixed;
+        f.grid = self.grid.map(|g| (g, kinds_for(g, self.draughts)));
+        f.preset = self.preset.map(|p| -> fn(u64) -> SceneParams {
+            match p {
+                Preset::Overhead => |s| SceneParams::chess_overhead(s, false),
+                Preset::DarkWood => |s| SceneParams::chess_overhead(s, true),
+                Preset::Vinyl => SceneParams::vinyl_tournament,
+                Preset::Travel => SceneParams::magnetic_travel,
+                Preset::Tablut => SceneParams::tablut,
+                Preset::Go => SceneParams::go_oblique,
+            }
+        });
+        f.board = self.board.map(|b| match b {
+            Board::Wood => SquareScheme::Wood,
+            Board::Vinyl => SquareScheme::GreenWhiteVinyl,
+            Board::GreyWhite => SquareScheme::GreyWhite,
+            Board::BrownCream => SquareScheme::BrownCream,
+            Board::BlackWhite => SquareScheme::BlackWhite,
+            Board::PlainWood => SquareScheme::PlainWood,
+        });
+        let colour = |c: Colour| match c {
+            Colour::White => PieceColor::White,
+            Colour::Cream => PieceColor::Cream,
+            Colour::LightWood => PieceColor::LightWood,
+            Colour::Black => PieceColor::Black,
+            Colour::Brown => PieceColor::Brown,
+            Colour::DarkWood => PieceColor::DarkWood,
+        };
+        f.white = self.white.map(colour);
+        f.black = self.black.map(colour);
+        f.draughts = self.draughts;
+        f.sizes = (!self.sizes.is_empty()).then(|| self.sizes.clone());
+        Ok(o)
+    }
 }
 
 /// Scene looks that resemble real set-ups.
@@ -51,6 +184,8 @@ pub enum RenderWhat {
         /// Share of scenes with a hand over the board.
         #[arg(long, default_value_t = 0.3)]
         hands: f64,
+        #[command(flatten)]
+        pick: ImagePicks,
     },
     /// A video of a game, with a JSON sidecar of per-frame truth (CLIP.json).
     Clip {
@@ -119,14 +254,11 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             out,
             seed,
             hands,
+            pick,
         } => {
+            let opts = pick.options(hands)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create '{}'", out.display()))?;
-            let opts = SynthSetOptions {
-                hands,
-                corner_jitter: 0.0,
-                ..SynthSetOptions::default()
-            };
             for i in 0..count {
                 let s = Rng::derive(seed, i).next_u64();
                 let (r, _) = render_random(s, &opts)?;

@@ -7,6 +7,7 @@ use opencv::prelude::*;
 
 use super::{Labelled, BLACK, EMPTY, HIDDEN, WHITE};
 use crate::geometry::{BoardPose, Corners, GridSpec};
+use crate::synth::params::{PieceColor, SquareScheme};
 use crate::synth::{
     BoardState, Piece, PieceKind, PieceSide, RandomRanges, Rendered, Rng, Scene, SceneParams,
 };
@@ -24,6 +25,36 @@ pub struct SynthSetOptions {
     /// instead of fully random styles: the scenes users film most, with random
     /// positions. Zero leaves the random stream, and so every seed's scene, as it was.
     pub presets: f64,
+    /// Fixed choices for every scene; none set leaves the random stream as it was.
+    pub fixed: FixedChoices,
+}
+
+/// What `render images` may pin instead of drawing at random.
+#[derive(Clone, Debug, Default)]
+pub struct FixedChoices {
+    /// Every scene from this preset (its own ranges), with random positions.
+    pub preset: Option<fn(u64) -> SceneParams>,
+    /// Every scene on this grid, with these piece kinds.
+    pub grid: Option<(GridSpec, &'static [PieceKind])>,
+    pub board: Option<SquareScheme>,
+    pub white: Option<PieceColor>,
+    pub black: Option<PieceColor>,
+    /// Draughts men and kings on a preset's square grid (`grid` names its own).
+    pub draughts: bool,
+    /// Image sizes for preset scenes too (random scenes take `ranges.sizes`).
+    pub sizes: Option<Vec<(u32, u32)>>,
+}
+
+/// The piece kinds a grid is played with: chess on squares (draughts on 18x18),
+/// Tablut on 9x9, stones on points.
+pub fn kinds_for(grid: GridSpec, draughts: bool) -> &'static [PieceKind] {
+    match (grid.points, grid.rows, grid.cols) {
+        (true, _, _) => STONES,
+        (false, 9, 9) if !draughts => TABLUT,
+        (false, 18, 18) => DRAUGHTS,
+        _ if draughts => DRAUGHTS,
+        _ => CHESS,
+    }
 }
 
 impl Default for SynthSetOptions {
@@ -32,6 +63,7 @@ impl Default for SynthSetOptions {
             hands: 0.3,
             corner_jitter: 0.06,
             presets: 0.0,
+            fixed: FixedChoices::default(),
             ranges: RandomRanges {
                 sizes: vec![(640, 480), (800, 600), (960, 540)],
                 ..RandomRanges::default()
@@ -94,12 +126,15 @@ fn pick_preset(rng: &mut Rng) -> (GridSpec, &'static [PieceKind], SceneParams) {
         6 => (SceneParams::tablut(seed), TABLUT),
         _ => (SceneParams::go_oblique(seed), STONES),
     };
-    let grid = if params.points {
+    (grid_of(&params), kinds, params)
+}
+
+fn grid_of(params: &SceneParams) -> GridSpec {
+    if params.points {
         GridSpec::points(params.rows as u32, params.cols as u32)
     } else {
         GridSpec::cells(params.rows as u32, params.cols as u32)
-    };
-    (grid, kinds, params)
+    }
 }
 
 /// A random scene as rendered, with its ground truth.
@@ -113,14 +148,38 @@ pub struct RandomRender {
 /// Renders one random scene (grid, style, pose, light, pieces, maybe a hand).
 pub fn render_random(seed: u64, opts: &SynthSetOptions) -> anyhow::Result<(RandomRender, Rng)> {
     let mut rng = Rng::new(seed);
-    let (grid, kinds, params) = if opts.presets > 0.0 && rng.chance(opts.presets) {
+    let fx = &opts.fixed;
+    let mut params_from_preset = true;
+    let (grid, kinds, mut params) = if let Some(make) = fx.preset {
+        let params = make(rng.next_u64());
+        let grid = grid_of(&params);
+        (grid, kinds_for(grid, fx.draughts), params)
+    } else if opts.presets > 0.0 && rng.chance(opts.presets) {
         pick_preset(&mut rng)
     } else {
-        let (grid, kinds) = pick_grid(&mut rng);
+        params_from_preset = false;
+        let (grid, kinds) = match fx.grid {
+            Some(g) => g,
+            None => pick_grid(&mut rng),
+        };
         let (rows, cols) = (grid.rows as usize, grid.cols as usize);
         let params = SceneParams::random(rows, cols, grid.points, &mut rng, &opts.ranges);
         (grid, kinds, params)
     };
+    if let Some(b) = fx.board {
+        params.board.scheme = b;
+    }
+    if let Some(c) = fx.white {
+        params.pieces.white = c;
+    }
+    if let Some(c) = fx.black {
+        params.pieces.black = c;
+    }
+    if let Some(sizes) = fx.sizes.as_ref().filter(|_| params_from_preset) {
+        let (w, h) = *Rng::derive(seed, 7).pick(sizes);
+        params.width = w;
+        params.height = h;
+    }
     let (rows, cols) = (grid.rows as usize, grid.cols as usize);
     let scene = Scene::new(&params)?;
     let fill = rng.range(0.05, 0.75);

@@ -134,3 +134,80 @@ fn rectify_errors_name_the_bad_input() {
         "corrupt.png",
     );
 }
+
+/// `render images` honours the grid, size, style and pose it is given: every
+/// image has the asked size, every label the asked grid, Tablut pieces on 9x9.
+#[test]
+fn render_images_takes_grid_size_style_and_pose() {
+    let dir = tmp();
+    let out = dir.path().join("imgs");
+    let o = run(&[
+        "render",
+        "images",
+        "--count",
+        "3",
+        "--out",
+        p(&out),
+        "--grid",
+        "9x9",
+        "--size",
+        "320x240",
+        "--elevation",
+        "40,50",
+        "--board",
+        "black-white",
+        "--white",
+        "cream",
+        "--black",
+        "brown",
+        "--hands",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", super::util::stderr(&o));
+    for i in 0..3 {
+        let stem = out.join(format!("render_{i:05}"));
+        let img = image::open(stem.with_extension("png")).unwrap();
+        assert_eq!((img.width(), img.height()), (320, 240));
+        let label: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(stem.with_extension("json")).unwrap()).unwrap();
+        assert_eq!(label["grid"], "9x9");
+        assert_eq!(label["hand"], false);
+        let kinds: Vec<&str> = label["kinds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r.as_array().unwrap().iter().map(|k| k.as_str().unwrap()))
+            .filter(|k| !k.is_empty())
+            .collect();
+        assert!(!kinds.is_empty());
+        assert!(
+            kinds.iter().all(|k| *k == "soldier" || *k == "tablut_king"),
+            "{kinds:?}"
+        );
+    }
+    let bad = run(&[
+        "render",
+        "images",
+        "--count",
+        "1",
+        "--out",
+        p(&out),
+        "--elevation",
+        "60,30",
+    ]);
+    // Usage errors exit as clap's do (2), naming the bad value.
+    assert!(!bad.status.success());
+    assert!(super::util::stderr(&bad).contains("MIN must not exceed MAX"));
+    let bad = run(&[
+        "render",
+        "images",
+        "--count",
+        "1",
+        "--out",
+        p(&out),
+        "--grid",
+        "8by8",
+    ]);
+    assert!(!bad.status.success());
+    assert!(super::util::stderr(&bad).contains("8by8"));
+}
