@@ -478,10 +478,10 @@ impl Scene {
             board_tex: &self.board_tex,
             table_tex: &self.table_tex,
             background: self.background,
-            planes: [Plane {
+            plane: Plane {
                 z: 0.0,
                 mats: [MAT_BOARD_TOP, MAT_CONTACT],
-            }],
+            },
         };
         // A still camera sees the same static scene every frame.
         // Built on the second frame, so one-off renders do not pay for it.

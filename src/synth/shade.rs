@@ -59,8 +59,8 @@ pub struct ShadeInputs<'a> {
     pub board_tex: &'a Texture,
     pub table_tex: &'a Texture,
     pub background: V3,
-    /// Horizontal planes whose key-light terms come from a `PlaneLight`.
-    pub planes: [Plane; PLANES],
+    /// The board's top, whose key-light terms come from a `PlaneLight`.
+    pub plane: Plane,
 }
 
 /// A horizontal plane at height `z`: the materials in `mats` are only on
@@ -72,16 +72,12 @@ pub struct Plane {
     pub mats: [u16; 2],
 }
 
-/// The board's top. (The table's top gains nothing: few of its pixels need
-/// the shadow filter, and it has no specular.)
-pub const PLANES: usize = 1;
-
-/// Which of the planes triangle `t` lies on.
+/// Whether triangle `t` lies on the plane. (The table's top is not one:
+/// few of its pixels need the shadow filter, it has no specular, and four
+/// sample reads cost more than they save there.)
 #[inline]
-fn plane_of(s: &ShadeInputs, t: &Tri) -> Option<usize> {
-    s.planes
-        .iter()
-        .position(|pl| t.mat == pl.mats[0] || t.mat == pl.mats[1])
+fn on_plane(s: &ShadeInputs, t: &Tri) -> bool {
+    t.mat == s.plane.mats[0] || t.mat == s.plane.mats[1]
 }
 
 /// Triangle of a visibility-buffer id (the top bit selects the geometry).
@@ -90,14 +86,13 @@ pub fn tri_of<'a>(geoms: &[&'a Geometry; 2], id: u32) -> &'a Tri {
     &geoms[(id >> 31) as usize].tris[(id & 0x7FFF_FFFF) as usize]
 }
 
-/// The key light's terms on a `Plane`: the lit fraction and the specular,
+/// The key light's terms on the `Plane`: the lit fraction and the specular,
 /// sampled at every second canvas pixel in both directions and interpolated
 /// in between. Both vary slowly across the flat board (a penumbra spans a
 /// few pixels) while its texture keeps a lookup per pixel, so most of the
 /// image pays a quarter of the shadow filter and specular work. Samples are
 /// computed when a pixel first needs them.
 pub struct PlaneLight {
-    plane: usize,
     gw: usize,
     /// (lit, specular) per sample, valid where `state` is not 0.
     vals: Vec<[f32; 2]>,
@@ -108,12 +103,11 @@ pub struct PlaneLight {
 }
 
 impl PlaneLight {
-    pub fn new(plane: usize, canvas_w: usize, canvas_h: usize) -> PlaneLight {
+    pub fn new(canvas_w: usize, canvas_h: usize) -> PlaneLight {
         let (gw, gh) = (canvas_w / 2 + 2, canvas_h / 2 + 2);
         PlaneLight {
-            plane,
             gw,
-            vals: vec![[f32::NAN; 2]; gw * gh],
+            vals: vec![[0.0; 2]; gw * gh],
             probes: vec![(u32::MAX, 0.0); gw * gh],
             state: vec![0; gw * gh],
         }
@@ -136,7 +130,7 @@ impl PlaneLight {
             }
         }
         let (u, v) = ((2 * (k % self.gw)) as f32, (2 * (k / self.gw)) as f32);
-        let (v, probe) = plane_terms(s, &s.planes[self.plane], u, v);
+        let (v, probe) = plane_terms(s, &s.plane, u, v);
         self.vals[k] = v;
         self.probes[k] = probe;
         self.state[k] = 2;
@@ -237,7 +231,7 @@ pub struct StaticCache {
     pub bary: Vec<[f32; 2]>,
     pub colour: Vec<V3>,
     pub probe: Vec<(u32, f32)>,
-    pub planes: [PlaneLight; PLANES],
+    pub plane: PlaneLight,
 }
 
 impl StaticCache {
@@ -246,9 +240,9 @@ impl StaticCache {
         let n = vb.w * vb.h;
         let mut colour = Vec::with_capacity(n);
         let mut probe = Vec::with_capacity(n);
-        let mut planes = plane_lights(vb);
+        let mut plane = PlaneLight::new(vb.w, vb.h);
         for k in 0..n {
-            let (c, pr) = shade_px(vb, s, k, (k % vb.w, k / vb.w), &mut planes, None);
+            let (c, pr) = shade_px(vb, s, k, (k % vb.w, k / vb.w), &mut plane, None);
             colour.push(c);
             probe.push(pr);
         }
@@ -258,7 +252,7 @@ impl StaticCache {
             bary: vb.bary.clone(),
             colour,
             probe,
-            planes,
+            plane,
         }
     }
 
@@ -279,11 +273,11 @@ impl StaticCache {
 pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mut Vec<V3>) {
     out.clear();
     let n = vb.w * vb.h;
-    let mut planes = plane_lights(vb);
+    let mut plane = PlaneLight::new(vb.w, vb.h);
     let Some(c) = cache else {
         for y in 0..vb.h {
             out.extend(
-                (0..vb.w).map(|x| shade_px(vb, s, y * vb.w + x, (x, y), &mut planes, None).0),
+                (0..vb.w).map(|x| shade_px(vb, s, y * vb.w + x, (x, y), &mut plane, None).0),
             );
         }
         return;
@@ -293,8 +287,8 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
         let id = vb.tri[k];
         let (x, y) = (k % vb.w, k / vb.w);
         let reuse = id == c.tri[k] && id >> 31 == 0 && {
-            if let Some(i) = plane_of(s, &s.geoms[0].tris[id as usize]) {
-                planes[i].static_at(s, x, y, &c.planes[i])
+            if on_plane(s, &s.geoms[0].tris[id as usize]) {
+                plane.static_at(s, x, y, &c.plane)
             } else {
                 let (tile, d) = c.probe[k];
                 s.shadow.dynamic_clear(tile, d)
@@ -303,13 +297,9 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
         if reuse {
             out.push(c.colour[k]);
         } else {
-            out.push(shade_px(vb, s, k, (x, y), &mut planes, Some(&c.planes)).0);
+            out.push(shade_px(vb, s, k, (x, y), &mut plane, Some(&c.plane)).0);
         }
     }
-}
-
-fn plane_lights(vb: &VisBuf) -> [PlaneLight; PLANES] {
-    std::array::from_fn(|i| PlaneLight::new(i, vb.w, vb.h))
 }
 
 /// Colour of one pixel, and its shadow probe (tile, light depth).
@@ -319,8 +309,8 @@ fn shade_px(
     s: &ShadeInputs,
     k: usize,
     (x, y): (usize, usize),
-    planes: &mut [PlaneLight; PLANES],
-    base: Option<&[PlaneLight; PLANES]>,
+    plane: &mut PlaneLight,
+    base: Option<&PlaneLight>,
 ) -> (V3, (u32, f32)) {
     let l = s.light.to_light;
     let bias = s.shadow.texel * 1.2;
@@ -359,8 +349,8 @@ fn shade_px(
         }
     };
     let ndl = n.dot(l);
-    if let Some(i) = plane_of(s, t) {
-        let [lit, spec] = planes[i].at(s, x, y, base.map(|b| &b[i]));
+    if on_plane(s, t) {
+        let [lit, spec] = plane.at(s, x, y, base);
         let diff = ndl.max(0.0);
         let amb = s.light.ambient * (0.62 + 0.38 * n.z);
         let c = albedo.mul_e(amb + s.light.key * (diff * lit)) + s.light.key * spec;

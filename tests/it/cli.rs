@@ -185,29 +185,22 @@ fn render_images_takes_grid_size_style_and_pose() {
             "{kinds:?}"
         );
     }
-    let bad = run(&[
-        "render",
-        "images",
-        "--count",
-        "1",
-        "--out",
-        p(&out),
-        "--elevation",
-        "60,30",
-    ]);
     // Usage errors exit as clap's do (2), naming the bad value.
-    assert!(!bad.status.success());
-    assert!(super::util::stderr(&bad).contains("MIN must not exceed MAX"));
-    let bad = run(&[
-        "render",
-        "images",
-        "--count",
-        "1",
-        "--out",
-        p(&out),
-        "--grid",
-        "8by8",
-    ]);
-    assert!(!bad.status.success());
-    assert!(super::util::stderr(&bad).contains("8by8"));
+    for (flag, value, needle) in [
+        ("--elevation", "60,30", "MIN must not exceed MAX"),
+        ("--grid", "8by8", "8by8"),
+    ] {
+        let bad = run(&[
+            "render",
+            "images",
+            "--count",
+            "1",
+            "--out",
+            p(&out),
+            flag,
+            value,
+        ]);
+        assert!(!bad.status.success());
+        assert!(super::util::stderr(&bad).contains(needle), "{flag} {value}");
+    }
 }
