@@ -37,6 +37,8 @@ pooled!([f32; 2], SPARE_F32X2);
 pooled!(V3, SPARE_V3);
 pooled!(Tap, SPARE_TAP);
 pooled!(Tri, SPARE_TRI);
+pooled!((u32, f32), SPARE_PROBE);
+pooled!(u8, SPARE_U8);
 
 /// An empty vector with room for `len` where a spare one has it (else the
 /// largest spare, else a new one).

@@ -4,6 +4,7 @@
 use super::board::Texture;
 use super::camera::Camera;
 use super::math::V3;
+use super::pool;
 use super::raster::{Geometry, ShadowMap, Tri, VisBuf, NO_TRI};
 use super::rng::value_noise;
 
@@ -104,13 +105,24 @@ pub struct PlaneLight {
 
 impl PlaneLight {
     pub fn new(canvas_w: usize, canvas_h: usize) -> PlaneLight {
-        let (gw, gh) = (canvas_w / 2 + 2, canvas_h / 2 + 2);
+        let n = (canvas_w / 2 + 2) * (canvas_h / 2 + 2);
+        let (mut vals, mut probes, mut state) = (pool::take(n), pool::take(n), pool::take(n));
+        vals.resize(n, [0.0; 2]);
+        probes.resize(n, (u32::MAX, 0.0));
+        state.resize(n, 0);
         PlaneLight {
-            gw,
-            vals: vec![[0.0; 2]; gw * gh],
-            probes: vec![(u32::MAX, 0.0); gw * gh],
-            state: vec![0; gw * gh],
+            gw: canvas_w / 2 + 2,
+            vals,
+            probes,
+            state,
         }
+    }
+
+    /// Hands the buffers back for reuse.
+    pub fn recycle(self) {
+        pool::give(self.vals);
+        pool::give(self.probes);
+        pool::give(self.state);
     }
 
     /// Sample `k` as this frame shows it: the static scene's value where no
@@ -280,6 +292,7 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
                 (0..vb.w).map(|x| shade_px(vb, s, y * vb.w + x, (x, y), &mut plane, None).0),
             );
         }
+        plane.recycle();
         return;
     };
     out.reserve(n);
@@ -300,6 +313,7 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
             out.push(shade_px(vb, s, k, (x, y), &mut plane, Some(&c.plane)).0);
         }
     }
+    plane.recycle();
 }
 
 /// Colour of one pixel, and its shadow probe (tile, light depth).
