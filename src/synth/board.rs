@@ -4,7 +4,7 @@
 use super::font::{text_ink, text_width};
 use super::math::{floor_i, lin, V3};
 use super::params::{SceneParams, SquareScheme, TableKind};
-use super::rng::{fbm2, value_noise, NoiseRun, Rng};
+use super::rng::{value_noise, Fbm2Run, NoiseRun, Rng};
 
 /// Linear-light texture mapped onto a world-space rectangle of the z plane.
 pub struct Texture {
@@ -379,24 +379,28 @@ pub fn bake_table(kind: TableKind, color: [u8; 3], rng: &mut Rng) -> Texture {
     let base = lin(color);
     let seed = rng.next_u64() as u32;
     let mut data = super::pool::take(n * n);
+    // Rows of nearby lookups: each run hashes the lattice only on entering
+    // a new cell.
+    let (mut warp, mut fbm) = (NoiseRun::new(seed), Fbm2Run::new(seed));
     for j in 0..n {
+        let v = j as f32 / n as f32;
+        let plank = (v * 4.0).floor();
+        let plank_shade = 0.85 + 0.3 * value_noise(plank * 7.3, 0.5, seed);
         for i in 0..n {
-            let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);
+            let u = i as f32 / n as f32;
             let c = match kind {
                 TableKind::Wood => {
-                    let plank = (v * 4.0).floor();
-                    let shade = 0.85 + 0.3 * value_noise(plank * 7.3, 0.5, seed);
-                    let warp = value_noise(u * 4.0, v * 16.0, seed) * 2.0;
-                    let ring = 0.5 + 0.5 * ((v * 64.0 + warp) * std::f32::consts::TAU).sin();
+                    let w = warp.at(u * 4.0, v * 16.0) * 2.0;
+                    let ring = 0.5 + 0.5 * ((v * 64.0 + w) * std::f32::consts::TAU).sin();
                     let gap = if (v * 4.0).fract() < 0.012 { 0.55 } else { 1.0 };
-                    base * (shade * (1.0 - 0.2 * ring * ring) * gap)
+                    base * (plank_shade * (1.0 - 0.2 * ring * ring) * gap)
                 }
                 TableKind::Cloth => {
                     let weave = if (i / 2 + j / 2) % 2 == 0 { 1.0 } else { 0.93 };
-                    let blot = 0.92 + 0.16 * fbm2(u * 8.0, v * 8.0, seed);
+                    let blot = 0.92 + 0.16 * fbm.at(u * 8.0, v * 8.0);
                     base * (weave * blot)
                 }
-                TableKind::Plain => base * (0.93 + 0.12 * fbm2(u * 8.0, v * 8.0, seed)),
+                TableKind::Plain => base * (0.93 + 0.12 * fbm.at(u * 8.0, v * 8.0)),
             };
             data.push(c);
         }

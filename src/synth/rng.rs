@@ -167,10 +167,25 @@ impl NoiseRun {
     }
 }
 
-/// Two-octave fractal noise in roughly [0, 1).
-pub fn fbm2(x: f32, y: f32, seed: u32) -> f32 {
-    0.66 * value_noise(x, y, seed)
-        + 0.34 * value_noise(x * 2.03 + 17.1, y * 2.03 + 5.3, seed ^ 0x55)
+/// Two-octave fractal noise in roughly [0, 1), for runs of nearby points
+/// like `NoiseRun`.
+pub struct Fbm2Run {
+    lo: NoiseRun,
+    hi: NoiseRun,
+}
+
+impl Fbm2Run {
+    pub fn new(seed: u32) -> Fbm2Run {
+        Fbm2Run {
+            lo: NoiseRun::new(seed),
+            hi: NoiseRun::new(seed ^ 0x55),
+        }
+    }
+
+    #[inline]
+    pub fn at(&mut self, x: f32, y: f32) -> f32 {
+        0.66 * self.lo.at(x, y) + 0.34 * self.hi.at(x * 2.03 + 17.1, y * 2.03 + 5.3)
+    }
 }
 
 #[cfg(test)]
