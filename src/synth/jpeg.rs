@@ -7,8 +7,6 @@
 
 use std::cell::RefCell;
 
-use super::math::floor_i;
-
 const ZIGZAG: [usize; 64] = [
     0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20,
     13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59,
@@ -377,13 +375,19 @@ impl Codec {
                     *o += c * s;
                 }
             }
-            // Quantise and dequantise (round half up).
+            // Quantise and dequantise (round half up). Levels are far below
+            // 2^31, so `floor_i` needs no saturation here, and without it
+            // the row vectorises.
+            let mut any = 0;
             for (u, o) in out.iter_mut().enumerate() {
                 let k = v * 8 + u;
-                let level = floor_i(*o * self.inv_q[k] + 0.5);
+                let x = *o * self.inv_q[k] + 0.5;
+                let t = x as i32;
+                let level = t - ((t as f32) > x) as i32;
                 *o = level as f32 * self.q[k];
-                live[v] |= level != 0;
+                any |= level;
             }
+            live[v] = any != 0;
         }
         // Inverse: rows (skipping all-zero ones), then columns.
         let mut t = [[0.0f32; 8]; 8];
@@ -434,7 +438,7 @@ impl Codec {
 
 thread_local! {
     /// Plane buffers kept between calls (fresh pages cost more than the work).
-    static PLANES: RefCell<[Vec<f32>; 5]> = RefCell::new(Default::default());
+    static PLANES: RefCell<[Vec<f32>; 7]> = RefCell::new(Default::default());
 }
 
 /// Replaces 8-bit RGB by what a decoder shows for `encode(rgb, w, h,
@@ -447,7 +451,7 @@ pub fn round_trip(rgb: &mut [u8], w: usize, h: usize, quality: u8) {
     }
     PLANES.with(|cell| {
         let mut bufs = cell.borrow_mut();
-        let [yp, cb, cr, vb, vr] = &mut *bufs;
+        let [yp, cb, cr, vb, vr, ub, ur] = &mut *bufs;
         let (pw, _) = planes(rgb, w, h, [yp, cb, cr]);
         let cw = pw / 2;
         let luma = Codec::new(&LUMA_Q, quality);
@@ -482,22 +486,28 @@ pub fn round_trip(rgb: &mut [u8], w: usize, h: usize, quality: u8) {
             let yrow = &yp[y * pw..y * pw + w];
             // Horizontal pass, the same way: the left pixel of each pair
             // leans on the chroma sample before, the right one on the next.
-            let pairs = out.chunks_mut(6).zip(yrow.chunks(2)).enumerate();
-            for (i, (o, l)) in pairs {
-                let (before, next) = (i.saturating_sub(1), (i + 1).min(sw - 1));
-                let side = [(vb[before], vr[before]), (vb[next], vr[next])];
-                for ((o, &l), (sb, sr)) in o.chunks_exact_mut(3).zip(l).zip(side) {
-                    let b = 0.75 * vb[i] + 0.25 * sb;
-                    let r = 0.75 * vr[i] + 0.25 * sr;
-                    let l = l + 128.0;
-                    let rgb = [
-                        l + 1.402 * r,
-                        l - 0.344_136 * b - 0.714_136 * r,
-                        l + 1.772 * b,
-                    ];
-                    for (o, c) in o.iter_mut().zip(rgb) {
-                        *o = (c + 0.5).clamp(0.0, 255.0) as u8;
-                    }
+            for (plane, up) in [(&*vb, &mut *ub), (&*vr, &mut *ur)] {
+                up.clear();
+                up.extend((0..w).map(|x| {
+                    let i = x / 2;
+                    let side = if x % 2 == 0 {
+                        i.saturating_sub(1)
+                    } else {
+                        (i + 1).min(sw - 1)
+                    };
+                    0.75 * plane[i] + 0.25 * plane[side]
+                }));
+            }
+            for (((o, &l), &b), &r) in out.chunks_exact_mut(3).zip(yrow).zip(&*ub).zip(&*ur) {
+                let l = l + 128.0;
+                let rgb = [
+                    l + 1.402 * r,
+                    l - 0.344_136 * b - 0.714_136 * r,
+                    l + 1.772 * b,
+                ];
+                for (o, c) in o.iter_mut().zip(rgb) {
+                    // In range after the clamp, and i32 converts more cheaply.
+                    *o = (c + 0.5).clamp(0.0, 255.0) as i32 as u8;
                 }
             }
         }

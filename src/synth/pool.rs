@@ -34,6 +34,7 @@ macro_rules! pooled {
 pooled!(f32, SPARE_F32);
 pooled!(u32, SPARE_U32);
 pooled!([f32; 2], SPARE_F32X2);
+pooled!([f32; 3], SPARE_F32X3);
 pooled!(V3, SPARE_V3);
 pooled!(Tap, SPARE_TAP);
 pooled!(Tri, SPARE_TRI);

@@ -220,9 +220,11 @@ const N: usize = 8192;
 const MAX: f32 = 2.0;
 
 /// Linear light (0..MAX over N entries) to 8-bit sRGB plus 0.5, with a soft
-/// shoulder above 0.8. The same for every image, so made once.
-fn tone_lut() -> &'static [f32; N] {
-    static LUT: std::sync::OnceLock<Box<[f32; N]>> = std::sync::OnceLock::new();
+/// shoulder above 0.8, and beside it the shot noise's amplitude at that
+/// level relative to the read noise's. The same for every image, so made
+/// once.
+fn tone_lut() -> &'static [[f32; 2]; N] {
+    static LUT: std::sync::OnceLock<Box<[[f32; 2]; N]>> = std::sync::OnceLock::new();
     LUT.get_or_init(|| {
         Box::new(std::array::from_fn(|i| {
             let x = i as f32 / (N - 1) as f32 * MAX;
@@ -236,7 +238,10 @@ fn tone_lut() -> &'static [f32; N] {
             } else {
                 1.055 * v.powf(1.0 / 2.4) - 0.055
             };
-            s * 255.0 + 0.5
+            let level = s * 255.0 + 0.5;
+            // Shot noise grows with brightness; read noise does not.
+            let b = (level as i32).min(256) as f32;
+            [level, 0.5 + 0.5 * (b / 255.0).sqrt()]
         }))
     })
 }
@@ -249,8 +254,7 @@ struct Tone<'a> {
     inv_r2: f32,
     scale: f32,
     sigma: f32,
-    lut: &'a [f32; N],
-    amp: &'a [f32; 257],
+    lut: &'a [[f32; 2]; N],
     gauss: &'a [f32; 4096],
 }
 
@@ -259,27 +263,27 @@ impl Tone<'_> {
     /// centre, drawing its noise from the generator `state`.
     #[inline(always)]
     fn pixel(&self, o: &mut [u8], c: V3, x: usize, dy: f32, state: &mut u64) {
-        let mut next = || {
-            *state = xorshift(*state);
-            self.gauss[(*state >> 52) as usize]
-        };
         // Clamped in float and converted through i32, which is the same
         // index as clamping after the conversion but cheaper than a
-        // saturating float-to-usize conversion.
-        let idx = |v: f32| (v.max(0.0) * self.scale).min((N - 1) as f32) as i32 as usize;
+        // saturating float-to-usize conversion; the mask keeps it as it is
+        // (N is a power of two) and spares the bounds check.
+        let idx = |v: f32| (v.max(0.0) * self.scale).min((N - 1) as f32) as i32 as usize & (N - 1);
         let dx = x as f32 - self.cx;
         let c = c.mul_e(self.g) * (1.0 - self.vig * (dx * dx + dy * dy) * self.inv_r2);
-        let base = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
+        let t = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
         if self.sigma > 0.0 {
-            let shared = next() * 0.6;
+            // One generator step gives the pixel's four 12-bit table
+            // indices: one deviate shared by the channels, one each.
+            *state = xorshift(*state);
+            let g = |k: u32| self.gauss[(*state >> (52 - 12 * k)) as usize & 4095];
+            let shared = g(0) * 0.6;
             for ch in 0..3 {
-                // Table entries are at least 0.5, so the index is never negative.
-                let n = (shared + next() * 0.8) * self.amp[(base[ch] as i32).min(256) as usize];
-                o[ch] = (base[ch] + n).clamp(0.0, 255.0) as i32 as u8;
+                let n = (shared + g(ch as u32 + 1) * 0.8) * (self.sigma * t[ch][1]);
+                o[ch] = (t[ch][0] + n).clamp(0.0, 255.0) as i32 as u8;
             }
         } else {
             for ch in 0..3 {
-                o[ch] = base[ch].clamp(0.0, 255.0) as i32 as u8;
+                o[ch] = t[ch][0].clamp(0.0, 255.0) as i32 as u8;
             }
         }
     }
@@ -296,10 +300,6 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     let vig = r.vignette as f32;
     let scale = (N - 1) as f32 / MAX;
     let sigma = noise as f32;
-    // Shot noise grows with brightness; read noise does not.
-    let amp: Vec<f32> = (0..=256)
-        .map(|b| sigma * (0.5 + 0.5 * (b as f32 / 255.0).sqrt()))
-        .collect();
     let mut rng = Rng::new(seed);
     // A table of normal deviates keeps per-pixel noise cheap.
     let mut gauss = [0.0f32; 4096];
@@ -308,7 +308,6 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     }
     let state = rng.next_u64() | 1;
     let lut = tone_lut();
-    let amp: &[f32; 257] = amp[..].try_into().expect("257 entries");
     let tone = Tone {
         g,
         cx,
@@ -317,7 +316,6 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
         scale,
         sigma,
         lut,
-        amp,
         gauss: &gauss,
     };
     let mut out = RgbImage::new(img.w as u32, img.h as u32);
@@ -327,7 +325,7 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     // ahead to where the top's ends: two independent chains of dependent
     // steps run about twice as fast as one, with the same numbers.
     let h_top = img.h - img.h / 2;
-    let draws = if sigma > 0.0 { 4 } else { 0 };
+    let draws = if sigma > 0.0 { 1 } else { 0 };
     let (mut s_top, mut s_bot) = (state, xorshift_jump(state, (draws * w * h_top) as u64));
     let (top, bot) = out.as_mut().split_at_mut(3 * w * h_top);
     let mut bot_rows = bot

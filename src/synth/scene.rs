@@ -17,7 +17,9 @@ use super::post;
 use super::props::add_clutter;
 use super::raster::{rasterize, Geometry, ShadowMap, VisBuf, NO_TRI};
 use super::rng::{hash, value_noise, Rng};
-use super::shade::{shade, tri_of, Light, Material, Plane, ShadeInputs, StaticCache, Tex};
+use super::shade::{
+    shade, tri_of, Light, Material, Plane, PlaneKind, ShadeInputs, StaticCache, Tex,
+};
 use super::stages::Stages;
 use super::{BoardState, Piece, PieceKind, PieceSide, Rendered, SynthError};
 
@@ -36,6 +38,8 @@ const MAT_BOARD_SIDE: u16 = 1;
 const MAT_TABLE: u16 = 2;
 const MAT_FLOOR: u16 = 3;
 pub(super) const MAT_CONTACT: u16 = 4;
+/// The table's top face (its sides are `MAT_TABLE`).
+const MAT_TABLE_TOP: u16 = 5;
 /// Contact disc radius over the piece's footprint radius.
 pub(super) const CONTACT_SPREAD: f32 = 1.35;
 
@@ -96,6 +100,8 @@ pub struct Scene {
     pub(super) cache: Mutex<(bool, Option<StaticCache>)>,
     pub(super) light: Light,
     pub(super) background: V3,
+    /// Height of the table's top.
+    pub(super) table_z: f32,
 }
 
 impl Drop for Scene {
@@ -191,6 +197,7 @@ impl Scene {
                 ..Material::flat(V3::default(), 0.06, 20.0)
             },
         ];
+        mats.push(mats[MAT_TABLE as usize]);
         let mut statics = Geometry::default();
         let hb = v3(geom.gx + geom.border, geom.gy + geom.border, 0.0);
         // Board: top face, then a box for its sides.
@@ -229,6 +236,7 @@ impl Scene {
             0.0,
         );
         let table = cuboid(v3(tx.0, tx.1, 0.02));
+        let first = statics.tris.len();
         statics.add_mesh(
             &table,
             &Frame::IDENTITY,
@@ -237,6 +245,11 @@ impl Scene {
             MAT_TABLE,
             OBJ_TABLE,
         );
+        // The cuboid's fifth face (triangles 8 and 9) is its top.
+        for tri in &mut statics.tris[first + 8..first + 10] {
+            tri.mat = MAT_TABLE_TOP;
+        }
+        let table_z = statics.pos[statics.tris[first + 8].v[0] as usize].z;
         let floor = cuboid(v3(12.0, 12.0, 0.01));
         statics.add_mesh(
             &floor,
@@ -319,6 +332,7 @@ impl Scene {
             scratch: Mutex::new(Scratch::pooled()),
             cache: Mutex::new((false, None)),
             light,
+            table_z,
         })
     }
 
@@ -478,10 +492,18 @@ impl Scene {
             board_tex: &self.board_tex,
             table_tex: &self.table_tex,
             background: self.background,
-            plane: Plane {
-                z: 0.0,
-                mats: [MAT_BOARD_TOP, MAT_CONTACT],
-            },
+            planes: [
+                Plane {
+                    z: 0.0,
+                    mats: [MAT_BOARD_TOP, MAT_CONTACT],
+                    kind: PlaneKind::Light,
+                },
+                Plane {
+                    z: self.table_z,
+                    mats: [MAT_TABLE_TOP, MAT_TABLE_TOP],
+                    kind: PlaneKind::Colour,
+                },
+            ],
         };
         // A still camera sees the same static scene every frame.
         // Built on the second frame, so one-off renders do not pay for it.

@@ -60,8 +60,8 @@ pub struct ShadeInputs<'a> {
     pub board_tex: &'a Texture,
     pub table_tex: &'a Texture,
     pub background: V3,
-    /// The board's top, whose key-light terms come from a `PlaneLight`.
-    pub plane: Plane,
+    /// The board's top and the table's, shaded from `PlaneLight` samples.
+    pub planes: [Plane; 2],
 }
 
 /// A horizontal plane at height `z`: the materials in `mats` are only on
@@ -71,15 +71,31 @@ pub struct ShadeInputs<'a> {
 pub struct Plane {
     pub z: f32,
     pub mats: [u16; 2],
+    pub kind: PlaneKind,
 }
 
-/// Whether triangle `t` lies on the plane. (The table's top is not one:
-/// few of its pixels need the shadow filter, it has no specular, and four
-/// sample reads cost more than they save there.)
-#[inline]
-fn on_plane(s: &ShadeInputs, t: &Tri) -> bool {
-    t.mat == s.plane.mats[0] || t.mat == s.plane.mats[1]
+/// What a plane's samples hold.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PlaneKind {
+    /// The key light's lit fraction and specular; the texture is still
+    /// looked up per pixel (the board's squares and print are about a
+    /// pixel a texel).
+    Light,
+    /// The whole colour: the table, whose texels span several pixels in
+    /// most views and whose colour varies as slowly as its lighting.
+    Colour,
 }
+
+/// Which of the planes triangle `t` lies on.
+#[inline]
+fn plane_of(s: &ShadeInputs, t: &Tri) -> Option<usize> {
+    s.planes
+        .iter()
+        .position(|pl| t.mat == pl.mats[0] || t.mat == pl.mats[1])
+}
+
+/// A sample's shadow probe where it has none.
+const NO_PROBE: (u32, f32) = (u32::MAX, 0.0);
 
 /// Triangle of a visibility-buffer id (the top bit selects the geometry).
 #[inline]
@@ -87,16 +103,19 @@ pub fn tri_of<'a>(geoms: &[&'a Geometry; 2], id: u32) -> &'a Tri {
     &geoms[(id >> 31) as usize].tris[(id & 0x7FFF_FFFF) as usize]
 }
 
-/// The key light's terms on the `Plane`: the lit fraction and the specular,
-/// sampled at every second canvas pixel in both directions and interpolated
-/// in between. Both vary slowly across the flat board (a penumbra spans a
-/// few pixels) while its texture keeps a lookup per pixel, so most of the
-/// image pays a quarter of the shadow filter and specular work. Samples are
-/// computed when a pixel first needs them.
+/// A `Plane`'s shading terms sampled at every second canvas pixel in both
+/// directions and interpolated in between: on the board, the key light's
+/// lit fraction and specular (a penumbra spans a few pixels) while its
+/// texture keeps a lookup per pixel; on the table, the whole colour. Most
+/// of the image pays a quarter of the shadow filter, specular and table
+/// texture work. Samples are computed when a pixel first needs them.
 pub struct PlaneLight {
+    /// Index of the plane in `ShadeInputs::planes`.
+    plane: usize,
     gw: usize,
-    /// (lit, specular) per sample, valid where `state` is not 0.
-    vals: Vec<[f32; 2]>,
+    /// (lit, specular, 0) or the colour per sample, valid where `state` is
+    /// not 0.
+    vals: Vec<[f32; 3]>,
     /// Shadow probe per sample, for `dynamic_clear`.
     probes: Vec<(u32, f32)>,
     /// Per sample: 0 not yet known, 1 the static value holds, 2 recomputed.
@@ -104,13 +123,14 @@ pub struct PlaneLight {
 }
 
 impl PlaneLight {
-    pub fn new(canvas_w: usize, canvas_h: usize) -> PlaneLight {
+    pub fn new(plane: usize, canvas_w: usize, canvas_h: usize) -> PlaneLight {
         let n = (canvas_w / 2 + 2) * (canvas_h / 2 + 2);
         let (mut vals, mut probes, mut state) = (pool::take(n), pool::take(n), pool::take(n));
-        vals.resize(n, [0.0; 2]);
-        probes.resize(n, (u32::MAX, 0.0));
+        vals.resize(n, [0.0; 3]);
+        probes.resize(n, NO_PROBE);
         state.resize(n, 0);
         PlaneLight {
+            plane,
             gw: canvas_w / 2 + 2,
             vals,
             probes,
@@ -125,13 +145,22 @@ impl PlaneLight {
         pool::give(self.state);
     }
 
-    /// Sample `k` as this frame shows it: the static scene's value where no
-    /// dynamic caster reaches its shadow lookup, else computed again.
-    #[inline]
-    fn sample(&mut self, s: &ShadeInputs, k: usize, base: Option<&PlaneLight>) -> [f32; 2] {
+    /// Sample (i, j), at canvas pixel (2i, 2j), as this frame shows it: the
+    /// static scene's value where no dynamic caster reaches its shadow
+    /// lookup, else computed again.
+    #[inline(always)]
+    fn sample(&mut self, s: &ShadeInputs, i: usize, j: usize, base: Option<&PlaneLight>) -> [f32; 3] {
+        let k = j * self.gw + i;
         if self.state[k] != 0 {
             return self.vals[k];
         }
+        self.fill(s, (i, j), base)
+    }
+
+    /// `sample` where the sample is not known yet.
+    #[inline(never)]
+    fn fill(&mut self, s: &ShadeInputs, (i, j): (usize, usize), base: Option<&PlaneLight>) -> [f32; 3] {
+        let k = j * self.gw + i;
         if let Some(b) = base {
             let (tile, d) = b.probes[k];
             if b.state[k] != 0 && s.shadow.dynamic_clear(tile, d) {
@@ -141,67 +170,49 @@ impl PlaneLight {
                 return self.vals[k];
             }
         }
-        let (u, v) = ((2 * (k % self.gw)) as f32, (2 * (k / self.gw)) as f32);
-        let (v, probe) = plane_terms(s, &s.plane, u, v);
+        let (v, probe) = plane_terms(s, &s.planes[self.plane], (2 * i) as f32, (2 * j) as f32);
         self.vals[k] = v;
         self.probes[k] = probe;
         self.state[k] = 2;
         v
     }
 
-    /// Interpolated terms at canvas pixel (x, y).
-    #[inline]
-    fn at(&mut self, s: &ShadeInputs, x: usize, y: usize, base: Option<&PlaneLight>) -> [f32; 2] {
-        let k = (y >> 1) * self.gw + (x >> 1);
-        let a = self.sample(s, k, base);
-        let (fx, fy) = ((x & 1) as f32 * 0.5, (y & 1) as f32 * 0.5);
-        let b = if fx > 0.0 {
-            self.sample(s, k + 1, base)
-        } else {
-            a
-        };
-        let (c, d) = if fy > 0.0 {
-            let c = self.sample(s, k + self.gw, base);
-            let d = if fx > 0.0 {
-                self.sample(s, k + self.gw + 1, base)
-            } else {
-                c
-            };
-            (c, d)
-        } else {
-            (a, b)
-        };
-        let mut out = [0.0; 2];
-        for i in 0..2 {
-            let top = a[i] + (b[i] - a[i]) * fx;
-            let bot = c[i] + (d[i] - c[i]) * fx;
-            out[i] = top + (bot - top) * fy;
+    /// Interpolated terms at canvas pixel (x, y): a sample, or the mean of
+    /// the two or four around it.
+    #[inline(always)]
+    fn at(&mut self, s: &ShadeInputs, x: usize, y: usize, base: Option<&PlaneLight>) -> [f32; 3] {
+        let (i, j) = (x >> 1, y >> 1);
+        let a = self.sample(s, i, j, base);
+        let mean = |p: [f32; 3], q: [f32; 3]| std::array::from_fn(|c| 0.5 * (p[c] + q[c]));
+        match (x & 1, y & 1) {
+            (0, 0) => a,
+            (1, 0) => mean(a, self.sample(s, i + 1, j, base)),
+            (0, _) => mean(a, self.sample(s, i, j + 1, base)),
+            _ => {
+                let b = self.sample(s, i + 1, j, base);
+                let c = self.sample(s, i, j + 1, base);
+                let d = self.sample(s, i + 1, j + 1, base);
+                std::array::from_fn(|n| 0.25 * ((a[n] + b[n]) + (c[n] + d[n])))
+            }
         }
-        out
     }
 
     /// Whether every sample pixel (x, y) reads keeps its static value.
     #[inline]
     fn static_at(&mut self, s: &ShadeInputs, x: usize, y: usize, base: &PlaneLight) -> bool {
-        let k = (y >> 1) * self.gw + (x >> 1);
-        let mut ks = [k, k, k, k];
-        if x & 1 == 1 {
-            ks[1] = k + 1;
-            ks[3] = k + 1;
-        }
-        if y & 1 == 1 {
-            ks[2] += self.gw;
-            ks[3] += self.gw;
-        }
-        ks.iter().all(|&k| {
-            self.sample(s, k, Some(base));
-            self.state[k] == 1
-        })
+        let (i, j) = (x >> 1, y >> 1);
+        let (di, dj) = (x & 1, y & 1);
+        [(i, j), (i + di, j), (i, j + dj), (i + di, j + dj)]
+            .into_iter()
+            .all(|(i, j)| {
+                self.sample(s, i, j, Some(base));
+                self.state[j * self.gw + i] == 1
+            })
     }
 }
 
-/// Key-light terms of `pl` at canvas position (u, v).
-fn plane_terms(s: &ShadeInputs, pl: &Plane, u: f32, v: f32) -> ([f32; 2], (u32, f32)) {
+/// The terms `pl` keeps (see `PlaneKind`) at canvas position (u, v).
+fn plane_terms(s: &ShadeInputs, pl: &Plane, u: f32, v: f32) -> ([f32; 3], (u32, f32)) {
     let cam = s.cam;
     let x = ((u as f64 - cam.cx - cam.canvas_off.0) / cam.focal_px) as f32;
     let y = (-(v as f64 - cam.cy - cam.canvas_off.1) / cam.focal_px) as f32;
@@ -212,24 +223,36 @@ fn plane_terms(s: &ShadeInputs, pl: &Plane, u: f32, v: f32) -> ([f32; 2], (u32, 
     let p = cam.pos + dir * t;
     let m = &s.mats[pl.mats[0] as usize];
     let l = s.light.to_light;
-    if l.z <= 0.0 {
-        return ([0.0, 0.0], (u32::MAX, 0.0));
-    }
-    let q = p + V3 {
-        x: 0.0,
-        y: 0.0,
-        z: s.shadow.texel * 1.2,
+    let (lit, probe) = if l.z > 0.0 {
+        let q = p + V3 {
+            x: 0.0,
+            y: 0.0,
+            z: s.shadow.texel * 1.2,
+        };
+        s.shadow.light(q, s.light.soft)
+    } else {
+        (0.0, NO_PROBE)
     };
-    let (lit, probe) = s.shadow.light(q, s.light.soft);
     let mut spec = 0.0;
-    if m.spec > 0.0 {
+    if l.z > 0.0 && m.spec > 0.0 {
         let v = (s.cam.pos - p).norm_fast();
         let h = (l + v).norm_fast();
         let nh = h.z.max(0.0);
         let sp = nh / (m.shininess - m.shininess * nh + nh);
         spec = m.spec * sp * lit;
     }
-    ([lit, spec], probe)
+    if pl.kind == PlaneKind::Light {
+        return ([lit, spec, 0.0], probe);
+    }
+    // As `shade_px` lights a flat, up-facing pixel.
+    let albedo = match m.tex {
+        Tex::Board => s.board_tex.sample(p.x, p.y),
+        Tex::Table => s.table_tex.sample(p.x, p.y).mul_e(m.albedo),
+        _ => m.albedo,
+    };
+    let amb = s.light.ambient * (0.62 + 0.38 * 1.0);
+    let c = albedo.mul_e(amb + s.light.key * (l.z.max(0.0) * lit)) + s.light.key * spec;
+    ([c.x, c.y, c.z], probe)
 }
 
 /// Static-scene shading kept between frames of a still camera: what the
@@ -243,7 +266,7 @@ pub struct StaticCache {
     pub bary: Vec<[f32; 2]>,
     pub colour: Vec<V3>,
     pub probe: Vec<(u32, f32)>,
-    pub plane: PlaneLight,
+    pub planes: [PlaneLight; 2],
 }
 
 impl StaticCache {
@@ -252,9 +275,9 @@ impl StaticCache {
         let n = vb.w * vb.h;
         let mut colour = Vec::with_capacity(n);
         let mut probe = Vec::with_capacity(n);
-        let mut plane = PlaneLight::new(vb.w, vb.h);
+        let mut planes = new_planes(vb.w, vb.h);
         for k in 0..n {
-            let (c, pr) = shade_px(vb, s, k, (k % vb.w, k / vb.w), &mut plane, None);
+            let (c, pr) = shade_px(vb, s, k, (k % vb.w, k / vb.w), &mut planes, None);
             colour.push(c);
             probe.push(pr);
         }
@@ -264,7 +287,7 @@ impl StaticCache {
             bary: vb.bary.clone(),
             colour,
             probe,
-            plane,
+            planes,
         }
     }
 
@@ -285,14 +308,14 @@ impl StaticCache {
 pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mut Vec<V3>) {
     out.clear();
     let n = vb.w * vb.h;
-    let mut plane = PlaneLight::new(vb.w, vb.h);
+    let mut planes = new_planes(vb.w, vb.h);
     let Some(c) = cache else {
         for y in 0..vb.h {
             out.extend(
-                (0..vb.w).map(|x| shade_px(vb, s, y * vb.w + x, (x, y), &mut plane, None).0),
+                (0..vb.w).map(|x| shade_px(vb, s, y * vb.w + x, (x, y), &mut planes, None).0),
             );
         }
-        plane.recycle();
+        let _ = planes.map(PlaneLight::recycle);
         return;
     };
     out.reserve(n);
@@ -300,8 +323,8 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
         let id = vb.tri[k];
         let (x, y) = (k % vb.w, k / vb.w);
         let reuse = id == c.tri[k] && id >> 31 == 0 && {
-            if on_plane(s, &s.geoms[0].tris[id as usize]) {
-                plane.static_at(s, x, y, &c.plane)
+            if let Some(i) = plane_of(s, &s.geoms[0].tris[id as usize]) {
+                planes[i].static_at(s, x, y, &c.planes[i])
             } else {
                 let (tile, d) = c.probe[k];
                 s.shadow.dynamic_clear(tile, d)
@@ -310,10 +333,14 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
         if reuse {
             out.push(c.colour[k]);
         } else {
-            out.push(shade_px(vb, s, k, (x, y), &mut plane, Some(&c.plane)).0);
+            out.push(shade_px(vb, s, k, (x, y), &mut planes, Some(&c.planes)).0);
         }
     }
-    plane.recycle();
+    let _ = planes.map(PlaneLight::recycle);
+}
+
+fn new_planes(w: usize, h: usize) -> [PlaneLight; 2] {
+    [PlaneLight::new(0, w, h), PlaneLight::new(1, w, h)]
 }
 
 /// Colour of one pixel, and its shadow probe (tile, light depth).
@@ -323,18 +350,25 @@ fn shade_px(
     s: &ShadeInputs,
     k: usize,
     (x, y): (usize, usize),
-    plane: &mut PlaneLight,
-    base: Option<&PlaneLight>,
+    planes: &mut [PlaneLight; 2],
+    base: Option<&[PlaneLight; 2]>,
 ) -> (V3, (u32, f32)) {
     let l = s.light.to_light;
     let bias = s.shadow.texel * 1.2;
     let id = vb.tri[k];
     if id == NO_TRI {
         let fy = y as f32 / vb.h as f32;
-        return (s.background * (1.1 - 0.3 * fy), (u32::MAX, 0.0));
+        return (s.background * (1.1 - 0.3 * fy), NO_PROBE);
     }
     let g = s.geoms[(id >> 31) as usize];
     let t = &g.tris[(id & 0x7FFF_FFFF) as usize];
+    let on = plane_of(s, t);
+    if let Some(i) = on {
+        if s.planes[i].kind == PlaneKind::Colour {
+            let [r, g, b] = planes[i].at(s, x, y, base.map(|b| &b[i]));
+            return (V3 { x: r, y: g, z: b }, NO_PROBE);
+        }
+    }
     let [b0, b1] = vb.bary[k];
     let b2 = 1.0 - b0 - b1;
     let [i0, i1, i2] = [t.v[0] as usize, t.v[1] as usize, t.v[2] as usize];
@@ -363,18 +397,18 @@ fn shade_px(
         }
     };
     let ndl = n.dot(l);
-    if on_plane(s, t) {
-        let [lit, spec] = plane.at(s, x, y, base);
+    if let Some(i) = on {
+        let [lit, spec, _] = planes[i].at(s, x, y, base.map(|b| &b[i]));
         let diff = ndl.max(0.0);
         let amb = s.light.ambient * (0.62 + 0.38 * n.z);
         let c = albedo.mul_e(amb + s.light.key * (diff * lit)) + s.light.key * spec;
-        return (c, (u32::MAX, 0.0));
+        return (c, NO_PROBE);
     }
     let (lit, probe) = if ndl > -m.wrap {
         let q = p + n * bias;
         s.shadow.light(q, s.light.soft)
     } else {
-        (0.0, (u32::MAX, 0.0))
+        (0.0, NO_PROBE)
     };
     let diff = if m.wrap > 0.0 {
         ((ndl + m.wrap) / (1.0 + m.wrap)).max(0.0)
