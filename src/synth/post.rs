@@ -272,13 +272,14 @@ impl Tone<'_> {
         let c = c.mul_e(self.g) * (1.0 - self.vig * (dx * dx + dy * dy) * self.inv_r2);
         let t = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
         if self.sigma > 0.0 {
-            // One generator step gives the pixel's four 12-bit table
-            // indices: one deviate shared by the channels, one each.
-            *state = xorshift(*state);
-            let g = |k: u32| self.gauss[(*state >> (52 - 12 * k)) as usize & 4095];
-            let shared = g(0) * 0.6;
+            // Four deviates: one shared by the channels, one each.
+            let mut next = || {
+                *state = xorshift(*state);
+                self.gauss[(*state >> 52) as usize]
+            };
+            let shared = next() * 0.6;
             for ch in 0..3 {
-                let n = (shared + g(ch as u32 + 1) * 0.8) * (self.sigma * t[ch][1]);
+                let n = (shared + next() * 0.8) * (self.sigma * t[ch][1]);
                 o[ch] = (t[ch][0] + n).clamp(0.0, 255.0) as i32 as u8;
             }
         } else {
@@ -325,7 +326,7 @@ pub fn to_srgb(img: &Lin, r: &Realism, seed: u64) -> RgbImage {
     // ahead to where the top's ends: two independent chains of dependent
     // steps run about twice as fast as one, with the same numbers.
     let h_top = img.h - img.h / 2;
-    let draws = if sigma > 0.0 { 1 } else { 0 };
+    let draws = if sigma > 0.0 { 4 } else { 0 };
     let (mut s_top, mut s_bot) = (state, xorshift_jump(state, (draws * w * h_top) as u64));
     let (top, bot) = out.as_mut().split_at_mut(3 * w * h_top);
     let mut bot_rows = bot

@@ -265,7 +265,7 @@ fn issue8_a_knocked_camera_loses_no_move() {
 /// overhead scene of `seed` at the given camera pose, records the clip with no
 /// corners given, and returns the recorded SANs, the true ones and record's stderr.
 fn recorded_without_corners(
-    seed: u64,
+    (seed, dark): (u64, bool),
     (elevation, azimuth): (f64, f64),
     plies: usize,
 ) -> (Vec<String>, Vec<String>, String) {
@@ -273,7 +273,7 @@ fn recorded_without_corners(
     let (start, moves) = chess_game(&fixture("castling_en_passant.pgn")).unwrap();
     let plies = plies.min(moves.len());
     let states = states_of(&start, &moves[..plies]);
-    let mut params = small(SceneParams::chess_overhead(seed, true));
+    let mut params = small(SceneParams::chess_overhead(seed, dark));
     params.camera.elevation_deg = elevation;
     params.camera.azimuth_deg = azimuth;
     let (clip, _) = render(dir.path(), "game", &params, &states, &fast_clip());
@@ -297,7 +297,7 @@ fn recorded_without_corners(
 
 #[test]
 fn issue8_a_game_is_recorded_without_typing_corners() {
-    let (sans, want, log) = recorded_without_corners(21, (55.0, 25.0), usize::MAX);
+    let (sans, want, log) = recorded_without_corners((21, true), (55.0, 25.0), usize::MAX);
     assert_eq!(sans, want, "recorded moves differ\n{log}");
 }
 
@@ -307,7 +307,7 @@ fn issue8_a_game_is_recorded_without_typing_corners() {
 /// reads as the start position, and the game is recorded.
 #[test]
 fn issue8_a_grid_located_a_rank_off_is_moved_back_by_the_start_position() {
-    let (sans, want, log) = recorded_without_corners(1, (45.0, 7.0), 6);
+    let (sans, want, log) = recorded_without_corners((1, false), (45.0, 7.0), 6);
     assert!(
         log.contains("moved the grid -1 rows and 0 columns"),
         "{log}"
