@@ -16,9 +16,33 @@ pub struct Texture {
     pub sx: f32,
     pub sy: f32,
     pub tiled: bool,
+    /// Texels per metre along x and y, and whether both sides are powers of
+    /// two: what every lookup would otherwise work out again.
+    pub(super) ku: f32,
+    pub(super) kv: f32,
+    pub(super) pow2: bool,
 }
 
 impl Texture {
+    /// `w` x `h` texels over the `sx` x `sy` metre rectangle from (x0, y0),
+    /// repeated beyond it where `tiled`, else clamped to its edge.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(w: usize, h: usize, data: Vec<V3>, (x0, y0): (f32, f32), (sx, sy): (f32, f32), tiled: bool) -> Texture {
+        Texture {
+            w,
+            h,
+            data,
+            x0,
+            y0,
+            sx,
+            sy,
+            tiled,
+            ku: w as f32 / sx,
+            kv: h as f32 / sy,
+            pow2: w.is_power_of_two() && h.is_power_of_two(),
+        }
+    }
+
     /// Hands the texels back for reuse.
     pub(super) fn recycle(self) {
         super::pool::give(self.data);
@@ -28,12 +52,12 @@ impl Texture {
     #[inline(always)]
     pub fn sample(&self, x: f32, y: f32) -> V3 {
         let (w, h) = (self.w as i32, self.h as i32);
-        let u = (x - self.x0) * (self.w as f32 / self.sx) - 0.5;
-        let v = (y - self.y0) * (self.h as f32 / self.sy) - 0.5;
+        let u = (x - self.x0) * self.ku - 0.5;
+        let v = (y - self.y0) * self.kv - 0.5;
         let (iu, iv) = (floor_i(u), floor_i(v));
         let (tu, tv) = (u - iu as f32, v - iv as f32);
         let (i0, i1, j0, j1) = if self.tiled {
-            if self.w.is_power_of_two() && self.h.is_power_of_two() {
+            if self.pow2 {
                 // Two's complement masking is rem_euclid for powers of two.
                 let (mw, mh) = (w - 1, h - 1);
                 (
@@ -285,16 +309,7 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
             data.push(c);
         }
     }
-    let mut tex = Texture {
-        w,
-        h,
-        data,
-        x0: -sx / 2.0,
-        y0: -sy / 2.0,
-        sx,
-        sy,
-        tiled: false,
-    };
+    let mut tex = Texture::new(w, h, data, (-sx / 2.0, -sy / 2.0), (sx, sy), false);
     if b.coordinates && border > 0.0 {
         print_coordinates(p, &mut tex, gx, gy, pitch_x, pitch_y, border, ink);
     }
@@ -405,14 +420,5 @@ pub fn bake_table(kind: TableKind, color: [u8; 3], rng: &mut Rng) -> Texture {
             data.push(c);
         }
     }
-    Texture {
-        w: n,
-        h: n,
-        data,
-        x0: 0.0,
-        y0: 0.0,
-        sx: tile,
-        sy: tile,
-        tiled: true,
-    }
+    Texture::new(n, n, data, (0.0, 0.0), (tile, tile), true)
 }
