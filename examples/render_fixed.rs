@@ -13,7 +13,9 @@ use boardscribe::synth::SceneParams;
 
 fn main() -> anyhow::Result<()> {
     let n: usize = match std::env::args().nth(1) {
-        Some(a) => a.parse().map_err(|_| anyhow::anyhow!("N must be a count, not {a:?}"))?,
+        Some(a) => a
+            .parse()
+            .map_err(|_| anyhow::anyhow!("N must be a count, not {a:?}"))?,
         None => 1,
     };
     let state = board_state(&Chess::new(), WhiteSide::Bottom);

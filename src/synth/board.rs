@@ -27,7 +27,14 @@ impl Texture {
     /// `w` x `h` texels over the `sx` x `sy` metre rectangle from (x0, y0),
     /// repeated beyond it where `tiled`, else clamped to its edge.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(w: usize, h: usize, data: Vec<V3>, (x0, y0): (f32, f32), (sx, sy): (f32, f32), tiled: bool) -> Texture {
+    pub fn new(
+        w: usize,
+        h: usize,
+        data: Vec<V3>,
+        (x0, y0): (f32, f32),
+        (sx, sy): (f32, f32),
+        tiled: bool,
+    ) -> Texture {
         Texture {
             w,
             h,

@@ -224,18 +224,31 @@ fn planes(rgb: &[u8], w: usize, h: usize, out: [&mut Vec<f32>; 3]) -> (usize, us
         p.clear();
         p.resize(n, 0.0);
     }
+    let cw = pw / 2;
     for y in 0..ph {
         let sy = y.min(h - 1);
         let src = &rgb[sy * w * 3..(sy + 1) * w * 3];
         let yrow = &mut yp[y * pw..(y + 1) * pw];
-        let crow = (y / 2) * (pw / 2);
-        for (x, yv) in yrow.iter_mut().enumerate() {
-            let k = x.min(w - 1) * 3;
-            let (r, g, b) = (src[k] as f32, src[k + 1] as f32, src[k + 2] as f32);
-            *yv = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
-            let c = crow + x / 2;
-            cb[c] += 0.25 * (-0.168_736 * r - 0.331_264 * g + 0.5 * b);
-            cr[c] += 0.25 * (0.5 * r - 0.418_688 * g - 0.081_312 * b);
+        let crow = (y / 2) * cw;
+        let (cbr, crr) = (&mut cb[crow..crow + cw], &mut cr[crow..crow + cw]);
+        // Pixel pairs: each chroma sample sums its four pixels in raster
+        // order, the two of this row here.
+        let last = &src[3 * (w - 1)..];
+        let mut pairs = src.chunks_exact(6);
+        let whole = yrow
+            .chunks_exact_mut(2)
+            .zip(cbr.iter_mut().zip(crr.iter_mut()));
+        for (ys, (cbv, crv)) in whole {
+            let pair = pairs.next();
+            for (i, yv) in ys.iter_mut().enumerate() {
+                // Past the last whole pair: an odd width's last pixel, then
+                // the padding, which repeats it.
+                let px = pair.map_or(last, |p| &p[3 * i..3 * i + 3]);
+                let (r, g, b) = (px[0] as f32, px[1] as f32, px[2] as f32);
+                *yv = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
+                *cbv += 0.25 * (-0.168_736 * r - 0.331_264 * g + 0.5 * b);
+                *crv += 0.25 * (0.5 * r - 0.418_688 * g - 0.081_312 * b);
+            }
         }
     }
     (pw, ph)
@@ -540,6 +553,36 @@ mod tests {
             .sum::<f64>()
             / rgb.len() as f64;
         assert!(err < 4.0, "mean error {err}");
+    }
+
+    /// The pairwise pass against the plain per-pixel definition, odd sizes
+    /// included: the same sums in the same order, so the same bits.
+    #[test]
+    fn planes_match_the_per_pixel_definition() {
+        for (w, h) in [(37usize, 21usize), (16, 16), (33, 8), (1, 1)] {
+            let rgb: Vec<u8> = (0..w * h * 3).map(|i| (i * 37 % 251) as u8).collect();
+            let (mut yp, mut cb, mut cr) = (Vec::new(), Vec::new(), Vec::new());
+            let (pw, ph) = planes(&rgb, w, h, [&mut yp, &mut cb, &mut cr]);
+            let (mut y2, mut cb2, mut cr2) = (
+                vec![0.0f32; pw * ph],
+                vec![0.0f32; pw * ph / 4],
+                vec![0.0f32; pw * ph / 4],
+            );
+            for y in 0..ph {
+                for x in 0..pw {
+                    let k = (y.min(h - 1) * w + x.min(w - 1)) * 3;
+                    let (r, g, b) = (rgb[k] as f32, rgb[k + 1] as f32, rgb[k + 2] as f32);
+                    y2[y * pw + x] = 0.299 * r + 0.587 * g + 0.114 * b - 128.0;
+                    let c = (y / 2) * (pw / 2) + x / 2;
+                    cb2[c] += 0.25 * (-0.168_736 * r - 0.331_264 * g + 0.5 * b);
+                    cr2[c] += 0.25 * (0.5 * r - 0.418_688 * g - 0.081_312 * b);
+                }
+            }
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&yp), bits(&y2), "{w}x{h} luma");
+            assert_eq!(bits(&cb), bits(&cb2), "{w}x{h} Cb");
+            assert_eq!(bits(&cr), bits(&cr2), "{w}x{h} Cr");
+        }
     }
 
     #[test]

@@ -149,7 +149,13 @@ impl PlaneLight {
     /// static scene's value where no dynamic caster reaches its shadow
     /// lookup, else computed again.
     #[inline(always)]
-    fn sample(&mut self, s: &ShadeInputs, i: usize, j: usize, base: Option<&PlaneLight>) -> [f32; 3] {
+    fn sample(
+        &mut self,
+        s: &ShadeInputs,
+        i: usize,
+        j: usize,
+        base: Option<&PlaneLight>,
+    ) -> [f32; 3] {
         let k = j * self.gw + i;
         if self.state[k] != 0 {
             return self.vals[k];
@@ -159,7 +165,12 @@ impl PlaneLight {
 
     /// `sample` where the sample is not known yet.
     #[inline(never)]
-    fn fill(&mut self, s: &ShadeInputs, (i, j): (usize, usize), base: Option<&PlaneLight>) -> [f32; 3] {
+    fn fill(
+        &mut self,
+        s: &ShadeInputs,
+        (i, j): (usize, usize),
+        base: Option<&PlaneLight>,
+    ) -> [f32; 3] {
         let k = j * self.gw + i;
         if let Some(b) = base {
             let (tile, d) = b.probes[k];
