@@ -26,7 +26,6 @@ pub struct Texture {
 impl Texture {
     /// `w` x `h` texels over the `sx` x `sy` metre rectangle from (x0, y0),
     /// repeated beyond it where `tiled`, else clamped to its edge.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         w: usize,
         h: usize,

@@ -389,8 +389,7 @@ impl Codec {
                 }
             }
             // Quantise and dequantise (round half up). Levels are far below
-            // 2^31, so `floor_i` needs no saturation here, and without it
-            // the row vectorises.
+            // 2^31, so the floor needs no saturation (as `floor_i` has).
             let mut any = 0;
             for (u, o) in out.iter_mut().enumerate() {
                 let k = v * 8 + u;

@@ -245,11 +245,15 @@ impl Scene {
             MAT_TABLE,
             OBJ_TABLE,
         );
-        // The cuboid's fifth face (triangles 8 and 9) is its top.
-        for tri in &mut statics.tris[first + 8..first + 10] {
-            tri.mat = MAT_TABLE_TOP;
+        // Its up-facing face is the top.
+        let mut table_z = 0.0;
+        for tri in &mut statics.tris[first..] {
+            let v = tri.v[0] as usize;
+            if tri.flat && statics.nrm[v].z > 0.5 {
+                tri.mat = MAT_TABLE_TOP;
+                table_z = statics.pos[v].z;
+            }
         }
-        let table_z = statics.pos[statics.tris[first + 8].v[0] as usize].z;
         let floor = cuboid(v3(12.0, 12.0, 0.01));
         statics.add_mesh(
             &floor,

@@ -81,8 +81,9 @@ pub enum PlaneKind {
     /// looked up per pixel (the board's squares and print are about a
     /// pixel a texel).
     Light,
-    /// The whole colour: the table, whose texels span several pixels in
-    /// most views and whose colour varies as slowly as its lighting.
+    /// The whole colour: the table, whose wood and plain textures have
+    /// texels of 2-3 mm, several pixels in most views (the cloth's finer
+    /// weave comes out averaged over two pixels, as a soft lens shows it).
     Colour,
 }
 
