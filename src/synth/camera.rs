@@ -226,22 +226,21 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
         }
         // Positions move monotonically from a band's first row to its last,
         // so the extremes lie on those rows.
-        let extreme = j % STEP == 0 || j % STEP == STEP - 1 || j == h - 1;
-        for (t, b) in top.iter().zip(&bot) {
-            let px = t.0 + (b.0 - t.0) * tj;
-            let py = t.1 + (b.1 - t.1) * tj;
-            if extreme {
+        let at =
+            |(t, b): (&(f64, f64), &(f64, f64))| (t.0 + (b.0 - t.0) * tj, t.1 + (b.1 - t.1) * tj);
+        if j % STEP == 0 || j % STEP == STEP - 1 || j == h - 1 {
+            for (px, py) in top.iter().zip(&bot).map(at) {
                 minx = minx.min(px);
                 miny = miny.min(py);
                 maxx = maxx.max(px);
                 maxy = maxy.max(py);
             }
-            taps.push(Tap {
-                k: 0,
-                tx: px as f32,
-                ty: py as f32,
-            });
         }
+        taps.extend(top.iter().zip(&bot).map(at).map(|(px, py)| Tap {
+            k: 0,
+            tx: px as f32,
+            ty: py as f32,
+        }));
     }
     // Strong pincushion/barrel settings can ask for a huge canvas; cap it and
     // let the outermost pixels clamp to the edge.
@@ -254,17 +253,19 @@ pub fn build_remap(cam: &Camera, w: usize, h: usize) -> Remap {
     let (cw, ch) = (w + (ox + ex) as usize, h + (oy + ey) as usize);
     // Split a clamped coordinate into a texel and the weight of the next
     // one; the last texel is the next one of its left neighbour at weight 1.
-    let split = |v: f32, n: usize| -> (usize, f32) {
+    // Canvas sides are far below 2^31, so the texel arithmetic stays in i32
+    // (which converts to and from f32 in vector lanes, unlike usize).
+    let split = |v: f32, n: i32| -> (i32, f32) {
         let v = v.clamp(0.0, (n - 1) as f32);
-        // In range after the clamp: i32 converts more cheaply than usize.
-        let i = (v as i32 as usize).min(n - 2);
+        let i = (v as i32).min(n - 2);
         (i, v - i as f32)
     };
+    let (oxf, oyf, cwi, chi) = (ox as f32, oy as f32, cw as i32, ch as i32);
     for t in taps.iter_mut() {
-        let (ix, tx) = split(t.tx + ox as f32, cw);
-        let (iy, ty) = split(t.ty + oy as f32, ch);
+        let (ix, tx) = split(t.tx + oxf, cwi);
+        let (iy, ty) = split(t.ty + oyf, chi);
         *t = Tap {
-            k: (iy * cw + ix) as u32,
+            k: (iy * cwi + ix) as u32,
             tx,
             ty,
         };
