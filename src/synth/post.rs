@@ -33,14 +33,13 @@ pub fn warp(
         return Lin { w, h, px };
     };
     debug_assert_eq!((cw, ch), (r.canvas_w, r.canvas_h));
-    px.reserve(r.taps.len());
-    for t in &r.taps {
+    px.extend(r.taps.iter().map(|t| {
         let k = t.k as usize;
         let (top, bot) = (&canvas[k..k + 2], &canvas[k + cw..k + cw + 2]);
         let a = top[0].lerp(top[1], t.tx);
         let b = bot[0].lerp(bot[1], t.tx);
-        px.push(a.lerp(b, t.ty));
-    }
+        a.lerp(b, t.ty)
+    }));
     Lin { w, h, px }
 }
 
