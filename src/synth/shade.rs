@@ -331,22 +331,24 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
         return;
     };
     out.reserve(n);
-    for k in 0..n {
-        let id = vb.tri[k];
-        let (x, y) = (k % vb.w, k / vb.w);
-        let reuse = id == c.tri[k] && id >> 31 == 0 && {
-            if let Some(i) = plane_of(s, &s.geoms[0].tris[id as usize]) {
-                planes[i].static_at(s, x, y, &c.planes[i])
+    for y in 0..vb.h {
+        out.extend((0..vb.w).map(|x| {
+            let k = y * vb.w + x;
+            let id = vb.tri[k];
+            let reuse = id == c.tri[k] && id >> 31 == 0 && {
+                if let Some(i) = plane_of(s, &s.geoms[0].tris[id as usize]) {
+                    planes[i].static_at(s, x, y, &c.planes[i])
+                } else {
+                    let (tile, d) = c.probe[k];
+                    s.shadow.dynamic_clear(tile, d)
+                }
+            };
+            if reuse {
+                c.colour[k]
             } else {
-                let (tile, d) = c.probe[k];
-                s.shadow.dynamic_clear(tile, d)
+                shade_px(vb, s, k, (x, y), &mut planes, Some(&c.planes)).0
             }
-        };
-        if reuse {
-            out.push(c.colour[k]);
-        } else {
-            out.push(shade_px(vb, s, k, (x, y), &mut planes, Some(&c.planes)).0);
-        }
+        }));
     }
     let _ = planes.map(PlaneLight::recycle);
 }
