@@ -2,7 +2,7 @@
 //! coordinates) and the table surface.
 
 use super::font::{text_ink, text_width};
-use super::math::{floor_i, lin, V3};
+use super::math::{floor_i, lin, trunc_i, V3};
 use super::params::{SceneParams, SquareScheme, TableKind};
 use super::rng::{value_noise, Fbm2Run, NoiseRun, Rng};
 
@@ -238,8 +238,9 @@ pub fn bake_board(p: &SceneParams, texels_per_m: f32, rng: &mut Rng) -> Texture 
             let inside = x.abs() < gx && y.abs() < gy;
             let mut c;
             if inside {
-                let ci = (((x + gx) * inv_px) as usize).min(cc - 1);
-                let ri = (((y + gy) * inv_py) as usize).min(cr - 1);
+                // Non-negative inside the grid, where truncation is the floor.
+                let ci = (trunc_i((x + gx) * inv_px).max(0) as usize).min(cc - 1);
+                let ri = (trunc_i((y + gy) * inv_py).max(0) as usize).min(cr - 1);
                 let dark_sq = !lined && (ri + ci) % 2 == 1;
                 c = if dark_sq { dark } else { light };
                 if wood {

@@ -7,6 +7,8 @@
 
 use std::cell::RefCell;
 
+use super::math::trunc_i;
+
 const ZIGZAG: [usize; 64] = [
     0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20,
     13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59,
@@ -394,7 +396,7 @@ impl Codec {
             for (u, o) in out.iter_mut().enumerate() {
                 let k = v * 8 + u;
                 let x = *o * self.inv_q[k] + 0.5;
-                let t = x as i32;
+                let t = trunc_i(x);
                 let level = t - ((t as f32) > x) as i32;
                 *o = level as f32 * self.q[k];
                 any |= level;
@@ -518,8 +520,7 @@ pub fn round_trip(rgb: &mut [u8], w: usize, h: usize, quality: u8) {
                     l + 1.772 * b,
                 ];
                 for (o, c) in o.iter_mut().zip(rgb) {
-                    // In range after the clamp, and i32 converts more cheaply.
-                    *o = (c + 0.5).clamp(0.0, 255.0) as i32 as u8;
+                    *o = trunc_i(c + 0.5).clamp(0, 255) as u8;
                 }
             }
         }

@@ -134,19 +134,44 @@ impl Frame {
     }
 }
 
-/// `x.floor()` as an integer, exact for |x| < 2^31 (saturating beyond).
+/// `x as i32` for |x| < 2^31, saturating beyond at `i32::MIN` and at
+/// 2147483520 (the largest f32 below 2^31, not `i32::MAX`); NaN gives
+/// `i32::MIN`. The bounds are applied in float, one `maxss` and one
+/// `minss`, where `as` adds a range test and a NaN test with a branch each
+/// to every conversion.
+#[inline(always)]
+pub fn trunc_i(x: f32) -> i32 {
+    // Comparisons, not `f32::max`/`min`: these lower to single instructions
+    // and send NaN to the lower bound.
+    let x = if x > -2_147_483_648.0 {
+        x
+    } else {
+        -2_147_483_648.0
+    };
+    let x = if x < 2_147_483_520.0 {
+        x
+    } else {
+        2_147_483_520.0
+    };
+    // SAFETY: x is now finite and within i32's range.
+    unsafe { x.to_int_unchecked::<i32>() }
+}
+
+/// `x.floor()` as an integer, exact for |x| < 2^31 (saturating beyond, as
+/// `trunc_i` does).
 /// The baseline x86-64 target has no rounding instruction, so `f32::floor`
 /// is a libm call; in the per-pixel loops that call was a tenth of the time.
 #[inline]
 pub fn floor_i(x: f32) -> i32 {
-    let i = x as i32;
+    let i = trunc_i(x);
     i.saturating_sub((i as f32 > x) as i32)
 }
 
-/// `x.ceil()` as an integer, exact for |x| < 2^31 (saturating beyond).
+/// `x.ceil()` as an integer, exact for |x| < 2^31 (saturating beyond, as
+/// `trunc_i` does).
 #[inline]
 pub fn ceil_i(x: f32) -> i32 {
-    let i = x as i32;
+    let i = trunc_i(x);
     i.saturating_add(((i as f32) < x) as i32)
 }
 
@@ -192,4 +217,43 @@ pub fn kelvin_rgb(kelvin: f64) -> V3 {
     // Work in linear light and keep overall brightness steady.
     let c = v3(r.powf(2.2), g.powf(2.2), b.powf(2.2));
     c * (1.0 / c.y.max(0.05))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trunc_floor_and_ceil_match_the_float_library() {
+        let mut xs = vec![
+            0.0f32,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999_999_8,
+            -2.999_999_8,
+            8_388_607.5,
+            -8_388_608.0,
+            2_147_483_520.0,
+            -2_147_483_648.0,
+            -3.0e9,
+            f32::NEG_INFINITY,
+        ];
+        // A spread of values of every magnitude and sign.
+        xs.extend((0..4000).map(|i| {
+            let t = i as f32 * 0.013_7;
+            (t * 1.7).sin() * 10f32.powf(t % 11.0 - 2.0)
+        }));
+        for x in xs {
+            assert_eq!(trunc_i(x), x as i32, "trunc {x}");
+            assert_eq!(floor_i(x), x.floor() as i32, "floor {x}");
+            assert_eq!(ceil_i(x), x.ceil() as i32, "ceil {x}");
+        }
+        assert_eq!(trunc_i(f32::NAN), i32::MIN);
+        for big in [2_147_483_648.0f32, 3.0e9, f32::INFINITY] {
+            assert_eq!(trunc_i(big), 2_147_483_520, "{big}");
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use image::RgbImage;
 
 use super::camera::Remap;
-use super::math::{v3, V3};
+use super::math::{trunc_i, v3, V3};
 use super::params::Realism;
 use super::rng::Rng;
 
@@ -262,11 +262,10 @@ impl Tone<'_> {
     /// centre, drawing its noise from the generator `state`.
     #[inline(always)]
     fn pixel(&self, o: &mut [u8], c: V3, x: usize, dy: f32, state: &mut u64) {
-        // Clamped in float and converted through i32, which is the same
-        // index as clamping after the conversion but cheaper than a
-        // saturating float-to-usize conversion; the mask keeps it as it is
-        // (N is a power of two) and spares the bounds check.
-        let idx = |v: f32| (v.max(0.0) * self.scale).min((N - 1) as f32) as i32 as usize & (N - 1);
+        // Truncated, then clamped as an integer (NaN gives 0); the mask
+        // keeps the index as it is (N is a power of two) and spares the
+        // bounds check.
+        let idx = |v: f32| trunc_i(v * self.scale).clamp(0, N as i32 - 1) as usize & (N - 1);
         let dx = x as f32 - self.cx;
         let c = c.mul_e(self.g) * (1.0 - self.vig * (dx * dx + dy * dy) * self.inv_r2);
         let t = [self.lut[idx(c.x)], self.lut[idx(c.y)], self.lut[idx(c.z)]];
@@ -279,11 +278,11 @@ impl Tone<'_> {
             let shared = next() * 0.6;
             for ch in 0..3 {
                 let n = (shared + next() * 0.8) * (self.sigma * t[ch][1]);
-                o[ch] = (t[ch][0] + n).clamp(0.0, 255.0) as i32 as u8;
+                o[ch] = trunc_i(t[ch][0] + n).clamp(0, 255) as u8;
             }
         } else {
             for ch in 0..3 {
-                o[ch] = t[ch][0].clamp(0.0, 255.0) as i32 as u8;
+                o[ch] = trunc_i(t[ch][0]).clamp(0, 255) as u8;
             }
         }
     }

@@ -3,7 +3,7 @@
 //! and an orthographic depth-only rasteriser for the shadow map.
 
 use super::camera::Camera;
-use super::math::{ceil_i, floor_i, Frame, V3};
+use super::math::{ceil_i, floor_i, trunc_i, Frame, V3};
 use super::mesh::Mesh;
 use super::pool;
 
@@ -490,7 +490,7 @@ impl ShadowMap {
             return (1.0, (u32::MAX, d));
         }
         // Non-negative, so truncation is the floor.
-        let tile = (y as u32 as usize / TILE) * self.nt + x as u32 as usize / TILE;
+        let tile = (trunc_i(y) as usize / TILE) * self.nt + trunc_i(x) as usize / TILE;
         let probe = (tile as u32, d);
         if self.tiles[tile] <= db {
             return (1.0, probe);
