@@ -245,26 +245,63 @@ fn plane_terms(s: &ShadeInputs, pl: &Plane, u: f32, v: f32) -> ([f32; 3], (u32, 
     } else {
         (0.0, NO_PROBE)
     };
-    let mut spec = 0.0;
-    if l.z > 0.0 && m.spec > 0.0 {
-        let v = (s.cam.pos - p).norm_fast();
-        let h = (l + v).norm_fast();
-        let nh = h.z.max(0.0);
-        let sp = nh / (m.shininess - m.shininess * nh + nh);
-        spec = m.spec * sp * lit;
-    }
+    // As `shade_px` lights a flat, up-facing pixel (no contact disc is
+    // the first material of a plane).
+    let up = V3 {
+        x: 0.0,
+        y: 0.0,
+        z: 1.0,
+    };
+    let spec = specular(s, m, p, up, l.z, lit);
     if pl.kind == PlaneKind::Light {
         return ([lit, spec, 0.0], probe);
     }
-    // As `shade_px` lights a flat, up-facing pixel.
-    let albedo = match m.tex {
+    let c = combine(s, albedo(s, m, p, 1.0), 1.0, l.z.max(0.0), lit, spec);
+    ([c.x, c.y, c.z], probe)
+}
+
+/// The surface colour of material `m` at `p`; `rr` is the radial position
+/// on a contact disc (1 at the rim, 0 at the centre).
+#[inline(always)]
+fn albedo(s: &ShadeInputs, m: &Material, p: V3, rr: f32) -> V3 {
+    match m.tex {
+        Tex::Flat => m.albedo,
         Tex::Board => s.board_tex.sample(p.x, p.y),
         Tex::Table => s.table_tex.sample(p.x, p.y).mul_e(m.albedo),
-        _ => m.albedo,
-    };
-    let amb = s.light.ambient * (0.62 + 0.38 * 1.0);
-    let c = albedo.mul_e(amb + s.light.key * (l.z.max(0.0) * lit)) + s.light.key * spec;
-    ([c.x, c.y, c.z], probe)
+        Tex::Contact => {
+            let edge = 1.0 / 1.35;
+            let t = ((rr - edge) / (1.0 - edge)).clamp(0.0, 1.0);
+            s.board_tex.sample(p.x, p.y) * (1.0 - 0.45 * (1.0 - t) * (1.0 - t))
+        }
+        Tex::Grain => {
+            let w = value_noise(p.x * 60.0, p.y * 60.0, 11) * 1.5;
+            let ring = 0.5 + 0.5 * ((p.z * 150.0 + w) * std::f32::consts::TAU).sin();
+            m.albedo * (1.0 - 0.12 * ring * ring)
+        }
+    }
+}
+
+/// The key light's specular at `p` with normal `n` (`ndl` = n . to_light).
+#[inline(always)]
+fn specular(s: &ShadeInputs, m: &Material, p: V3, n: V3, ndl: f32, lit: f32) -> f32 {
+    if ndl > 0.0 && m.spec > 0.0 {
+        let v = (s.cam.pos - p).norm_fast();
+        let h = (s.light.to_light + v).norm_fast();
+        let nh = n.dot(h).max(0.0);
+        // Schlick's rational stand-in for nh^shininess; powf dominated.
+        let sp = nh / (m.shininess - m.shininess * nh + nh);
+        m.spec * sp * lit
+    } else {
+        0.0
+    }
+}
+
+/// Ambient (by the normal's height `nz`), diffuse and specular light on
+/// `albedo`.
+#[inline(always)]
+fn combine(s: &ShadeInputs, albedo: V3, nz: f32, diff: f32, lit: f32, spec: f32) -> V3 {
+    let amb = s.light.ambient * (0.62 + 0.38 * nz);
+    albedo.mul_e(amb + s.light.key * (diff * lit)) + s.light.key * spec
 }
 
 /// Static-scene shading kept between frames of a still camera: what the
@@ -327,7 +364,7 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
                 (0..vb.w).map(|x| shade_px(vb, s, y * vb.w + x, (x, y), &mut planes, None).0),
             );
         }
-        let _ = planes.map(PlaneLight::recycle);
+        planes.into_iter().for_each(PlaneLight::recycle);
         return;
     };
     out.reserve(n);
@@ -350,7 +387,7 @@ pub fn shade(vb: &VisBuf, s: &ShadeInputs, cache: Option<&StaticCache>, out: &mu
             }
         }));
     }
-    let _ = planes.map(PlaneLight::recycle);
+    planes.into_iter().for_each(PlaneLight::recycle);
 }
 
 fn new_planes(w: usize, h: usize) -> [PlaneLight; 2] {
@@ -393,30 +430,12 @@ fn shade_px(
         (g.nrm[i0] * b0 + g.nrm[i1] * b1 + g.nrm[i2] * b2).norm_fast()
     };
     let m = &s.mats[t.mat as usize];
-    let albedo = match m.tex {
-        Tex::Flat => m.albedo,
-        Tex::Board => s.board_tex.sample(p.x, p.y),
-        Tex::Table => s.table_tex.sample(p.x, p.y).mul_e(m.albedo),
-        Tex::Contact => {
-            // Radial position on the disc: 1 at the rim, 0 at the centre.
-            let rr = b0 + b1;
-            let edge = 1.0 / 1.35;
-            let t = ((rr - edge) / (1.0 - edge)).clamp(0.0, 1.0);
-            s.board_tex.sample(p.x, p.y) * (1.0 - 0.45 * (1.0 - t) * (1.0 - t))
-        }
-        Tex::Grain => {
-            let w = value_noise(p.x * 60.0, p.y * 60.0, 11) * 1.5;
-            let ring = 0.5 + 0.5 * ((p.z * 150.0 + w) * std::f32::consts::TAU).sin();
-            m.albedo * (1.0 - 0.12 * ring * ring)
-        }
-    };
+    // A contact disc's centre is each triangle's third vertex.
+    let albedo = albedo(s, m, p, b0 + b1);
     let ndl = n.dot(l);
     if let Some(i) = on {
         let [lit, spec, _] = planes[i].at(s, x, y, base.map(|b| &b[i]));
-        let diff = ndl.max(0.0);
-        let amb = s.light.ambient * (0.62 + 0.38 * n.z);
-        let c = albedo.mul_e(amb + s.light.key * (diff * lit)) + s.light.key * spec;
-        return (c, NO_PROBE);
+        return (combine(s, albedo, n.z, ndl.max(0.0), lit, spec), NO_PROBE);
     }
     let (lit, probe) = if ndl > -m.wrap {
         let q = p + n * bias;
@@ -429,16 +448,6 @@ fn shade_px(
     } else {
         ndl.max(0.0)
     };
-    let mut spec = 0.0;
-    if ndl > 0.0 && m.spec > 0.0 {
-        let v = (s.cam.pos - p).norm_fast();
-        let h = (l + v).norm_fast();
-        let nh = n.dot(h).max(0.0);
-        // Schlick's rational stand-in for nh^shininess; powf dominated.
-        let sp = nh / (m.shininess - m.shininess * nh + nh);
-        spec = m.spec * sp * lit;
-    }
-    let amb = s.light.ambient * (0.62 + 0.38 * n.z);
-    let c = albedo.mul_e(amb + s.light.key * (diff * lit)) + s.light.key * spec;
-    (c, probe)
+    let spec = specular(s, m, p, n, ndl, lit);
+    (combine(s, albedo, n.z, diff, lit, spec), probe)
 }
