@@ -10,6 +10,7 @@ pub struct FolderSource {
     next: usize,
     fps: f64,
     skipped: Vec<PathBuf>,
+    warnings: Vec<String>,
 }
 
 impl FolderSource {
@@ -33,6 +34,7 @@ impl FolderSource {
             next: 0,
             fps: sane_fps(fps),
             skipped: Vec::new(),
+            warnings: Vec::new(),
         })
     }
 
@@ -44,6 +46,7 @@ impl FolderSource {
             next: 0,
             fps: sane_fps(fps),
             skipped: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -90,7 +93,7 @@ impl Iterator for FolderSource {
                     }))
                 }
                 Err(e) => {
-                    eprintln!("warning: skipping {e}");
+                    self.warnings.push(format!("skipping {e}"));
                     self.skipped.push(path.clone());
                 }
             }
@@ -114,5 +117,9 @@ impl FrameSource for FolderSource {
 
     fn fps(&self) -> f64 {
         self.fps
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 }

@@ -19,6 +19,9 @@ macro_rules! frame_source_of_inner {
             fn fps(&self) -> f64 {
                 self.inner.fps()
             }
+            fn take_warnings(&mut self) -> Vec<String> {
+                self.inner.take_warnings()
+            }
         }
     };
 }
@@ -94,7 +97,8 @@ pub struct SourceOptions {
 }
 
 /// A source of frames. `next` yields frames in order; unreadable photos in a folder are
-/// skipped with a warning on stderr, other read errors end the source with an error.
+/// skipped with a warning (`take_warnings`), other read errors end the source with an
+/// error.
 pub trait FrameSource: Iterator<Item = Result<Frame, CaptureError>> {
     /// A short name for messages.
     fn name(&self) -> &str;
@@ -104,6 +108,11 @@ pub trait FrameSource: Iterator<Item = Result<Frame, CaptureError>> {
     fn len_hint(&self) -> Option<usize>;
     /// Nominal frame rate.
     fn fps(&self) -> f64;
+    /// What went wrong but did not end the source (a photo skipped) since the last
+    /// call; the caller reports it.
+    fn take_warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 const IMAGE_EXTENSIONS: [&str; 7] = ["jpg", "jpeg", "png", "bmp", "tif", "tiff", "webp"];

@@ -58,7 +58,7 @@ fn job(pose: &BoardPose, out: std::path::PathBuf) -> RecordJob {
         infer: InferConfig::default(),
         tags: Default::default(),
         out,
-        events: false,
+        debug: false,
         progress: false,
         adapt: true,
     }
@@ -70,7 +70,7 @@ fn timed(
     job: &RecordJob,
 ) -> anyhow::Result<f64> {
     let s = Instant::now();
-    let sum = pipeline::record(Chess::new(), classifier, source, job)?;
+    let sum = pipeline::record(Chess::new(), classifier, source, job, &mut |_| {})?;
     let t = s.elapsed().as_secs_f64();
     anyhow::ensure!(
         sum.plies == MOVES.len(),
@@ -184,7 +184,7 @@ pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
     let total = (minutes * 60.0 * FPS).round() as usize;
     let mut src = MemorySampled::new(MemorySource::cycling(frames, FPS, total), total / 10);
     let start = Instant::now();
-    let sum = pipeline::record_free(&mut classifier, &mut src, &job)
+    let sum = pipeline::record_free(&mut classifier, &mut src, &job, &mut |_| {})
         .context("recording the memory run")?;
     let mb = |b: u64| b as f64 / 1_048_576.0;
     for (frame, rss) in &src.samples {

@@ -91,12 +91,18 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
             black: "Duke Karl / Count Isouard".into(),
         },
         out: pgn.clone(),
-        events: false,
+        debug: false,
         progress: false,
         adapt: true,
     };
-    let summary = pipeline::record(start.clone(), &mut classifier, source.as_mut(), &job)
-        .context("recording the demo clip")?;
+    let summary = pipeline::record(
+        start.clone(),
+        &mut classifier,
+        source.as_mut(),
+        &job,
+        &mut |_| {},
+    )
+    .context("recording the demo clip")?;
     let recorded = parse_pgn(&std::fs::read_to_string(&pgn)?).map_err(anyhow::Error::msg)?;
     let want: Vec<&str> = truth.moves.iter().map(|m| m.san.as_str()).collect();
     let got: Vec<&str> = recorded.moves.iter().map(|m| m.san.as_str()).collect();

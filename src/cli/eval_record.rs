@@ -72,12 +72,12 @@ pub fn record_bgu_game(
             ..RecordTags::default()
         },
         out: out.clone(),
-        events: false,
+        debug: false,
         progress: false,
         adapt: true,
     };
     classifier.set_adaptation(None);
-    let summary = pipeline::record(Chess::new(), classifier, source.as_mut(), &job)
+    let summary = pipeline::record(Chess::new(), classifier, source.as_mut(), &job, &mut |_| {})
         .with_context(|| format!("recording '{}'", folder.display()))?;
     classifier.set_adaptation(None);
     let recorded = parse_pgn(&std::fs::read_to_string(&out)?).map_err(anyhow::Error::msg)?;

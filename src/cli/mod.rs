@@ -9,6 +9,7 @@ mod demo;
 mod detect;
 mod eval;
 mod eval_record;
+mod events;
 mod locate;
 mod model;
 mod perft;

@@ -3,11 +3,12 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Args;
 
+use super::events::Presenter;
 use super::{BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
 use crate::infer::{InferConfig, WhiteSide};
-use crate::pipeline::{self, RecordJob, RecordSummary};
+use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary};
 use crate::record::log::{RecordTags, Recordable};
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
@@ -57,6 +58,9 @@ pub struct RecordArgs {
     /// Print JSON lines on stdout: one per accepted move, unexplained change, sync change.
     #[arg(long)]
     pub events: bool,
+    /// Print every still view's readings on stderr (also with BOARDSCRIBE_DEBUG=1).
+    #[arg(long)]
+    pub debug: bool,
     /// Frames per second for photo folders (timestamps), or to override a video's rate.
     #[arg(long)]
     pub fps: Option<f64>,
@@ -140,15 +144,19 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             black: a.black_name.clone(),
         },
         out: out.clone(),
-        events: a.events,
-        progress: source.is_offline() && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        debug: a.debug || std::env::var_os("BOARDSCRIBE_DEBUG").is_some(),
+        progress: true,
         adapt: !a.no_adapt,
     };
+    let bar = source.is_offline() && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut presenter = Presenter::new(a.events, bar);
     let start = a.fen.as_deref().or(a.position.as_deref());
     let summary = match a.game {
         RecordGame::Free => {
-            let s = pipeline::record_free(&mut classifier, source.as_mut(), &job)
-                .with_context(|| format!("recording '{}'", a.input))?;
+            let s = pipeline::record_free(&mut classifier, source.as_mut(), &job, &mut presenter)
+                .with_context(|| format!("recording '{}'", a.input));
+            presenter.finish();
+            let s = s?;
             eprintln!(
                 "recorded {} changes from {} frames ({} still views, {} sites classified) into {}",
                 s.changes,
@@ -170,6 +178,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 source.as_mut(),
                 job,
                 located_in.as_ref(),
+                &mut presenter,
             )
         }
         RecordGame::RussianDraughts => {
@@ -184,6 +193,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 source.as_mut(),
                 job,
                 located_in.as_ref(),
+                &mut presenter,
             )
         }
         RecordGame::Tablut => {
@@ -201,10 +211,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 source.as_mut(),
                 job,
                 located_in.as_ref(),
+                &mut presenter,
             )
         }
     }
-    .with_context(|| format!("recording '{}'", a.input))?;
+    .with_context(|| format!("recording '{}'", a.input));
+    presenter.finish();
+    let summary = summary?;
     eprintln!(
         "recorded {} half-moves from {} frames ({} still views, {} sites classified, {} unexplained changes{}) into {}",
         summary.plies,
@@ -230,18 +243,20 @@ fn record_game<R: Recordable>(
     source: &mut dyn FrameSource,
     mut job: RecordJob,
     located_in: Option<&opencv::core::Mat>,
+    events: &mut dyn EventSink,
 ) -> anyhow::Result<RecordSummary> {
     if let Some(image) = located_in {
         let (pose, (dr, dc)) = pipeline::snap_to_start(&game, classifier, image, job.pose)?;
         if (dr, dc) != (0, 0) {
-            eprintln!(
-                "moved the grid {dr} rows and {dc} columns to where it reads as the start position: --corners \"{}\"",
-                super::board::corners_text(&pose.corners)
-            );
+            events.emit(Event::GridSnapped {
+                rows: dr,
+                cols: dc,
+                corners: pose.corners.points().map(|(x, y)| [x, y]),
+            });
         }
         job.pose = pose;
     }
-    pipeline::record(game, classifier, source, &job)
+    pipeline::record(game, classifier, source, &job, events)
 }
 
 /// Frames looked at for the board before giving up, when no corners are given.

@@ -5,11 +5,17 @@ mod explain;
 mod follow;
 mod observation;
 mod orientation;
+mod sites;
+mod start;
+mod suspects;
 
 pub use explain::{explain, moved_on, occupancy, InferConfig, Verdict};
 pub use follow::{FollowEvent, Follower};
 pub use observation::{occ_index, one_hot, squares, Observation};
 pub use orientation::WhiteSide;
+pub use sites::{SiteMap, SiteProbs};
+pub use start::{check_start, start_likelihood, StartCheck};
+pub use suspects::Suspects;
 
 #[cfg(test)]
 mod tests;

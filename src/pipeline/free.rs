@@ -5,12 +5,13 @@
 
 use anyhow::Context;
 
+use super::event::{corner_list, ms, Event, EventSink, SiteColour};
 use super::watch::Watcher;
 use super::RecordJob;
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::infer::WhiteSide;
-use crate::record::free_log::{change_json, Change, Edit, FreeLog, Stone};
+use crate::record::free_log::{Change, Edit, FreeLog, Stone};
 use crate::record::write_atomic;
 
 /// A reading must be this sure of one state to change the record.
@@ -31,6 +32,7 @@ pub fn record_free(
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     job: &RecordJob,
+    events: &mut dyn EventSink,
 ) -> anyhow::Result<FreeSummary> {
     let grid = job.pose.grid;
     let side = job.white.unwrap_or(WhiteSide::Bottom);
@@ -41,13 +43,16 @@ pub fn record_free(
             .with_context(|| format!("cannot write the record '{}'", job.out.display()))
     };
     write(&log)?;
-    let mut watcher = Watcher::new(CropView::new(&job.pose), job.track, job.progress);
+    let mut watcher = Watcher::new(CropView::new(&job.pose), job.track);
     // Per site: what the record says stands there; None until read surely.
     let mut state: Vec<Option<Option<Stone>>> = vec![None; grid.len()];
     let mut summary = FreeSummary::default();
-    while let Some(still) = watcher.next_still(source, classifier, None)? {
+    while let Some(still) = watcher.next_still(source, classifier, None, job.progress, events)? {
         if let Some(corners) = &still.regrid {
-            super::report_regrid(still.time_s, corners, job.events);
+            events.emit(Event::Regrid {
+                time: ms(still.time_s),
+                corners: corner_list(corners),
+            });
         }
         let first = log.start.is_none();
         if first && job.adapt {
@@ -92,17 +97,11 @@ pub fn record_free(
                 .filter_map(|i| state[i].flatten().map(|s| (s, names[i].clone())))
                 .collect();
             log.start = Some((still.time_s, stones));
-            if job.events {
-                println!(
-                    "{}",
-                    serde_json::json!({
-                        "type": "start",
-                        "time": (still.time_s * 1000.0).round() / 1000.0,
-                        "white": start_sites(&log, Stone::White),
-                        "black": start_sites(&log, Stone::Black),
-                    })
-                );
-            }
+            events.emit(Event::Start {
+                time: ms(still.time_s),
+                white: start_sites(&log, Stone::White),
+                black: start_sites(&log, Stone::Black),
+            });
             write(&log)?;
             continue;
         }
@@ -115,9 +114,7 @@ pub fn record_free(
             time_s: still.time_s,
             edits,
         };
-        if job.events {
-            println!("{}", change_json(&change));
-        }
+        events.emit(change_event(&change));
         log.changes.push(change);
         summary.changes += 1;
         write(&log)?;
@@ -157,6 +154,24 @@ fn self_calibrate(classifier: &mut Classifier, watcher: &mut Watcher) -> anyhow:
         }
     }
     Ok(())
+}
+
+fn change_event(c: &Change) -> Event {
+    let list = |placed: bool| -> Vec<SiteColour> {
+        c.edits
+            .iter()
+            .filter(|e| e.placed == placed)
+            .map(|e| SiteColour {
+                site: e.site.clone(),
+                colour: e.stone.word().to_string(),
+            })
+            .collect()
+    };
+    Event::Change {
+        time: ms(c.time_s),
+        placed: list(true),
+        removed: list(false),
+    }
 }
 
 fn start_sites(log: &FreeLog, side: Stone) -> Vec<String> {

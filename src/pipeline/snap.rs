@@ -10,7 +10,7 @@ use crate::classify::{Classifier, CropView};
 use crate::geometry::{BoardPose, Corners};
 use crate::rules::Rules;
 
-use super::start_likelihood;
+use crate::infer::start_likelihood;
 
 /// Whole cells a located grid may be moved each way.
 const MAX_SHIFT: i32 = 2;
@@ -38,12 +38,14 @@ pub fn snap_to_start<R: Rules>(
     let score = |p: &BoardPose| -> anyhow::Result<f64> {
         let view = CropView::new(p);
         let rect = view.rectify(image)?;
-        let readings: Vec<_> = classifier
-            .read_all(&view, &rect)?
-            .into_iter()
-            .map(Some)
-            .collect();
-        Ok(start_likelihood(game, &readings, g.rows, g.cols).0)
+        let probs = super::visible_probs(
+            &classifier
+                .read_all(&view, &rect)?
+                .into_iter()
+                .map(Some)
+                .collect::<Vec<_>>(),
+        );
+        Ok(start_likelihood(game, &probs, g.rows, g.cols).map_or(f64::NEG_INFINITY, |(ll, _)| ll))
     };
     let base = score(&pose)?;
     let mut best = (base, None);

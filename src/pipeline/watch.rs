@@ -6,12 +6,12 @@
 use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
 
+use super::event::{corner_list, ms, Event, EventSink};
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::geometry::{BoardPose, Corners};
 use crate::track::{
-    changed_rects, rect_diffs, shrunk_grey, skin_fraction, BoardThumb, GridCheck, GridGuard,
-    TrackConfig, Tracker,
+    rect_diffs, shrunk_grey, skin_fraction, BoardThumb, GridCheck, GridGuard, TrackConfig, Tracker,
 };
 
 /// Pixels per cell in the motion thumbnail.
@@ -29,6 +29,9 @@ pub struct StillView {
     /// The grid had moved in the image (a knocked camera or board) and was found
     /// again here.
     pub regrid: Option<Corners>,
+    /// Per site (row-major): its image change against the previous still view, in
+    /// grey levels after matching the light; empty at the first still view.
+    pub change: Vec<Option<f32>>,
 }
 
 /// Frame counts a recording reports.
@@ -52,14 +55,13 @@ pub struct Watcher {
     guard: Option<GridGuard>,
     /// Still views skipped since the grid was lost.
     lost: usize,
-    progress: bool,
-    debug: bool,
+    /// The last progress step reported.
+    progress_step: Option<usize>,
     pub counts: WatchCounts,
 }
 
 impl Watcher {
-    /// `progress` draws a bar on stderr for sources of known length.
-    pub fn new(view: CropView, track: TrackConfig, progress: bool) -> Watcher {
+    pub fn new(view: CropView, track: TrackConfig) -> Watcher {
         let grid = view.pose.grid;
         let cell_rects = (0..grid.rows)
             .flat_map(|r| (0..grid.cols).map(move |c| (r, c)))
@@ -73,9 +75,7 @@ impl Watcher {
             reference: None,
             guard: None,
             lost: 0,
-            progress,
-            // BOARDSCRIBE_DEBUG=1 prints per-cell image changes at every still view.
-            debug: std::env::var_os("BOARDSCRIBE_DEBUG").is_some(),
+            progress_step: None,
             counts: WatchCounts::default(),
             view,
         }
@@ -100,21 +100,26 @@ impl Watcher {
     }
 
     /// Reads frames until the board is still, then re-reads what changed. `wanted`
-    /// limits classification to the sites a piece can stand on. None at the end
-    /// of the source.
+    /// limits classification to the sites a piece can stand on; `progress` reports
+    /// how far a source of known length has been read. None at the end of the source.
     pub fn next_still(
         &mut self,
         source: &mut dyn FrameSource,
         classifier: &mut Classifier,
         wanted: Option<&[bool]>,
+        progress: bool,
+        events: &mut dyn EventSink,
     ) -> anyhow::Result<Option<StillView>> {
         let total = source.len_hint();
-        for frame in &mut *source {
+        while let Some(frame) = source.next() {
+            for message in source.take_warnings() {
+                events.emit(Event::SourceWarning { message });
+            }
             let frame = frame?;
             self.counts.frames += 1;
-            if self.progress {
+            if progress {
                 // Sources may skip frames: the index says how far along it is.
-                progress(frame.index + 1, total);
+                self.report_progress(frame.index + 1, total, events);
             }
             let mut rectified = self.view.rectify(&frame.image)?;
             let Some(still) = self.tracker.update(frame.time_s, thumbnail(&rectified)?) else {
@@ -134,10 +139,10 @@ impl Watcher {
                     GridCheck::Lost => match relocate(&frame.image, &self.view.pose) {
                         // Too far to follow: look for the board from scratch.
                         Some(corners) => {
-                            eprintln!(
-                                "note: at {:.1} s the board moved too far to follow; located it again",
-                                still.time_s
-                            );
+                            events.emit(Event::Relocated {
+                                time: ms(still.time_s),
+                                corners: corner_list(&corners),
+                            });
                             let pose = BoardPose::new(self.view.pose.grid, corners);
                             self.guard = Some(GridGuard::new(&frame.image, &pose)?);
                             self.view = CropView::new(&pose);
@@ -146,10 +151,9 @@ impl Watcher {
                         }
                         None => {
                             if self.lost == 0 {
-                                eprintln!(
-                                    "warning: at {:.1} s the board moved and was not found again; waiting",
-                                    still.time_s
-                                );
+                                events.emit(Event::BoardLost {
+                                    time: ms(still.time_s),
+                                });
                             }
                             self.lost += 1;
                             continue;
@@ -159,18 +163,40 @@ impl Watcher {
             }
             self.lost = 0;
             self.counts.still_views += 1;
-            let read_now = self.read_changes(&rectified, classifier, wanted)?;
+            let (read_now, change) = self.read_changes(&rectified, classifier, wanted)?;
             self.reference = Some(rectified);
             return Ok(Some(StillView {
                 time_s: still.time_s,
                 read_now,
                 regrid,
+                change,
             }));
         }
-        if self.progress {
-            eprintln!();
+        for message in source.take_warnings() {
+            events.emit(Event::SourceWarning { message });
+        }
+        if progress {
+            if let Some(total) = total {
+                self.report_progress(total, Some(total), events);
+            }
         }
         Ok(None)
+    }
+
+    /// A progress event at every percent of a source of known length.
+    fn report_progress(&mut self, done: usize, total: Option<usize>, events: &mut dyn EventSink) {
+        let Some(total) = total.filter(|t| *t > 0) else {
+            return;
+        };
+        let step = (done.min(total) * 100 / total).min(100);
+        if self.progress_step.is_some_and(|s| s >= step) {
+            return;
+        }
+        self.progress_step = Some(step);
+        events.emit(Event::Progress {
+            frame: done.min(total),
+            total: Some(total),
+        });
     }
 
     fn read_changes(
@@ -178,13 +204,18 @@ impl Watcher {
         rectified: &Mat,
         classifier: &mut Classifier,
         wanted: Option<&[bool]>,
-    ) -> anyhow::Result<Vec<bool>> {
+    ) -> anyhow::Result<(Vec<bool>, Vec<Option<f32>>)> {
         let grid = self.view.pose.grid;
-        let mut sites: Vec<usize> = match &self.reference {
-            Some(reference) => {
-                changed_rects(reference, rectified, &self.cell_rects, self.change_level)
-            }
-            None => (0..grid.len()).collect(),
+        let change = match &self.reference {
+            Some(reference) => rect_diffs(reference, rectified, &self.cell_rects),
+            None => Vec::new(),
+        };
+        let mut sites: Vec<usize> = if change.is_empty() {
+            (0..grid.len()).collect()
+        } else {
+            (0..grid.len())
+                .filter(|&i| change[i].is_none_or(|d| d > self.change_level))
+                .collect()
         };
         for (i, r) in self.readings.iter().enumerate() {
             if r.as_ref().is_none_or(|r| r.occluded > 0.5) && !sites.contains(&i) {
@@ -195,17 +226,6 @@ impl Watcher {
             sites.retain(|&i| wanted[i]);
         }
         sites.sort_unstable();
-        if self.debug {
-            if let Some(reference) = &self.reference {
-                let d = rect_diffs(reference, rectified, &self.cell_rects);
-                for r in 0..grid.rows as usize {
-                    let row: Vec<String> = (0..grid.cols as usize)
-                        .map(|c| format!("{:5.1}", d[r * grid.cols as usize + c].unwrap_or(-1.0)))
-                        .collect();
-                    eprintln!("  diff {}", row.join(""));
-                }
-            }
-        }
         let cols = grid.cols as usize;
         let rc: Vec<(u32, u32)> = sites
             .iter()
@@ -227,7 +247,7 @@ impl Watcher {
             self.readings[i] = Some(reading);
             read_now[i] = true;
         }
-        Ok(read_now)
+        Ok((read_now, change))
     }
 }
 
@@ -274,21 +294,4 @@ fn changed_to_skin(view: &CropView, reference: &Mat, now: &Mat, row: u32, col: u
         .count() as f32
         / pa.len().max(1) as f32;
     changed > 0.3 && skin_fraction(pb) > SKIN_HIDES && skin_fraction(pa) < SKIN_HIDES / 2.0
-}
-
-fn progress(done: usize, total: Option<usize>) {
-    use std::io::Write;
-    let Some(total) = total.filter(|t| *t > 0) else {
-        return;
-    };
-    let step = (total / 100).max(1);
-    if !done.is_multiple_of(step) && done != total {
-        return;
-    }
-    let pct = (done * 100 / total).min(100);
-    let bar = "#".repeat(pct / 4);
-    let _ = write!(
-        std::io::stderr(),
-        "\r[{bar:<25}] {pct:>3}% frame {done}/{total}"
-    );
 }

@@ -177,24 +177,6 @@ impl FreeLog {
     }
 }
 
-/// The change as one JSON line for `--events`.
-pub fn change_json(c: &Change) -> String {
-    let list = |placed: bool| -> Vec<serde_json::Value> {
-        c.edits
-            .iter()
-            .filter(|e| e.placed == placed)
-            .map(|e| serde_json::json!({"site": e.site, "colour": e.stone.word()}))
-            .collect()
-    };
-    serde_json::json!({
-        "type": "change",
-        "time": (c.time_s * 1000.0).round() / 1000.0,
-        "placed": list(true),
-        "removed": list(false),
-    })
-    .to_string()
-}
-
 /// `h:mm:ss.s`: changes can come faster than one a second.
 fn clock(t: f64) -> String {
     let ds = (t.max(0.0) * 10.0).round() as u64;
@@ -265,8 +247,5 @@ mod tests {
         assert_eq!(back.changes[1].edits, log.changes[1].edits);
         assert!((back.changes[0].time_s - 5.3).abs() < 0.051);
         assert!(FreeLog::parse("0:00:01.0 *w c3").is_err());
-        let j: serde_json::Value = serde_json::from_str(&change_json(&log.changes[1])).unwrap();
-        assert_eq!(j["placed"][0]["site"], "c4");
-        assert_eq!(j["removed"][0]["colour"], "black");
     }
 }

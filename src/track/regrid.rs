@@ -245,13 +245,6 @@ fn relocate(
     }
     let seen = moved.iter().filter(|t| **t != Track::Outside).count();
     let needed = (seen * 2 / 5).max(MIN_PATCHES);
-    if std::env::var_os("BOARDSCRIBE_DEBUG").is_some() {
-        eprintln!(
-            "regrid: {} of {} outline patches found",
-            src.len(),
-            points.len()
-        );
-    }
     if src.len() < needed {
         return Ok(None);
     }

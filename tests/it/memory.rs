@@ -40,7 +40,7 @@ fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
         infer: Default::default(),
         tags: Default::default(),
         out: dir.path().join("log.txt"),
-        events: false,
+        debug: false,
         progress: false,
         adapt: true,
     };
@@ -49,7 +49,7 @@ fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
     let model_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/occupancy.onnx");
     let model = OccupancyModel::load(&model_path).unwrap();
     let mut classifier = Classifier::new(model);
-    let sum = record_free(&mut classifier, &mut src, &job).unwrap();
+    let sum = record_free(&mut classifier, &mut src, &job, &mut |_| {}).unwrap();
     assert!(sum.changes > 50, "{sum:?}");
     // A recording that kept frames would raise its memory floor steadily. Other
     // tests run in this process at the same time and make the level swing, so

@@ -6,15 +6,21 @@
 //! Without this memory every fresh view of a board with a few steady misreads looks
 //! like a change that no legal move explains.
 
-use crate::classify::SiteReading;
-use crate::infer::{occ_index, WhiteSide};
+use super::observation::{occ_index, squares};
+use super::sites::{SiteMap, SiteProbs};
 use crate::rules::{Occupant, Rules};
 
-/// A steady misread: the label the site shows and the occupant it really holds.
+/// A steady misread: the class the site shows (0 empty, 1 white, 2 black) and the
+/// occupant it really holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Misread {
-    shows: char,
+    shows: usize,
     holds: Occupant,
+}
+
+/// The class a visible site's reading favours.
+fn shown(p: &SiteProbs) -> Option<usize> {
+    p.map(|p| (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0))
 }
 
 pub struct Suspects {
@@ -35,14 +41,13 @@ impl Suspects {
 
     /// Forgets the sites read anew at this view that no longer show their misread
     /// label: something changed there, so the reading is evidence again.
-    pub fn review(&mut self, readings: &[Option<SiteReading>], read_now: &[bool]) {
+    pub fn review(&mut self, readings: &[SiteProbs], read_now: &[bool]) {
         for (i, s) in self.sites.iter_mut().enumerate() {
-            let changed = match (s.as_ref(), readings.get(i).and_then(Option::as_ref)) {
-                (Some(m), Some(r)) => {
-                    read_now.get(i).copied().unwrap_or(false) && r.label() != m.shows
-                }
-                _ => false,
-            };
+            // A site read anew as hidden changed too: a hand was over it.
+            let changed = s.as_ref().is_some_and(|m| {
+                read_now.get(i).copied().unwrap_or(false)
+                    && readings.get(i).and_then(shown) != Some(m.shows)
+            });
             if changed {
                 *s = None;
             }
@@ -53,27 +58,17 @@ impl Suspects {
     /// or just accepted as what the board shows), stale readings included: they
     /// weigh in every explanation until re-read. Forgets the marks of sites whose
     /// occupant is no longer the one they were misread with.
-    pub fn mark<R: Rules>(
-        &mut self,
-        game: &R,
-        side: WhiteSide,
-        cols: u32,
-        readings: &[Option<SiteReading>],
-    ) {
-        let rows = (self.sites.len() as u32).checked_div(cols).unwrap_or(0);
-        let (files, ranks) = game.dims();
-        for sq in crate::infer::squares(files, ranks) {
-            let (r, c) = side.site(sq, rows, cols);
-            let i = (r * cols + c) as usize;
+    pub fn mark<R: Rules>(&mut self, game: &R, map: &SiteMap, readings: &[SiteProbs]) {
+        for sq in squares(map.files, map.ranks) {
+            let i = map.site(sq);
             let holds = game.occupant(sq);
             if self.sites[i].is_some_and(|m| m.holds != holds) {
                 self.sites[i] = None;
             }
-            let Some(reading) = readings.get(i).and_then(Option::as_ref) else {
+            let Some(shows) = readings.get(i).and_then(shown) else {
                 continue;
             };
-            let shows = reading.label();
-            if shows != 'h' && shows != ['.', 'w', 'b'][occ_index(holds)] {
+            if shows != occ_index(holds) {
                 self.sites[i] = Some(Misread { shows, holds });
             }
         }
@@ -83,21 +78,18 @@ impl Suspects {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::infer::WhiteSide;
     use crate::rules::chess::Chess;
 
-    fn reading(label: char) -> Option<SiteReading> {
+    fn reading(label: char) -> SiteProbs {
         let i = ".wb".find(label).unwrap_or(0);
         let mut probs = [0.01; 3];
         probs[i] = 0.98;
-        Some(SiteReading {
-            probs,
-            occluded: 0.0,
-            embedding: Vec::new(),
-        })
+        Some(probs)
     }
 
     /// The start position as read, White at the bottom, with some sites read as given.
-    fn start_readings(wrong: &[(usize, char)]) -> Vec<Option<SiteReading>> {
+    fn start_readings(wrong: &[(usize, char)]) -> Vec<SiteProbs> {
         let mut v: Vec<_> = (0..64)
             .map(|i| match i / 8 {
                 0 | 1 => reading('b'),
@@ -116,9 +108,10 @@ mod tests {
         let mut game = Chess::new();
         let b2 = 6 * 8 + 1; // row 6, column 1: b2 with White at the bottom
         let e4 = 4 * 8 + 4;
+        let map = SiteMap::for_game(&game, WhiteSide::Bottom, 8, 8).unwrap();
         let mut s = Suspects::new(64);
         let readings = start_readings(&[(b2, '.'), (e4, 'b')]);
-        s.mark(&game, WhiteSide::Bottom, 8, &readings);
+        s.mark(&game, &map, &readings);
         let marked: Vec<usize> = (0..64).filter(|&i| s.mask()[i]).collect();
         assert_eq!(marked, vec![e4, b2]);
         // Read again with the same wrong labels (new light): still ignored.
@@ -136,11 +129,11 @@ mod tests {
         game.play_uci("e2e4").unwrap();
         let mut after = start_readings(&[(e4, 'w')]);
         after[6 * 8 + 4] = reading('.');
-        s.mark(&game, WhiteSide::Bottom, 8, &after);
+        s.mark(&game, &map, &after);
         assert!(!s.mask()[e4]);
         // Still read as black under the pawn, it is a new misread.
         after[e4] = reading('b');
-        s.mark(&game, WhiteSide::Bottom, 8, &after);
+        s.mark(&game, &map, &after);
         assert!(s.mask()[e4]);
     }
 }

@@ -1,0 +1,133 @@
+//! The first still view against the game's start position: which orientation of
+//! the grid shows it best, and whether the view shows it at all (rather than a
+//! game already under way, another board, or a wrong grid).
+
+use super::explain::{moved_on, InferConfig};
+use super::observation::{occ_index, squares};
+use super::sites::{SiteMap, SiteProbs};
+use crate::rules::{Rules, Square};
+
+/// Share of sites the first view must misread less than to be taken for the
+/// game's start position (an empty chess board misreads exactly half): beyond it the view is hardly this board or this grid.
+const START_MISREAD_SHARE: f64 = 0.5;
+
+/// How well per-site readings show `game`'s position in its likeliest orientation
+/// on a `rows` x `cols` grid: the log-likelihood of its occupants (hidden sites
+/// carry none) and that orientation's map. None when the game fits the grid in no
+/// orientation.
+pub fn start_likelihood<R: Rules>(
+    game: &R,
+    probs: &[SiteProbs],
+    rows: u32,
+    cols: u32,
+) -> Option<(f64, SiteMap)> {
+    let (files, ranks) = game.dims();
+    let mut best: Option<(f64, SiteMap)> = None;
+    for map in SiteMap::all(rows, cols, files, ranks) {
+        let obs = map.observation(probs, &[]);
+        let ll: f64 = squares(files, ranks)
+            .filter_map(|sq| obs.get(sq).map(|p| (sq, p)))
+            .map(|(sq, p)| f64::from(p[occ_index(game.occupant(sq))].max(1e-3)).ln())
+            .sum();
+        if best.as_ref().is_none_or(|(b, _)| ll > *b) {
+            best = Some((ll, map));
+        }
+    }
+    best
+}
+
+/// What the first still view shows against the expected start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartCheck {
+    /// Visible squares whose reading disagrees with the start position.
+    pub misread: Vec<Square>,
+    /// Visible squares in all.
+    pub visible: usize,
+    /// Some line of one or two legal moves explains the view better than the start
+    /// itself: the game has moved on before the first view.
+    pub moved_on: bool,
+}
+
+impl StartCheck {
+    /// Whether the view is taken for the start position.
+    pub fn is_start(&self) -> bool {
+        !self.moved_on && (self.misread.len() as f64) < START_MISREAD_SHARE * self.visible as f64
+    }
+}
+
+/// Checks a view against `game`'s position (the start of the recording). Unlike a
+/// count of disagreeing squares alone, the moved-on test stays right on a board
+/// the classifier misreads in many places, as long as the misreads are not the
+/// traces of legal moves.
+pub fn check_start<R: Rules>(
+    game: &R,
+    map: &SiteMap,
+    probs: &[SiteProbs],
+    cfg: &InferConfig,
+) -> StartCheck {
+    let obs = map.observation(probs, &[]);
+    let mut misread = Vec::new();
+    let mut visible = 0;
+    for sq in squares(map.files, map.ranks) {
+        if let Some(p) = obs.get(sq) {
+            visible += 1;
+            if p[occ_index(game.occupant(sq))] < 0.5 {
+                misread.push(sq);
+            }
+        }
+    }
+    StartCheck {
+        misread,
+        visible,
+        moved_on: moved_on(game, &obs, cfg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::{one_hot, WhiteSide};
+    use crate::rules::chess::Chess;
+    use crate::rules::Occupant;
+
+    /// Sure readings of `game` seen with White at `side` on an 8x8 grid.
+    fn seen(game: &Chess, side: WhiteSide) -> Vec<SiteProbs> {
+        let map = SiteMap::for_game(game, side, 8, 8).unwrap();
+        (0..64)
+            .map(|i| Some(one_hot(game.occupant(map.square(i)), 0.95)))
+            .collect()
+    }
+
+    #[test]
+    fn the_orientation_that_shows_the_start_is_chosen() {
+        let g = Chess::new();
+        for side in [WhiteSide::Left, WhiteSide::Top, WhiteSide::Right] {
+            let (_, map) = start_likelihood(&g, &seen(&g, side), 8, 8).unwrap();
+            assert_eq!(map.side, side);
+        }
+        assert!(start_likelihood(&g, &seen(&g, WhiteSide::Bottom), 9, 9).is_none());
+    }
+
+    #[test]
+    fn a_game_under_way_is_not_its_start() {
+        let start = Chess::new();
+        let map = SiteMap::for_game(&start, WhiteSide::Bottom, 8, 8).unwrap();
+        let cfg = InferConfig::default();
+        assert!(check_start(&start, &map, &seen(&start, WhiteSide::Bottom), &cfg).is_start());
+        let mut later = start.clone();
+        later.play_uci("e2e4").unwrap();
+        let c = check_start(&start, &map, &seen(&later, WhiteSide::Bottom), &cfg);
+        assert!(c.moved_on && !c.is_start());
+        assert_eq!(c.misread, vec![Square::new(4, 1), Square::new(4, 3)]);
+        // An empty board: half the squares misread, not the start.
+        let empty: Vec<SiteProbs> = (0..64)
+            .map(|_| Some(one_hot(Occupant::Empty, 0.95)))
+            .collect();
+        assert!(!check_start(&start, &map, &empty, &cfg).is_start());
+        // Hidden sites are not misreads.
+        let mut hidden = seen(&start, WhiteSide::Bottom);
+        hidden[..16].fill(None);
+        let c = check_start(&start, &map, &hidden, &cfg);
+        assert_eq!((c.visible, c.misread.len()), (48, 0));
+    }
+}

@@ -1,0 +1,196 @@
+//! What a recording reports as it goes: one serialisable event type, handed to an
+//! [`EventSink`]. The library never prints; the command line prints these events
+//! (text on stderr, JSON lines with `--events`), the tournament server streams them
+//! and tests assert on them.
+
+use serde::Serialize;
+
+use crate::geometry::Corners;
+
+/// One thing a recording has to say. Serialised with a `type` field naming the
+/// kind (`{"type":"move",...}`); times are seconds from the start of the input,
+/// rounded to the millisecond.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// White's edge of the grid, decided from the first still view.
+    Orientation {
+        time: f64,
+        /// `bottom`, `top`, `left` or `right`.
+        white: String,
+    },
+    /// A located grid was moved by whole cells to where the first frame reads as
+    /// the game's start position.
+    GridSnapped {
+        rows: i32,
+        cols: i32,
+        corners: [[f64; 2]; 4],
+    },
+    /// A move was accepted.
+    Move {
+        time: f64,
+        /// 1-based half-move number.
+        ply: usize,
+        san: String,
+        uci: String,
+        /// How clearly the move beat the next best explanation, 0.5 to 1.
+        confidence: f64,
+        /// The camera cannot tell which piece a pawn became: a queen is assumed.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        assumed: bool,
+    },
+    /// A confident change that no legal line explains; recording waits.
+    Unexplained { time: f64, squares: Vec<String> },
+    /// The board shows a legal continuation again.
+    #[serde(rename = "sync")]
+    Resynced { time: f64, in_sync: bool },
+    /// An earlier move was recorded wrongly and is now `san`.
+    #[serde(rename = "correction")]
+    Corrected {
+        time: f64,
+        ply: usize,
+        san: String,
+        uci: String,
+    },
+    /// The board moved a little in the image and its grid was followed.
+    Regrid { time: f64, corners: [[f64; 2]; 4] },
+    /// The board moved too far to follow and was located again.
+    Relocated { time: f64, corners: [[f64; 2]; 4] },
+    /// The board moved and was not found again; recording waits for it.
+    BoardLost { time: f64 },
+    /// A frame the source could not use (an unreadable photo in a folder).
+    SourceWarning { message: String },
+    /// `--game free`: the first still position.
+    Start {
+        time: f64,
+        white: Vec<String>,
+        black: Vec<String>,
+    },
+    /// `--game free`: one stable change.
+    Change {
+        time: f64,
+        placed: Vec<SiteColour>,
+        removed: Vec<SiteColour>,
+    },
+    /// How far an offline source has been read.
+    Progress { frame: usize, total: Option<usize> },
+    /// One still view's readings, for diagnosis (only when the job asks for it).
+    Readings {
+        time: f64,
+        /// One string per grid row: per site its label (`.`, `w`, `b`, `h`) and a
+        /// tag (`*` read anew, `s` ignored as a steady misread, ` ` carried over).
+        rows: Vec<String>,
+        /// The sites read anew: index, probabilities (empty, white, black), occluded.
+        fresh: Vec<SiteProbs>,
+        /// Per-site image change against the last still view, grey levels.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        change: Vec<Option<f32>>,
+    },
+}
+
+/// A site and the colour placed on it or taken from it (`--game free`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SiteColour {
+    pub site: String,
+    pub colour: String,
+}
+
+/// One site's fresh reading in a [`Event::Readings`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SiteProbs {
+    pub site: usize,
+    pub probs: [f32; 3],
+    pub occluded: f32,
+}
+
+impl Event {
+    /// The time the event refers to, when it has one.
+    pub fn time(&self) -> Option<f64> {
+        match self {
+            Event::Orientation { time, .. }
+            | Event::Move { time, .. }
+            | Event::Unexplained { time, .. }
+            | Event::Resynced { time, .. }
+            | Event::Corrected { time, .. }
+            | Event::Regrid { time, .. }
+            | Event::Relocated { time, .. }
+            | Event::BoardLost { time }
+            | Event::Start { time, .. }
+            | Event::Change { time, .. }
+            | Event::Readings { time, .. } => Some(*time),
+            Event::GridSnapped { .. } | Event::SourceWarning { .. } | Event::Progress { .. } => {
+                None
+            }
+        }
+    }
+
+    /// The event as one JSON line (no newline).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+    }
+}
+
+/// Seconds rounded to the millisecond, as events carry them.
+pub(crate) fn ms(t: f64) -> f64 {
+    (t * 1000.0).round() / 1000.0
+}
+
+/// Corners rounded to a tenth of a pixel, as events carry them.
+pub(crate) fn corner_list(c: &Corners) -> [[f64; 2]; 4] {
+    c.points()
+        .map(|(x, y)| [(x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0])
+}
+
+/// Where a recording's events go.
+pub trait EventSink {
+    fn emit(&mut self, event: Event);
+}
+
+impl<F: FnMut(Event)> EventSink for F {
+    fn emit(&mut self, event: Event) {
+        self(event)
+    }
+}
+
+impl EventSink for std::sync::mpsc::Sender<Event> {
+    fn emit(&mut self, event: Event) {
+        // A receiver that hung up wants no more events; the recording goes on.
+        let _ = self.send(event);
+    }
+}
+
+/// A sink that keeps every event (tests, and callers that read them afterwards).
+impl EventSink for Vec<Event> {
+    fn emit(&mut self, event: Event) {
+        self.push(event)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_serialise_with_their_kind_and_legacy_names() {
+        let m = Event::Move {
+            time: 12.4,
+            ply: 7,
+            san: "dxe5".into(),
+            uci: "d4e5".into(),
+            confidence: 0.9996,
+            assumed: false,
+        };
+        assert_eq!(
+            m.to_json(),
+            r#"{"type":"move","time":12.4,"ply":7,"san":"dxe5","uci":"d4e5","confidence":0.9996}"#
+        );
+        let s = Event::Resynced {
+            time: 3.0,
+            in_sync: true,
+        };
+        assert_eq!(s.to_json(), r#"{"type":"sync","time":3.0,"in_sync":true}"#);
+        let mut sink: Vec<Event> = Vec::new();
+        sink.emit(s.clone());
+        assert_eq!(sink, vec![s]);
+    }
+}
