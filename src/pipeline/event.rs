@@ -141,9 +141,21 @@ pub(crate) fn corner_list(c: &Corners) -> [[f64; 2]; 4] {
         .map(|(x, y)| [(x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0])
 }
 
-/// Where a recording's events go.
+/// What a caller may ask of a running recording.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// End the recording now, as if the input had ended (a signal, a closed page):
+    /// the record is finished and written.
+    Stop,
+}
+
+/// Where a recording's events go, and where it asks for commands.
 pub trait EventSink {
     fn emit(&mut self, event: Event);
+    /// Asked once per frame: a command for the recording, if one is waiting.
+    fn poll(&mut self) -> Option<Command> {
+        None
+    }
 }
 
 impl<F: FnMut(Event)> EventSink for F {

@@ -5,8 +5,8 @@
 
 use anyhow::Context;
 
-use super::event::{corner_list, ms, Event, EventSink, SiteColour};
-use super::watch::Watcher;
+use super::event::{corner_list, ms, Command, Event, EventSink, SiteColour};
+use super::watch::{Watched, Watcher};
 use super::RecordJob;
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
@@ -47,7 +47,11 @@ pub fn record_free(
     // Per site: what the record says stands there; None until read surely.
     let mut state: Vec<Option<Option<Stone>>> = vec![None; grid.len()];
     let mut summary = FreeSummary::default();
-    while let Some(still) = watcher.next_still(source, classifier, None, job.progress, events)? {
+    while let Some(watched) = watcher.next_still(source, classifier, None, job.progress, events)? {
+        let still = match watched {
+            Watched::Still(still) => still,
+            Watched::Command(Command::Stop) => break,
+        };
         if let Some(corners) = &still.regrid {
             events.emit(Event::Regrid {
                 time: ms(still.time_s),

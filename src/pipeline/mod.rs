@@ -24,10 +24,10 @@ use crate::rules::Rules;
 use crate::track::TrackConfig;
 
 use event::{corner_list, ms};
-pub use event::{Event, EventSink, SiteColour};
+pub use event::{Command, Event, EventSink, SiteColour};
 pub use free::{record_free, FreeSummary};
 pub use snap::snap_to_start;
-pub use watch::{StillView, WatchCounts, Watcher};
+pub use watch::{StillView, WatchCounts, Watched, Watcher};
 
 /// Everything a recording needs besides the game.
 pub struct RecordJob {
@@ -102,15 +102,16 @@ pub fn record<R: Recordable>(
         // Only squares a piece can stand on are classified (draughts: the dark ones),
         // once the orientation says which sites those are.
         let playable = map.map(|m| m.playable(&game));
-        let Some(still) = watcher.next_still(
+        let watched = watcher.next_still(
             source,
             classifier,
             playable.as_deref(),
             job.progress,
             events,
-        )?
-        else {
-            break;
+        )?;
+        let still = match watched {
+            None | Some(Watched::Command(Command::Stop)) => break,
+            Some(Watched::Still(still)) => still,
         };
         let probs = visible_probs(watcher.readings());
         suspects.review(&probs, &still.read_now);

@@ -6,7 +6,7 @@
 use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
 
-use super::event::{corner_list, ms, Event, EventSink};
+use super::event::{corner_list, ms, Command, Event, EventSink};
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::geometry::{BoardPose, Corners};
@@ -32,6 +32,13 @@ pub struct StillView {
     /// Per site (row-major): its image change against the previous still view, in
     /// grey levels after matching the light; empty at the first still view.
     pub change: Vec<Option<f32>>,
+}
+
+/// What watching the board brings.
+pub enum Watched {
+    Still(StillView),
+    /// The caller asked for something (between frames).
+    Command(Command),
 }
 
 /// Frame counts a recording reports.
@@ -101,7 +108,8 @@ impl Watcher {
 
     /// Reads frames until the board is still, then re-reads what changed. `wanted`
     /// limits classification to the sites a piece can stand on; `progress` reports
-    /// how far a source of known length has been read. None at the end of the source.
+    /// how far a source of known length has been read. A command from the caller
+    /// is handed back as soon as it comes; None at the end of the source.
     pub fn next_still(
         &mut self,
         source: &mut dyn FrameSource,
@@ -109,9 +117,15 @@ impl Watcher {
         wanted: Option<&[bool]>,
         progress: bool,
         events: &mut dyn EventSink,
-    ) -> anyhow::Result<Option<StillView>> {
+    ) -> anyhow::Result<Option<Watched>> {
         let total = source.len_hint();
-        while let Some(frame) = source.next() {
+        loop {
+            if let Some(command) = events.poll() {
+                return Ok(Some(Watched::Command(command)));
+            }
+            let Some(frame) = source.next() else {
+                break;
+            };
             for message in source.take_warnings() {
                 events.emit(Event::SourceWarning { message });
             }
@@ -165,12 +179,12 @@ impl Watcher {
             self.counts.still_views += 1;
             let (read_now, change) = self.read_changes(&rectified, classifier, wanted)?;
             self.reference = Some(rectified);
-            return Ok(Some(StillView {
+            return Ok(Some(Watched::Still(StillView {
                 time_s: still.time_s,
                 read_now,
                 regrid,
                 change,
-            }));
+            })));
         }
         for message in source.take_warnings() {
             events.emit(Event::SourceWarning { message });
