@@ -167,6 +167,46 @@ impl CropView {
     }
 }
 
+/// Simple colour statistics of one planar crop (as `crop_rgb_planar` fills it),
+/// for per-game learning: the mean colour where a piece's base stands (the
+/// central half of the cell), the mean colour of the cell above it (where a
+/// standing piece's body projects in oblique views) and the spread of brightness
+/// over the cell.
+pub fn colour_stats(planar: &[f32]) -> [f32; 7] {
+    let (w, h) = (CROP_W as usize, CROP_H as usize);
+    let c = CELL_PX as usize;
+    let (cx0, cy0) = ((LEFT * c as f64) as usize, (UP * c as f64) as usize);
+    let mean = |ch: usize, x0: usize, x1: usize, y0: usize, y1: usize| -> f32 {
+        let plane = &planar[ch * w * h..(ch + 1) * w * h];
+        let mut sum = 0.0;
+        for y in y0..y1 {
+            sum += plane[y * w + x0..y * w + x1].iter().sum::<f32>();
+        }
+        sum / ((x1 - x0) * (y1 - y0)).max(1) as f32
+    };
+    let q = c / 4;
+    let base = |ch| mean(ch, cx0 + q, cx0 + c - q, cy0 + q, cy0 + c - q);
+    let above = |ch| mean(ch, cx0, cx0 + c, cy0.saturating_sub(c), cy0);
+    let mut lum = Vec::with_capacity(c * c);
+    for y in cy0..cy0 + c {
+        for x in cx0..cx0 + c {
+            let i = y * w + x;
+            lum.push((planar[i] + planar[w * h + i] + planar[2 * w * h + i]) / 3.0);
+        }
+    }
+    let m = lum.iter().sum::<f32>() / lum.len() as f32;
+    let spread = (lum.iter().map(|v| (v - m) * (v - m)).sum::<f32>() / lum.len() as f32).sqrt();
+    [
+        base(0),
+        base(1),
+        base(2),
+        above(0),
+        above(1),
+        above(2),
+        spread,
+    ]
+}
+
 /// Quarter turns that bring the board edge nearest the camera to the bottom. The
 /// nearest edge is the longest one in the image; a view from straight above has
 /// no nearest edge and keeps the user's orientation.

@@ -1,15 +1,15 @@
 //! Per-site classification: empty, white piece, black piece, or hidden by a hand.
 //! Never knows rules, moves or time.
 
-pub mod adapt;
 pub mod crop;
 pub mod export;
+mod learn;
 mod model;
 
 use opencv::core::Mat;
 
-pub use adapt::Adaptation;
 pub use crop::{CropView, CROP_H, CROP_W};
+pub use learn::GameLearner;
 pub use model::{softmax, ModelError, OccupancyModel, RawReading, CLASSES};
 
 /// What the classifier says of one site.
@@ -19,23 +19,42 @@ pub struct SiteReading {
     pub probs: [f32; 3],
     /// Probability that a hand or arm hides the site.
     pub occluded: f32,
+    /// The model's raw logits (empty, white, black, occluded).
+    pub logits: [f32; 4],
     /// The model's embedding of the crop (empty when the model has none).
     pub embedding: Vec<f32>,
+    /// Colour statistics of the crop (`crop::colour_stats`).
+    pub colour: [f32; 7],
 }
 
 impl SiteReading {
-    fn from_raw(raw: RawReading, adapt: Option<&Adaptation>) -> SiteReading {
-        let logits = match adapt {
-            Some(a) => a.adjust(&raw),
-            None => raw.logits,
-        };
-        let p = softmax(&logits);
-        let visible = (p[0] + p[1] + p[2]).max(1e-6);
-        SiteReading {
-            probs: [p[0] / visible, p[1] / visible, p[2] / visible],
-            occluded: p[3],
+    fn new(raw: RawReading, colour: [f32; 7], learner: &GameLearner) -> SiteReading {
+        let mut r = SiteReading {
+            probs: [0.0; 3],
+            occluded: 0.0,
+            logits: raw.logits,
             embedding: raw.embedding,
-        }
+            colour,
+        };
+        r.rescore(learner);
+        r
+    }
+
+    /// The features per-game learning reads.
+    pub fn features(&self) -> Vec<f32> {
+        learn::features(&self.logits, &self.embedding, &self.colour)
+    }
+
+    /// Recomputes the probabilities with what `learner` has learnt of this board
+    /// (the occluded share stays the model's: labelled views show no hands).
+    pub fn rescore(&mut self, learner: &GameLearner) {
+        let p = softmax(&self.logits);
+        self.occluded = p[3];
+        let v = learner.correct(&self.features());
+        let m = v.iter().cloned().fold(f32::MIN, f32::max);
+        let e = v.map(|l| (l - m).exp());
+        let sum: f32 = e.iter().sum();
+        self.probs = e.map(|x| x / sum);
     }
 
     /// The most likely label: `.`, `w`, `b`, or `h` when hidden.
@@ -50,13 +69,10 @@ impl SiteReading {
     }
 }
 
-/// Weight of the board's own class prototypes against the model's logits.
-const ADAPT_WEIGHT: f32 = 1.0;
-
-/// The model plus an optional per-session correction.
+/// The model plus what it has learnt of the board in use.
 pub struct Classifier {
     model: OccupancyModel,
-    adaptation: Option<Adaptation>,
+    learner: GameLearner,
     batch: usize,
 }
 
@@ -64,7 +80,7 @@ impl Classifier {
     pub fn new(model: OccupancyModel) -> Classifier {
         Classifier {
             model,
-            adaptation: None,
+            learner: GameLearner::new(),
             batch: 64,
         }
     }
@@ -73,12 +89,28 @@ impl Classifier {
         &self.model
     }
 
-    pub fn set_adaptation(&mut self, a: Option<Adaptation>) {
-        self.adaptation = a;
+    /// Forgets what was learnt of the last board (a new game, a new set).
+    pub fn forget_board(&mut self) {
+        self.learner = GameLearner::new();
     }
 
-    pub fn adaptation(&self) -> Option<&Adaptation> {
-        self.adaptation.as_ref()
+    /// Whether readings are corrected by what was learnt of this board.
+    pub fn has_learnt(&self) -> bool {
+        self.learner.is_fitted()
+    }
+
+    /// Learns from one view's readings whose classes are known (0 empty, 1
+    /// white, 2 black); the first view taught stays for good.
+    pub fn teach(&mut self, labelled: &[(&SiteReading, usize)]) {
+        self.learner
+            .teach(labelled.iter().map(|(r, c)| (r.features(), *c)).collect());
+    }
+
+    /// Re-reads earlier readings with what has been learnt since (no network run).
+    pub fn rescore(&self, readings: &mut [Option<SiteReading>]) {
+        for r in readings.iter_mut().flatten() {
+            r.rescore(&self.learner);
+        }
     }
 
     /// Reads the given sites (row, col in the user's grid order) of a rectified board
@@ -89,35 +121,29 @@ impl Classifier {
         rectified: &Mat,
         sites: &[(u32, u32)],
     ) -> Result<Vec<SiteReading>, ModelError> {
-        Ok(self
-            .raw_sites(view, rectified, sites)?
-            .into_iter()
-            .map(|r| SiteReading::from_raw(r, self.adaptation.as_ref()))
-            .collect())
-    }
-
-    /// The model's raw outputs (logits and embedding) for the given sites.
-    pub fn raw_sites(
-        &self,
-        view: &CropView,
-        rectified: &Mat,
-        sites: &[(u32, u32)],
-    ) -> Result<Vec<RawReading>, ModelError> {
         let per = 3 * (CROP_W * CROP_H) as usize;
         let mut out = Vec::with_capacity(sites.len());
         let mut buf = vec![0.0f32; per * self.batch.min(sites.len().max(1))];
         for chunk in sites.chunks(self.batch) {
+            let mut colours = Vec::with_capacity(chunk.len());
             for (i, &(r, c)) in chunk.iter().enumerate() {
-                view.crop_rgb_planar(rectified, r, c, &mut buf[i * per..(i + 1) * per]);
+                let crop = &mut buf[i * per..(i + 1) * per];
+                view.crop_rgb_planar(rectified, r, c, crop);
+                colours.push(crop::colour_stats(crop));
             }
-            out.extend(self.model.run(&buf[..chunk.len() * per])?);
+            let raw = self.model.run(&buf[..chunk.len() * per])?;
+            out.extend(
+                raw.into_iter()
+                    .zip(colours)
+                    .map(|(raw, colour)| SiteReading::new(raw, colour, &self.learner)),
+            );
         }
         Ok(out)
     }
 
-    /// Fits the per-session correction from a view whose sites' classes are known
-    /// (0 empty, 1 white, 2 black, one per site row-major; only sites in `used`
-    /// count). Returns whether the model supports it (it needs an embedding output).
+    /// Forgets the last board and learns this one from a view whose sites'
+    /// classes are known (0 empty, 1 white, 2 black, one per site row-major; only
+    /// sites in `used` count). Returns whether anything was learnt.
     pub fn adapt_to(
         &mut self,
         view: &CropView,
@@ -125,19 +151,17 @@ impl Classifier {
         classes: &[usize],
         used: impl Fn(usize) -> bool,
     ) -> Result<bool, ModelError> {
-        let g = view.pose.grid;
-        let (sites, classes): (Vec<(u32, u32)>, Vec<usize>) = (0..g.rows)
-            .flat_map(|r| (0..g.cols).map(move |c| (r, c)))
+        self.forget_board();
+        let readings = self.read_all(view, rectified)?;
+        let labelled: Vec<(&SiteReading, usize)> = readings
+            .iter()
             .zip(classes.iter().copied())
             .enumerate()
             .filter(|(i, _)| used(*i))
             .map(|(_, x)| x)
-            .unzip();
-        let raw = self.raw_sites(view, rectified, &sites)?;
-        let labelled: Vec<(RawReading, usize)> =
-            raw.into_iter().zip(classes.iter().copied()).collect();
-        self.adaptation = Adaptation::fit(&labelled, ADAPT_WEIGHT);
-        Ok(self.adaptation.is_some())
+            .collect();
+        self.teach(&labelled);
+        Ok(self.has_learnt())
     }
 
     /// Reads every site of the grid, row-major.

@@ -37,6 +37,11 @@ pub struct EvalArgs {
     /// Adapt to each game's board on its first image (its position is known).
     #[arg(long)]
     pub adapt: bool,
+    /// Learn each game's board as the recorder does: every image is read with what
+    /// the images before it in the same folder taught (their labels), and then
+    /// teaches its own.
+    #[arg(long, conflicts_with = "adapt")]
+    pub adapt_online: bool,
     /// Real sets: find the board with `locate` instead of using the annotated corners
     /// (which then only settle a square board's quarter turn, as the game would).
     /// A photo where no board is found counts every site wrong.
@@ -129,7 +134,7 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
                     &mut classifier,
                     &format!("bgu-chess game {g}"),
                     &refs,
-                    a.adapt,
+                    Adapt::of(&a),
                     a.locate,
                 )?);
             }
@@ -154,7 +159,13 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
             } else {
                 name
             };
-            reports.push(eval_refs(&mut classifier, &name, &refs, a.adapt, a.locate)?);
+            reports.push(eval_refs(
+                &mut classifier,
+                &name,
+                &refs,
+                Adapt::of(&a),
+                a.locate,
+            )?);
         }
         other => bail!("unknown set '{other}': use synth, bgu-chess, chess-ray-vision or imago-go"),
     }
@@ -168,25 +179,45 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How the classifier learns each board while it is measured.
+#[derive(Clone, Copy, PartialEq)]
+enum Adapt {
+    Never,
+    /// From the first image of each board.
+    First,
+    /// From every image, after it is read.
+    Online,
+}
+
+impl Adapt {
+    fn of(a: &EvalArgs) -> Adapt {
+        match (a.adapt, a.adapt_online) {
+            (_, true) => Adapt::Online,
+            (true, _) => Adapt::First,
+            _ => Adapt::Never,
+        }
+    }
+}
+
 fn eval_refs(
     classifier: &mut Classifier,
     name: &str,
     refs: &[sets::LabelledRef],
-    adapt: bool,
+    adapt: Adapt,
     locate: bool,
 ) -> anyhow::Result<EvalReport> {
     let mut rep = EvalReport {
         name: format!(
             "{name}{}",
-            if adapt {
-                " (adapted on the first image of each board)"
-            } else {
-                ""
+            match adapt {
+                Adapt::Never => "",
+                Adapt::First => " (adapted on the first image of each board)",
+                Adapt::Online => " (learning each board from the images before)",
             }
         ),
         ..EvalReport::default()
     };
-    classifier.set_adaptation(None);
+    classifier.forget_board();
     let mut group = None;
     for r in refs {
         let mut l = r.load()?;
@@ -210,20 +241,38 @@ fn eval_refs(
         // A new board or camera (a bgu game, an imago-go sequence folder) starts a
         // new session: adapt on its first image, whose position is known.
         let g = r.path.parent().map(|p| p.to_path_buf());
-        if adapt && g != group {
-            group = g;
+        let new_board = g != group;
+        group = g;
+        if adapt == Adapt::First && new_board {
             let view = CropView::new(&l.pose);
             let rect = view.rectify(&l.image)?;
             let classes: Vec<usize> = l.labels.iter().map(|&c| c as usize).collect();
             classifier.adapt_to(&view, &rect, &classes, |_| true)?;
         }
-        score(classifier, &l, &mut rep)?;
+        if adapt == Adapt::Online && new_board {
+            classifier.forget_board();
+        }
+        let readings = score(classifier, &l, &mut rep)?;
+        if adapt == Adapt::Online {
+            // Sites read as hidden are not taught, as the recorder would not.
+            let labelled: Vec<_> = readings
+                .iter()
+                .zip(&l.labels)
+                .filter(|(r, &c)| r.occluded <= 0.5 && c < 3)
+                .map(|(r, &c)| (r, c as usize))
+                .collect();
+            classifier.teach(&labelled);
+        }
     }
-    classifier.set_adaptation(None);
+    classifier.forget_board();
     Ok(finish(rep))
 }
 
-fn score(classifier: &Classifier, l: &Labelled, rep: &mut EvalReport) -> anyhow::Result<()> {
+fn score(
+    classifier: &Classifier,
+    l: &Labelled,
+    rep: &mut EvalReport,
+) -> anyhow::Result<Vec<crate::classify::SiteReading>> {
     let view = CropView::new(&l.pose);
     let rect = view.rectify(&l.image)?;
     let readings = classifier.read_all(&view, &rect)?;
@@ -251,7 +300,7 @@ fn score(classifier: &Classifier, l: &Labelled, rep: &mut EvalReport) -> anyhow:
     }
     rep.images += 1;
     rep.exact_boards += exact as usize;
-    Ok(())
+    Ok(readings)
 }
 
 fn finish(mut r: EvalReport) -> EvalReport {

@@ -76,10 +76,10 @@ pub fn record_bgu_game(
         progress: false,
         adapt: true,
     };
-    classifier.set_adaptation(None);
+    classifier.forget_board();
     let summary = pipeline::record(Chess::new(), classifier, source.as_mut(), &job, &mut |_| {})
         .with_context(|| format!("recording '{}'", folder.display()))?;
-    classifier.set_adaptation(None);
+    classifier.forget_board();
     let recorded = parse_pgn(&std::fs::read_to_string(&out)?).map_err(anyhow::Error::msg)?;
     let want: Vec<&str> = truth.moves.iter().map(|m| m.san.as_str()).collect();
     let got: Vec<&str> = recorded.moves.iter().map(|m| m.san.as_str()).collect();

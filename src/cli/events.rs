@@ -94,6 +94,7 @@ impl EventSink for Presenter {
                 rows,
                 fresh,
                 change,
+                lines,
             } => {
                 self.say(&format!("still view at {time:.2} s:"));
                 for (r, row) in rows.iter().enumerate() {
@@ -103,6 +104,9 @@ impl EventSink for Presenter {
                         .map(|d| format!("{:5.1}", d.unwrap_or(-1.0)))
                         .collect();
                     self.say(&format!("  {row}   {diffs}"));
+                }
+                for l in lines {
+                    self.say(&format!("  line {l}"));
                 }
                 for f in fresh {
                     self.say(&format!(

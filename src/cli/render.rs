@@ -238,6 +238,36 @@ pub enum RenderWhat {
         #[arg(long)]
         bump_at: Option<usize>,
     },
+    /// A game photographed position by position: a folder of JPEG photos (one per
+    /// position, the camera a few pixels off each time, now and then a hand over
+    /// the board) and `truth.json` (per photo its corners and contents).
+    Photos {
+        /// A chess game (PGN).
+        #[arg(long)]
+        pgn: Option<PathBuf>,
+        /// A Russian draughts game (PDN).
+        #[arg(long)]
+        pdn: Option<PathBuf>,
+        /// A Tablut game (boardscribe's Tablut record).
+        #[arg(long)]
+        tablut: Option<PathBuf>,
+        /// The folder to write.
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, value_enum)]
+        preset: Option<Preset>,
+        /// Image size, WxH.
+        #[arg(long, default_value = "640x480")]
+        size: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Camera shake between shots (0 none, 1 about 0.3 degrees and 2 mm).
+        #[arg(long, default_value_t = 1.5)]
+        shake: f64,
+        /// Share of photos with a hand over the board.
+        #[arg(long, default_value_t = 0.1)]
+        hands: f64,
+    },
     /// A contact sheet of renders of every kind of scene (the README's picture).
     Sheet {
         #[arg(long)]
@@ -349,6 +379,53 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 crate::synth::clip::sidecar_path(&out).display()
             );
         }
+        RenderWhat::Photos {
+            pgn,
+            pdn,
+            tablut,
+            out,
+            preset,
+            size,
+            seed,
+            shake,
+            hands,
+        } => {
+            let (w, h) = parse_size(&size)?;
+            let look = |default: Preset| {
+                let mut p = preset_params(preset.unwrap_or(default), seed);
+                (p.width, p.height) = (w, h);
+                p
+            };
+            let (params, states, game_file) = match (pgn, pdn, tablut) {
+                (Some(p), None, None) => {
+                    let (g, m) = chess_game(&p)?;
+                    (
+                        look(Preset::Overhead),
+                        game_states(&g, &m, WhiteSide::Bottom),
+                        p,
+                    )
+                }
+                (None, Some(p), None) => {
+                    let (g, m) = draughts_game(&p)?;
+                    (
+                        look(Preset::DarkWood),
+                        game_states(&g, &m, WhiteSide::Bottom),
+                        p,
+                    )
+                }
+                (None, None, Some(p)) => {
+                    let (g, m) = tablut_game(&p)?;
+                    (
+                        look(Preset::Tablut),
+                        game_states(&g, &m, WhiteSide::Bottom),
+                        p,
+                    )
+                }
+                _ => bail!("give one game: --pgn, --pdn or --tablut"),
+            };
+            write_photos(&out, &params, &states, &game_file, shake, hands)?;
+            println!("{} photos: {}", states.len(), out.display());
+        }
         RenderWhat::Sheet { out, seed } => {
             let mut images = Vec::new();
             for (i, p) in [
@@ -378,6 +455,60 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             println!("contact sheet: {}", out.display());
         }
     }
+    Ok(())
+}
+
+/// `WxH` as two sizes.
+fn parse_size(s: &str) -> anyhow::Result<(u32, u32)> {
+    let bad = || anyhow::anyhow!("'{s}' is not a size: use WxH, such as 640x480");
+    let (w, h) = s.split_once('x').ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?);
+    if !(64..=4096).contains(&w) || !(64..=4096).contains(&h) {
+        bail!("size '{s}' is out of range: 64 to 4096 pixels each way");
+    }
+    Ok((w, h))
+}
+
+/// The photos of `states` into `out`, with `truth.json` and a copy of the game file.
+fn write_photos(
+    out: &Path,
+    params: &SceneParams,
+    states: &[crate::synth::BoardState],
+    game_file: &Path,
+    shake: f64,
+    hands: f64,
+) -> anyhow::Result<()> {
+    use crate::synth::photos::{render_photos, PhotoOptions};
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create '{}'", out.display()))?;
+    let opts = PhotoOptions {
+        shake,
+        hands,
+        ..PhotoOptions::default()
+    };
+    let mut photos = Vec::new();
+    render_photos(params, states, &opts, |i, r| {
+        let name = format!("photo_{:04}.jpg", i + 1);
+        let err = |e: String| crate::synth::SynthError(format!("writing '{name}': {e}"));
+        let file = std::fs::File::create(out.join(&name)).map_err(|e| err(e.to_string()))?;
+        image::codecs::jpeg::JpegEncoder::new_with_quality(std::io::BufWriter::new(file), 90)
+            .encode_image(&r.image)
+            .map_err(|e| err(e.to_string()))?;
+        photos.push(serde_json::json!({
+            "image": name,
+            "corners": r.corners,
+            "cells": crate::synth::clip::cells_text(&states[i]),
+            "hand_occludes": r.hand_occludes,
+        }));
+        Ok(())
+    })?;
+    let truth = serde_json::json!({"grid": states[0].grid_spec(), "photos": photos});
+    std::fs::write(out.join("truth.json"), truth.to_string() + "\n")?;
+    let ext = game_file
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("txt");
+    std::fs::copy(game_file, out.join(format!("truth.{ext}")))
+        .with_context(|| format!("copying '{}'", game_file.display()))?;
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::change::ChangeModel;
 use super::observation::{occ_index, squares, Observation};
 use crate::rules::{Occupant, Rules, Square};
 
@@ -28,6 +29,9 @@ pub struct InferConfig {
     /// (against their own best labels): room for one misread square, not for the two
     /// or more that a piece appearing from nowhere leaves.
     pub max_residual: f64,
+    /// How a square's image change since the view of the current position weighs
+    /// for "a piece came or went" (used where the observation carries changes).
+    pub change: ChangeModel,
 }
 
 impl Default for InferConfig {
@@ -40,6 +44,7 @@ impl Default for InferConfig {
             confident: 0.5,
             floor: 0.01,
             max_residual: 7.0,
+            change: ChangeModel::default(),
         }
     }
 }
@@ -66,10 +71,17 @@ pub enum Verdict<M> {
     Unexplained { squares: Vec<Square> },
 }
 
+/// Change evidence below which a square's image counts as unchanged: its reading
+/// is then the same picture read again, not fresh evidence of anything.
+const FRESH_LLR: f64 = -1.0;
+
 struct Evidence {
     files: u8,
     /// Per square: log-probabilities of empty/white/black, or None when hidden.
     logp: Vec<Option<[f64; 3]>>,
+    /// Per square: the log-likelihood ratio of its image change for "changed",
+    /// 0 where unknown.
+    change: Vec<f64>,
     /// Per square: the confidently read occupant, if any.
     sure: Vec<Option<Occupant>>,
     fresh: Vec<bool>,
@@ -77,13 +89,14 @@ struct Evidence {
 }
 
 impl Evidence {
-    fn new(obs: &Observation, cfg: &InferConfig) -> Evidence {
+    fn new(obs: &Observation, cfg: &InferConfig, base: &[Occupant]) -> Evidence {
         let (files, ranks) = obs.dims();
+        let llrs = cfg.change.square_llrs(obs, base);
         let mut logp = Vec::new();
         let mut sure = Vec::new();
         let mut fresh = Vec::new();
-        for sq in squares(files, ranks) {
-            fresh.push(obs.is_fresh(sq));
+        for (sq, llr) in squares(files, ranks).zip(&llrs) {
+            fresh.push(obs.is_fresh(sq) && llr.is_none_or(|l| l > FRESH_LLR));
             logp.push(
                 obs.get(sq)
                     .map(|p| p.map(|v| f64::from(v.max(cfg.floor)).ln())),
@@ -96,6 +109,7 @@ impl Evidence {
         Evidence {
             files,
             logp,
+            change: llrs.iter().map(|l| l.unwrap_or(0.0)).collect(),
             sure,
             fresh,
             max_residual: cfg.max_residual,
@@ -109,13 +123,17 @@ impl Evidence {
         )
     }
 
-    /// Log-likelihood gain of `occ` over `base`, counting only the squares that differ.
+    /// Log-likelihood gain of `occ` over `base`, counting only the squares that
+    /// differ: their readings, and their image change.
     fn gain(&self, base: &[Occupant], occ: &[Occupant]) -> f64 {
         base.iter()
             .zip(occ)
             .enumerate()
             .filter(|(_, (a, b))| a != b)
-            .filter_map(|(i, (a, b))| self.logp[i].map(|lp| lp[occ_index(*b)] - lp[occ_index(*a)]))
+            .map(|(i, (a, b))| {
+                let read = self.logp[i].map_or(0.0, |lp| lp[occ_index(*b)] - lp[occ_index(*a)]);
+                read + self.change[i]
+            })
             .sum()
     }
 
@@ -166,13 +184,17 @@ struct Scored<M> {
     residual: f64,
 }
 
-/// Decides what happened between the position of `game` and the observation.
-pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verdict<R::Move> {
-    let ev = Evidence::new(obs, cfg);
+/// Every distinct line of up to `cfg.max_plies` legal moves from `game`, scored,
+/// breadth-first (one line per distinct occupancy: the camera cannot tell apart
+/// lines that leave the same pieces on the same squares), the line of no moves
+/// first. After each depth `enough` sees the lines so far and may end the search.
+fn search<R: Rules>(
+    game: &R,
+    ev: &Evidence,
+    cfg: &InferConfig,
+    mut enough: impl FnMut(&[Scored<R::Move>]) -> bool,
+) -> Vec<Scored<R::Move>> {
     let base = occupancy(game);
-
-    // Breadth-first over move sequences, one candidate per distinct occupancy: the
-    // camera cannot tell apart sequences that leave the same pieces on the same squares.
     let mut seen: HashSet<Vec<Occupant>> = HashSet::new();
     seen.insert(base.clone());
     let mut scored = vec![Scored {
@@ -221,13 +243,54 @@ pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verd
             });
             seen.insert(occ.clone());
         }
-        if let Some(v) = decide(&scored, cfg) {
-            return v;
+        if enough(&scored) {
+            break;
         }
         frontier = layer.into_iter().map(|(_, c)| c).collect();
         if frontier.is_empty() {
             break;
         }
+    }
+    scored
+}
+
+/// The `n` best-scoring lines (score against "nothing moved", the surprise left in
+/// the fresh readings, the moves), best first: what a diagnosis shows.
+pub fn ranked<R: Rules>(
+    game: &R,
+    obs: &Observation,
+    cfg: &InferConfig,
+    n: usize,
+) -> Vec<(f64, f64, Vec<R::Move>)> {
+    let ev = Evidence::new(obs, cfg, &occupancy(game));
+    let mut all = search(game, &ev, cfg, |_| false);
+    all.sort_by(|a, b| b.score.total_cmp(&a.score));
+    all.into_iter()
+        .take(n)
+        .map(|s| (s.score, s.residual, s.moves))
+        .collect()
+}
+
+/// Decides what happened between the position of `game` and the observation.
+pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verdict<R::Move> {
+    let base = occupancy(game);
+    let ev = Evidence::new(obs, cfg, &base);
+    // A line is accepted once one more ply of search does not overturn it: a
+    // view that shows three plies also fits their first two well.
+    let mut verdict: Option<Verdict<R::Move>> = None;
+    let mut pending: Option<Verdict<R::Move>> = None;
+    let scored = search(game, &ev, cfg, |scored| {
+        let now = decide(scored, cfg);
+        let settled = now.is_some() && now == pending;
+        pending = now;
+        if settled {
+            verdict = pending.take();
+        }
+        settled
+    });
+    let verdict = verdict.or(pending);
+    if let Some(v) = verdict {
+        return v;
     }
     if ev.fits(&base) {
         return Verdict::Unchanged;
@@ -247,33 +310,46 @@ pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verd
 }
 
 /// A verdict once the scored candidates settle it, or None to look deeper.
-fn decide<M: Clone>(scored: &[Scored<M>], cfg: &InferConfig) -> Option<Verdict<M>> {
-    let (bi, best) = scored
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.score.total_cmp(&b.1.score))?;
+fn decide<M: Clone + PartialEq>(scored: &[Scored<M>], cfg: &InferConfig) -> Option<Verdict<M>> {
+    let best = scored.iter().max_by(|a, b| a.score.total_cmp(&b.score))?;
     if best.residual > cfg.max_residual {
         return None;
     }
-    let runner_up = scored
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != bi)
-        .map(|(_, s)| s.score)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let margin = best.score - runner_up;
     if best.moves.is_empty() {
         // "Nothing moved" fits best and leaves the fresh readings little surprise.
         return Some(Verdict::Unchanged);
     }
-    if best.score >= cfg.accept_nats && margin >= cfg.margin_nats {
-        return Some(Verdict::Moves {
-            moves: best.moves.clone(),
-            margin,
-            residual: best.residual,
-        });
+    if best.score < cfg.accept_nats {
+        return None;
     }
-    None
+    // The lines within the margin of the best may differ only after plies they
+    // share (a king's step under a hand, seen or not): those plies are certain
+    // whichever of them happened, and the rest waits for a clearer view.
+    let close: Vec<&Scored<M>> = scored
+        .iter()
+        .filter(|s| s.score > best.score - cfg.margin_nats)
+        .collect();
+    let shared = (0..best.moves.len())
+        .take_while(|&k| close.iter().all(|s| s.moves.get(k) == Some(&best.moves[k])))
+        .count();
+    if shared == 0 {
+        return None;
+    }
+    let moves = &best.moves[..shared];
+    let rival = scored
+        .iter()
+        .filter(|s| !s.moves.starts_with(moves))
+        .map(|s| s.score)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let residual = scored
+        .iter()
+        .find(|s| s.moves == moves)
+        .map_or(best.residual, |s| s.residual);
+    Some(Verdict::Moves {
+        moves: moves.to_vec(),
+        margin: best.score - rival,
+        residual,
+    })
 }
 
 /// Whether some line of one or two legal moves fits the observation better than
@@ -281,8 +357,8 @@ fn decide<M: Clone>(scored: &[Scored<M>], cfg: &InferConfig) -> Option<Verdict<M
 /// count of disagreeing squares this stays right on a board the classifier misreads
 /// in many places, as long as the misreads are not the traces of legal moves.
 pub fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> bool {
-    let ev = Evidence::new(obs, cfg);
     let base = occupancy(game);
+    let ev = Evidence::new(obs, cfg, &base);
     let mut frontier = vec![game.clone()];
     for depth in 1..=2 {
         let mut next = Vec::new();

@@ -1,6 +1,7 @@
 //! Move inference, generic over the rules: legal continuations scored against the
 //! observed cells. Never knows pixels or the classifier.
 
+mod change;
 mod explain;
 mod follow;
 mod observation;
@@ -9,7 +10,8 @@ mod sites;
 mod start;
 mod suspects;
 
-pub use explain::{explain, moved_on, occupancy, InferConfig, Verdict};
+pub use change::ChangeModel;
+pub use explain::{explain, moved_on, occupancy, ranked, InferConfig, Verdict};
 pub use follow::{FollowEvent, Follower};
 pub use observation::{occ_index, one_hot, squares, Observation};
 pub use orientation::WhiteSide;

@@ -12,6 +12,9 @@ pub struct Observation {
     /// Read anew at this view (its image changed, or it was never read): only fresh
     /// readings can contradict an explanation; stale ones were weighed before.
     fresh: Vec<bool>,
+    /// How much the square's image changed since the view of the current position,
+    /// where a piece's base stands (grey levels); None where unknown or hidden.
+    change: Vec<Option<f32>>,
 }
 
 impl Observation {
@@ -21,6 +24,7 @@ impl Observation {
             ranks,
             probs: vec![None; files as usize * ranks as usize],
             fresh: vec![true; files as usize * ranks as usize],
+            change: vec![None; files as usize * ranks as usize],
         }
     }
 
@@ -49,6 +53,17 @@ impl Observation {
 
     pub fn get(&self, sq: Square) -> Option<[f32; 3]> {
         self.probs[self.index(sq)]
+    }
+
+    /// Sets how much the square's image changed since the view of the current
+    /// position (grey levels).
+    pub fn set_change(&mut self, sq: Square, change: Option<f32>) {
+        let i = self.index(sq);
+        self.change[i] = change;
+    }
+
+    pub fn change(&self, sq: Square) -> Option<f32> {
+        self.change[self.index(sq)]
     }
 
     /// A certain observation of a known occupancy (tests, and photos with known labels).

@@ -83,6 +83,14 @@ impl SiteMap {
         obs
     }
 
+    /// Adds per-site image changes to an observation, on its visible squares.
+    pub fn add_changes(&self, obs: &mut Observation, change: &[Option<f32>]) {
+        for sq in squares(self.files, self.ranks) {
+            let c = change.get(self.site(sq)).copied().flatten();
+            obs.set_change(sq, c.filter(|_| obs.get(sq).is_some()));
+        }
+    }
+
     /// Per site, the class index (0 empty, 1 white, 2 black) of `game`'s occupant.
     pub fn labels<R: Rules>(&self, game: &R) -> Vec<usize> {
         let mut out = vec![0usize; self.len()];

@@ -82,9 +82,14 @@ pub enum Event {
         rows: Vec<String>,
         /// The sites read anew: index, probabilities (empty, white, black), occluded.
         fresh: Vec<SiteProbs>,
-        /// Per-site image change against the last still view, grey levels.
+        /// Per-site image change against the view of the current position (or the
+        /// last still view before there is one), grey levels.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         change: Vec<Option<f32>>,
+        /// The best-scoring lines from the current position, best first: moves,
+        /// score against "nothing moved" and the surprise left, in nats.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        lines: Vec<String>,
     },
 }
 

@@ -90,12 +90,16 @@ pub fn record<R: Recordable>(
     };
     write(&record)?;
 
+    classifier.forget_board();
     let mut watcher = Watcher::new(crate::classify::CropView::new(&job.pose), job.track);
     // Sites whose reading contradicted a known position: ignored while they keep
     // showing the same wrong label.
     let mut suspects = Suspects::new(grid.len());
     let mut map: Option<SiteMap> = job.white.and_then(fits);
     let mut follower: Option<Follower<R>> = None;
+    // The rectified board of the view that showed the current position: image
+    // change since then is evidence of what moved.
+    let mut anchor: Option<crate::track::Anchor> = None;
     let mut summary = RecordSummary::default();
 
     loop {
@@ -141,18 +145,56 @@ pub fn record<R: Recordable>(
         };
         if follower.is_none() && check_start(&game, &m, &probs, &job.infer).is_start() {
             if job.adapt {
-                calibrate(&game, &m, classifier, &mut watcher)?;
+                teach(&game, &m, classifier, &mut watcher, None);
             }
             suspects.mark(&game, &m, &visible_probs(watcher.readings()));
         }
         let probs = visible_probs(watcher.readings());
         let mask = suspects.mask();
-        let obs = m.observation(&probs, &mask);
-        if job.debug {
-            events.emit(readings_event(&still, watcher.readings(), &mask, grid.cols));
+        let mut obs = m.observation(&probs, &mask);
+        if still.regrid.is_some() {
+            // The grid moved: the old view's sites are elsewhere now.
+            anchor = None;
         }
+        let change = anchor.as_ref().map(|a| watcher.change_since(a));
+        if let Some(change) = &change {
+            m.add_changes(&mut obs, change);
+        }
+        let first = follower.is_none();
         let f =
             follower.get_or_insert_with(|| Follower::new(game.clone(), job.infer, still.time_s));
+        let labels_before = m.labels(f.game());
+        let change_llr = job
+            .infer
+            .change
+            .square_llrs(&obs, &crate::infer::occupancy(f.game()));
+        if job.debug {
+            let mut e = readings_event(&still, watcher.readings(), &mask, grid.cols);
+            if let Event::Readings {
+                change: c, lines, ..
+            } = &mut e
+            {
+                if let Some(change) = &change {
+                    c.clone_from(change);
+                }
+                *lines = crate::infer::ranked(f.game(), &obs, &job.infer, 5)
+                    .into_iter()
+                    .map(|(score, residual, moves)| {
+                        let mut g = f.game().clone();
+                        let ids: Vec<String> = moves
+                            .iter()
+                            .map(|mv| {
+                                let id = g.move_id(mv);
+                                g.play(mv);
+                                id
+                            })
+                            .collect();
+                        format!("{:<16} {score:7.2} {residual:6.2}", ids.join(" "))
+                    })
+                    .collect();
+            }
+            events.emit(e);
+        }
         let seen = f.observe(&obs, still.time_s);
         if seen
             .iter()
@@ -160,6 +202,36 @@ pub fn record<R: Recordable>(
         {
             // What the accepted explanation left unexplained is a misread.
             suspects.mark(f.game(), &m, &probs);
+        }
+        let clear = seen.iter().any(|e| {
+            matches!(e, FollowEvent::Moved { margin, emt: Some(_), .. } if *margin >= TEACH_MARGIN)
+        });
+        if job.adapt && clear && f.in_sync() {
+            teach(
+                f.game(),
+                &m,
+                classifier,
+                &mut watcher,
+                Some(&still.read_now),
+            );
+        }
+        let settled = seen.iter().any(|e| {
+            matches!(
+                e,
+                FollowEvent::Moved { .. } | FollowEvent::Corrected { .. } | FollowEvent::Resynced
+            )
+        });
+        if first || settled || anchor.is_none() && f.in_sync() {
+            let moved: Vec<bool> = labels_before
+                .iter()
+                .zip(m.labels(f.game()))
+                .map(|(a, b)| *a != b)
+                .collect();
+            let mut unexplained = vec![false; m.len()];
+            for (sq, llr) in crate::infer::squares(m.files, m.ranks).zip(&change_llr) {
+                unexplained[m.site(sq)] = llr.is_some_and(|l| l > 0.0);
+            }
+            watcher.settle(&mut anchor, &moved, &unexplained)?;
         }
         for event in seen {
             apply_event(&event, f, &mut record, &mut summary, still.time_s, events);
@@ -184,6 +256,10 @@ pub fn record<R: Recordable>(
     summary.white = map.map(|m| m.side);
     Ok(summary)
 }
+
+/// How clearly (nats over the runner-up) a move must have been accepted for its
+/// view to teach the classifier: a doubtful acceptance could teach a mistake.
+const TEACH_MARGIN: f64 = 5.0;
 
 /// Per site, the probabilities of a visible reading; None where hidden or unread.
 fn visible_probs(readings: &[Option<SiteReading>]) -> Vec<SiteProbs> {
@@ -267,37 +343,32 @@ fn apply_event<R: Recordable>(
     }
 }
 
-/// At the first still view the position is known (the game's start): adapts the
-/// classifier to this board and re-reads every site.
-fn calibrate<R: Rules>(
+/// Teaches the classifier this board from the latest still view, whose position
+/// `game` is known (the start) or settled with a clear margin: every visible
+/// playable site read anew (`fresh`; all sites when None) is labelled by it. The
+/// readings held are re-read with what was learnt.
+fn teach<R: Rules>(
     game: &R,
     map: &SiteMap,
     classifier: &mut Classifier,
     watcher: &mut Watcher,
-) -> anyhow::Result<()> {
-    let expected = map.labels(game);
+    fresh: Option<&[bool]>,
+) {
+    let labels = map.labels(game);
     let playable = map.playable(game);
-    let Some(rectified) = watcher.reference() else {
-        return Ok(());
-    };
-    let view = watcher.view();
-    if !classifier.adapt_to(view, rectified, &expected, |i| playable[i])? {
-        return Ok(());
-    }
-    let cols = map.cols;
-    let sites: Vec<usize> = (0..map.len()).filter(|&i| playable[i]).collect();
-    let rc: Vec<(u32, u32)> = sites
+    let labelled: Vec<(&SiteReading, usize)> = watcher
+        .readings()
         .iter()
-        .map(|&i| (i as u32 / cols, i as u32 % cols))
+        .enumerate()
+        .filter(|(i, _)| playable[*i] && fresh.is_none_or(|f| f[*i]))
+        .filter_map(|(i, r)| {
+            r.as_ref()
+                .filter(|r| r.occluded <= 0.5)
+                .map(|r| (r, labels[i]))
+        })
         .collect();
-    let fresh = classifier.read_sites(view, rectified, &rc)?;
-    let readings = watcher.readings_mut();
-    for (&i, fresh) in sites.iter().zip(fresh) {
-        if readings[i].as_ref().is_none_or(|old| old.occluded <= 0.5) {
-            readings[i] = Some(fresh);
-        }
-    }
-    Ok(())
+    classifier.teach(&labelled);
+    classifier.rescore(watcher.readings_mut());
 }
 
 /// One still view's readings as an event: per row the labels, `*` read anew, `s`
@@ -344,6 +415,7 @@ fn readings_event(
         rows,
         fresh,
         change: still.change.clone(),
+        lines: Vec::new(),
     }
 }
 

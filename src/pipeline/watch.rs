@@ -11,7 +11,8 @@ use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::geometry::{BoardPose, Corners};
 use crate::track::{
-    rect_diffs, shrunk_grey, skin_fraction, BoardThumb, GridCheck, GridGuard, TrackConfig, Tracker,
+    rect_diffs, shrunk_grey, skin_fraction, Anchor, BoardThumb, GridCheck, GridGuard, TrackConfig,
+    Tracker,
 };
 
 /// Pixels per cell in the motion thumbnail.
@@ -104,6 +105,39 @@ impl Watcher {
     /// The rectified board of the latest still view.
     pub fn reference(&self) -> Option<&Mat> {
         self.reference.as_ref()
+    }
+
+    /// Per site, how much the latest still view changed where a piece's base
+    /// stands since `anchor` (taken with the same grid).
+    pub fn change_since(&self, anchor: &Anchor) -> Vec<Option<f32>> {
+        match &self.reference {
+            Some(now) => anchor.changes(now, &self.cell_rects),
+            None => vec![None; self.cell_rects.len()],
+        }
+    }
+
+    /// Settles the latest still view into `anchor` (a new one when None): visible
+    /// sites take its picture; `moved` marks the sites whose occupant changed,
+    /// `unexplained` those that changed otherwise (held once, see `Anchor`).
+    pub fn settle(
+        &self,
+        anchor: &mut Option<Anchor>,
+        moved: &[bool],
+        unexplained: &[bool],
+    ) -> anyhow::Result<()> {
+        let Some(now) = &self.reference else {
+            return Ok(());
+        };
+        let visible: Vec<bool> = self
+            .readings
+            .iter()
+            .map(|r| r.as_ref().is_some_and(|r| r.occluded <= 0.5))
+            .collect();
+        match anchor {
+            Some(a) => a.update(now, &self.cell_rects, &visible, moved, unexplained)?,
+            None => *anchor = Some(Anchor::new(now, &visible)?),
+        }
+        Ok(())
     }
 
     /// Reads frames until the board is still, then re-reads what changed. `wanted`

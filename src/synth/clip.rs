@@ -85,7 +85,7 @@ pub struct ClipTruth {
     pub frames: Vec<FrameTruth>,
 }
 
-fn cells_text(s: &BoardState) -> Vec<Vec<String>> {
+pub fn cells_text(s: &BoardState) -> Vec<Vec<String>> {
     (0..s.rows)
         .map(|r| {
             (0..s.cols)

@@ -38,6 +38,7 @@ pub mod math;
 pub mod mesh;
 pub mod occlusion;
 pub mod params;
+pub mod photos;
 pub mod pieces;
 mod pool;
 pub mod post;

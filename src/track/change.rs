@@ -124,6 +124,87 @@ pub fn site_changes(reference: &Mat, now: &Mat, rects: &[Rect]) -> Vec<Option<f3
         .collect()
 }
 
+/// The view that showed the current position, site by site: what site changes
+/// are measured against. A site hidden by a hand when the position was settled
+/// keeps its earlier picture (or none, if a piece came or went under the hand),
+/// so that a hand's leaving is not taken for a change.
+///
+/// A site that changed while nothing settled explains it (a piece moved in a ply
+/// still to come, a nudged piece) keeps its earlier picture for one settling, so
+/// that the next view still sees the change; after that its new look is taken.
+pub struct Anchor {
+    image: Mat,
+    valid: Vec<bool>,
+    held: Vec<bool>,
+}
+
+impl Anchor {
+    /// An anchor from one still view; `visible` per rectangle.
+    pub fn new(image: &Mat, visible: &[bool]) -> opencv::Result<Anchor> {
+        Ok(Anchor {
+            image: image.try_clone()?,
+            valid: visible.to_vec(),
+            held: vec![false; visible.len()],
+        })
+    }
+
+    /// Takes the sites of a new still view of the settled position: visible
+    /// sites (`visible`) are taken from `image`; hidden ones keep their picture,
+    /// unless `moved` says a piece came or went there, which leaves them with none.
+    /// Sites in `unexplained` (changed, but not by the settled moves) are held
+    /// once.
+    pub fn update(
+        &mut self,
+        image: &Mat,
+        rects: &[Rect],
+        visible: &[bool],
+        moved: &[bool],
+        unexplained: &[bool],
+    ) -> opencv::Result<()> {
+        if self.image.size()? != image.size()? || self.valid.len() != rects.len() {
+            *self = Anchor::new(image, visible)?;
+            return Ok(());
+        }
+        let m = GLOBAL_SHIFT + LOCAL_SHIFT;
+        let (w, h) = (image.cols(), image.rows());
+        for (i, r) in rects.iter().enumerate() {
+            let hold = unexplained.get(i).copied().unwrap_or(false)
+                && !moved.get(i).copied().unwrap_or(false)
+                && !self.held[i];
+            self.held[i] = hold;
+            if hold {
+                continue;
+            }
+            if visible.get(i).copied().unwrap_or(false) {
+                let x0 = (r.x - m).max(0);
+                let y0 = (r.y - m).max(0);
+                let x1 = (r.x + r.width + m).min(w);
+                let y1 = (r.y + r.height + m).min(h);
+                if x1 > x0 && y1 > y0 {
+                    let grown = Rect::new(x0, y0, x1 - x0, y1 - y0);
+                    let src = Mat::roi(image, grown)?;
+                    let mut dst = Mat::roi_mut(&mut self.image, grown)?;
+                    src.copy_to(&mut dst)?;
+                }
+                self.valid[i] = true;
+            } else if moved.get(i).copied().unwrap_or(false) {
+                self.valid[i] = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// Per rectangle, the change of `now` against the anchor (`site_changes`),
+    /// None where the anchor has no picture of the site.
+    pub fn changes(&self, now: &Mat, rects: &[Rect]) -> Vec<Option<f32>> {
+        site_changes(&self.image, now, rects)
+            .into_iter()
+            .zip(&self.valid)
+            .map(|(c, &v)| c.filter(|_| v))
+            .collect()
+    }
+}
+
 /// The central part of a cell where a piece's base stands, if the rectangle and
 /// every shift tried stay inside the image.
 fn base_of(r: Rect, img: &Plane) -> Option<Rect> {
