@@ -66,7 +66,10 @@ pub fn record_bgu_game(
             quiet_s: 0.0,
             ..TrackConfig::default()
         },
-        infer: InferConfig::default(),
+        infer: InferConfig {
+            misfit_views: 2,
+            ..InferConfig::default()
+        },
         tags: RecordTags {
             event: format!("bgu-chess game {game}"),
             ..RecordTags::default()

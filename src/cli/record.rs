@@ -134,7 +134,12 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         pose,
         white,
         track,
-        infer: InferConfig::default(),
+        infer: InferConfig {
+            // A photo may be taken with a hand still over the board: a change no
+            // legal move explains is reported once the next photo shows it too.
+            misfit_views: if track.quiet_s == 0.0 { 2 } else { 1 },
+            ..InferConfig::default()
+        },
         tags: RecordTags {
             event: a.event.clone(),
             site: a.site.clone(),

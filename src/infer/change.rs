@@ -69,6 +69,23 @@ impl ChangeModel {
         (l.slope * z.max(1e-3).ln() + l.offset).clamp(self.min_llr, self.max_llr)
     }
 
+    /// The view's noise level: the median change over the squares whose change
+    /// is known (most of which nothing changed), floored.
+    pub fn noise(&self, obs: &Observation) -> f64 {
+        let (files, ranks) = obs.dims();
+        let mut known: Vec<f64> = squares(files, ranks)
+            .filter_map(|sq| obs.change(sq).map(f64::from))
+            .collect();
+        if known.is_empty() {
+            return self.min_noise;
+        }
+        let mid = known.len() / 2;
+        known
+            .select_nth_unstable_by(mid, f64::total_cmp)
+            .1
+            .max(self.min_noise)
+    }
+
     /// Per square (rank by rank from a1), the log-likelihood ratio of its change
     /// since the view of the position whose occupancy is `base`, or None where the
     /// change is unknown.

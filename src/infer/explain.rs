@@ -29,6 +29,10 @@ pub struct InferConfig {
     /// (against their own best labels): room for one misread square, not for the two
     /// or more that a piece appearing from nowhere leaves.
     pub max_residual: f64,
+    /// Views in a row that no legal line explains before the change is reported:
+    /// 1 where every view follows a still period (video), 2 where a view may be a
+    /// photo taken with a hand still over the board.
+    pub misfit_views: usize,
     /// How a square's image change since the view of the current position weighs
     /// for "a piece came or went" (used where the observation carries changes).
     pub change: ChangeModel,
@@ -37,13 +41,14 @@ pub struct InferConfig {
 impl Default for InferConfig {
     fn default() -> Self {
         InferConfig {
-            max_plies: 3,
+            max_plies: 2,
             accept_nats: 4.0,
             margin_nats: 2.0,
             ply_penalty: 1.5,
             confident: 0.5,
             floor: 0.01,
             max_residual: 7.0,
+            misfit_views: 1,
             change: ChangeModel::default(),
         }
     }
@@ -71,11 +76,12 @@ pub enum Verdict<M> {
     Unexplained { squares: Vec<Square> },
 }
 
-/// Change evidence below which a square's image counts as unchanged: its reading
-/// is then the same picture read again, not fresh evidence of anything.
-const FRESH_LLR: f64 = -1.0;
+/// A square whose image changed less than this many times the view's median
+/// change is quiet: its reading is the same picture read again, not fresh
+/// evidence of anything, and no move touched it.
+const QUIET_Z: f64 = 2.0;
 
-struct Evidence {
+pub(super) struct Evidence {
     files: u8,
     /// Per square: log-probabilities of empty/white/black, or None when hidden.
     logp: Vec<Option<[f64; 3]>>,
@@ -85,18 +91,28 @@ struct Evidence {
     /// Per square: the confidently read occupant, if any.
     sure: Vec<Option<Occupant>>,
     fresh: Vec<bool>,
+    /// Per square: its image is known not to have changed.
+    quiet: Vec<bool>,
+    /// The occupancy the changes are measured from.
+    base: Vec<Occupant>,
     max_residual: f64,
 }
 
 impl Evidence {
-    fn new(obs: &Observation, cfg: &InferConfig, base: &[Occupant]) -> Evidence {
+    pub(super) fn new(obs: &Observation, cfg: &InferConfig, base: &[Occupant]) -> Evidence {
         let (files, ranks) = obs.dims();
         let llrs = cfg.change.square_llrs(obs, base);
+        let noise = cfg.change.noise(obs);
         let mut logp = Vec::new();
         let mut sure = Vec::new();
         let mut fresh = Vec::new();
-        for (sq, llr) in squares(files, ranks).zip(&llrs) {
-            fresh.push(obs.is_fresh(sq) && llr.is_none_or(|l| l > FRESH_LLR));
+        let mut quiet = Vec::new();
+        for sq in squares(files, ranks) {
+            let q = obs
+                .change(sq)
+                .is_some_and(|c| f64::from(c) < QUIET_Z * noise);
+            quiet.push(q);
+            fresh.push(obs.is_fresh(sq) && !q);
             logp.push(
                 obs.get(sq)
                     .map(|p| p.map(|v| f64::from(v.max(cfg.floor)).ln())),
@@ -112,6 +128,8 @@ impl Evidence {
             change: llrs.iter().map(|l| l.unwrap_or(0.0)).collect(),
             sure,
             fresh,
+            quiet,
+            base: base.to_vec(),
             max_residual: cfg.max_residual,
         }
     }
@@ -137,30 +155,83 @@ impl Evidence {
             .sum()
     }
 
-    /// Fresh squares whose confident reading contradicts `occ`.
-    fn contradictions(&self, occ: &[Occupant]) -> Vec<Square> {
+    /// Whether square `i` changed in the image, and now reads as something else,
+    /// although `occ` leaves its occupant as it was: a move no legal line makes.
+    /// (A piece merely straightened changes the image but reads the same.)
+    fn changed_unexplained(&self, occ: &[Occupant], i: usize) -> bool {
+        self.base.get(i) == occ.get(i)
+            && self.change[i] > 0.0
+            && self.logp[i].is_some_and(|lp| {
+                let best = (0..3).max_by(|&a, &b| lp[a].total_cmp(&lp[b])).unwrap_or(0);
+                best != occ_index(occ[i])
+            })
+    }
+
+    /// Fresh squares whose confident reading contradicts `occ`, and squares that
+    /// changed where `occ` says nothing did.
+    pub(super) fn contradictions(&self, occ: &[Occupant]) -> Vec<Square> {
         occ.iter()
             .enumerate()
-            .filter(|(i, o)| self.fresh[*i] && self.sure[*i].is_some_and(|s| s != **o))
+            .filter(|(i, o)| {
+                self.fresh[*i] && self.sure[*i].is_some_and(|s| s != **o)
+                    || self.changed_unexplained(occ, *i)
+            })
             .map(|(i, _)| self.sq(i))
             .collect()
     }
 
-    /// The surprise `occ` leaves in the fresh readings: the sum over fresh squares of
-    /// how much less likely `occ`'s label is than the reading's best.
-    fn residual(&self, occ: &[Occupant]) -> f64 {
-        occ.iter()
+    /// The surprise `occ` leaves: the sum over fresh squares of how much less
+    /// likely `occ`'s label is than the reading's best, and the evidence of the
+    /// changes it leaves unexplained where the readings disagree with it too.
+    pub(super) fn residual(&self, occ: &[Occupant]) -> f64 {
+        let read: f64 = occ
+            .iter()
             .enumerate()
             .filter(|(i, _)| self.fresh[*i])
             .filter_map(|(i, o)| {
                 self.logp[i]
                     .map(|lp| lp.iter().cloned().fold(f64::MIN, f64::max) - lp[occ_index(*o)])
             })
-            .sum()
+            .sum();
+        let changed: f64 = (0..occ.len())
+            .filter(|&i| self.changed_unexplained(occ, i))
+            .map(|i| self.change[i])
+            .sum();
+        read + changed
     }
 
     fn fits(&self, occ: &[Occupant]) -> bool {
         self.residual(occ) <= self.max_residual
+    }
+
+    /// The log-likelihood of the fresh readings under `occ`: what one view says of
+    /// a position, comparable between positions.
+    pub(super) fn loglik(&self, occ: &[Occupant]) -> f64 {
+        occ.iter()
+            .enumerate()
+            .filter(|(i, _)| self.fresh[*i])
+            .filter_map(|(i, o)| self.logp[i].map(|lp| lp[occ_index(*o)]))
+            .sum()
+    }
+
+    /// The log-likelihood ratio of the image changes on the squares where `occ`
+    /// differs from `base`.
+    pub(super) fn change_gain(&self, base: &[Occupant], occ: &[Occupant]) -> f64 {
+        base.iter()
+            .zip(occ)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(i, _)| self.change[i])
+            .sum()
+    }
+
+    /// Whether every square where `occ` differs from `base` is quiet: no move
+    /// that changes only those happened.
+    fn all_quiet(&self, base: &[Occupant], occ: &[Occupant]) -> bool {
+        base.iter()
+            .zip(occ)
+            .enumerate()
+            .all(|(i, (a, b))| a == b || self.quiet[i])
     }
 }
 
@@ -170,88 +241,82 @@ pub fn occupancy<R: Rules>(game: &R) -> Vec<Occupant> {
     squares(files, ranks).map(|sq| game.occupant(sq)).collect()
 }
 
-struct Candidate<R: Rules> {
-    game: R,
-    moves: Vec<R::Move>,
-    tiebreak: u32,
-}
-
-/// One explanation: its score (log-likelihood gain over "nothing moved", less the
-/// ply prior), its moves, and the surprise it leaves in the fresh readings.
-struct Scored<M> {
-    score: f64,
-    moves: Vec<M>,
-    residual: f64,
+/// One line of legal moves from a position: where it ends, its moves, its
+/// preference among lines the camera cannot tell apart, its score (log-likelihood
+/// gain over "nothing moved", less the ply prior) and the surprise it leaves in
+/// the fresh readings.
+pub(super) struct Line<R: Rules> {
+    pub game: R,
+    pub occ: Vec<Occupant>,
+    pub moves: Vec<R::Move>,
+    pub tiebreak: u32,
+    pub score: f64,
+    pub residual: f64,
 }
 
 /// Every distinct line of up to `cfg.max_plies` legal moves from `game`, scored,
 /// breadth-first (one line per distinct occupancy: the camera cannot tell apart
 /// lines that leave the same pieces on the same squares), the line of no moves
-/// first. After each depth `enough` sees the lines so far and may end the search.
-fn search<R: Rules>(
+/// first. A move that changes only quiet squares is not followed. After each
+/// depth `enough` sees the lines so far and may end the search.
+pub(super) fn search<R: Rules>(
     game: &R,
     ev: &Evidence,
     cfg: &InferConfig,
-    mut enough: impl FnMut(&[Scored<R::Move>]) -> bool,
-) -> Vec<Scored<R::Move>> {
+    mut enough: impl FnMut(&[Line<R>]) -> bool,
+) -> Vec<Line<R>> {
     let base = occupancy(game);
     let mut seen: HashSet<Vec<Occupant>> = HashSet::new();
     seen.insert(base.clone());
-    let mut scored = vec![Scored {
-        score: 0.0,
-        moves: vec![],
-        residual: ev.residual(&base),
-    }];
-    let mut frontier = vec![Candidate {
+    let mut lines = vec![Line {
         game: game.clone(),
+        occ: base.clone(),
         moves: vec![],
         tiebreak: 0,
+        score: 0.0,
+        residual: ev.residual(&base),
     }];
+    let mut frontier = vec![0usize];
     for depth in 1..=cfg.max_plies {
-        let mut next: HashMap<Vec<Occupant>, Candidate<R>> = HashMap::new();
-        for cand in &frontier {
-            for mv in cand.game.legal_moves() {
-                let mut g = cand.game.clone();
-                let tiebreak = cand.tiebreak + g.tiebreak(&mv);
+        let mut next: HashMap<Vec<Occupant>, (R, Vec<R::Move>, u32)> = HashMap::new();
+        for &at in &frontier {
+            let (from_game, from_occ) = (&lines[at].game, &lines[at].occ);
+            for mv in from_game.legal_moves() {
+                let mut g = from_game.clone();
+                let tiebreak = lines[at].tiebreak + g.tiebreak(&mv);
                 g.play(&mv);
                 let occ = occupancy(&g);
-                if seen.contains(&occ) {
+                if seen.contains(&occ) || ev.all_quiet(from_occ, &occ) {
                     continue;
                 }
-                if next.get(&occ).is_none_or(|c| tiebreak < c.tiebreak) {
-                    let mut moves = cand.moves.clone();
+                if next.get(&occ).is_none_or(|c| tiebreak < c.2) {
+                    let mut moves = lines[at].moves.clone();
                     moves.push(mv);
-                    next.insert(
-                        occ,
-                        Candidate {
-                            game: g,
-                            moves,
-                            tiebreak,
-                        },
-                    );
+                    next.insert(occ, (g, moves, tiebreak));
                 }
             }
         }
-        let mut layer: Vec<(Vec<Occupant>, Candidate<R>)> = next.into_iter().collect();
+        let mut layer: Vec<(Vec<Occupant>, (R, Vec<R::Move>, u32))> = next.into_iter().collect();
         // HashMap order is arbitrary; keep results reproducible.
         layer.sort_by(|a, b| a.0.cmp(&b.0));
-        for (occ, cand) in &layer {
-            scored.push(Scored {
-                score: ev.gain(&base, occ) - cfg.ply_penalty * depth as f64,
-                moves: cand.moves.clone(),
-                residual: ev.residual(occ),
-            });
+        frontier.clear();
+        for (occ, (game, moves, tiebreak)) in layer {
             seen.insert(occ.clone());
+            frontier.push(lines.len());
+            lines.push(Line {
+                score: ev.gain(&base, &occ) - cfg.ply_penalty * depth as f64,
+                residual: ev.residual(&occ),
+                game,
+                occ,
+                moves,
+                tiebreak,
+            });
         }
-        if enough(&scored) {
-            break;
-        }
-        frontier = layer.into_iter().map(|(_, c)| c).collect();
-        if frontier.is_empty() {
+        if enough(&lines) || frontier.is_empty() {
             break;
         }
     }
-    scored
+    lines
 }
 
 /// The `n` best-scoring lines (score against "nothing moved", the surprise left in
@@ -310,7 +375,7 @@ pub fn explain<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Verd
 }
 
 /// A verdict once the scored candidates settle it, or None to look deeper.
-fn decide<M: Clone + PartialEq>(scored: &[Scored<M>], cfg: &InferConfig) -> Option<Verdict<M>> {
+fn decide<R: Rules>(scored: &[Line<R>], cfg: &InferConfig) -> Option<Verdict<R::Move>> {
     let best = scored.iter().max_by(|a, b| a.score.total_cmp(&b.score))?;
     if best.residual > cfg.max_residual {
         return None;
@@ -325,7 +390,7 @@ fn decide<M: Clone + PartialEq>(scored: &[Scored<M>], cfg: &InferConfig) -> Opti
     // The lines within the margin of the best may differ only after plies they
     // share (a king's step under a hand, seen or not): those plies are certain
     // whichever of them happened, and the rest waits for a clearer view.
-    let close: Vec<&Scored<M>> = scored
+    let close: Vec<&Line<R>> = scored
         .iter()
         .filter(|s| s.score > best.score - cfg.margin_nats)
         .collect();

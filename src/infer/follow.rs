@@ -1,22 +1,31 @@
-//! Following a game through a series of observations: accepting moves, reporting
-//! changes no legal move explains, getting back in sync, and correcting a move the
-//! camera could not see fully (a promotion's piece) once later play proves it.
+//! Following a game through a series of observations. A few hypotheses of what
+//! happened since the last committed move are kept at once (a beam), each scored
+//! by everything the views since then showed: what each view read, and what
+//! changed between views. A move is committed (written to the record) once every
+//! hypothesis close to the best agrees on it and a later view has confirmed it, so
+//! a view that fooled the readings (a hand over the board, a piece lifted and put
+//! back) is outvoted by the views after it instead of leaving a wrong move in the
+//! record. Also: reporting changes no legal move explains, getting back in sync,
+//! and correcting a move the camera could not see fully (a promotion's piece)
+//! once later play proves it.
 
-use super::explain::{explain, InferConfig, Verdict};
+use std::collections::HashMap;
+
+use super::explain::{search, Evidence, InferConfig, Line};
 use super::observation::Observation;
-use crate::rules::{Rules, Square};
+use crate::rules::{Occupant, Rules, Side, Square};
 
 /// What happened at one observation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FollowEvent<M> {
-    /// A move was accepted at `ply` (0-based), played in `before`'s position.
+    /// A move was committed at `ply` (0-based), played in `before`'s position.
     Moved {
         ply: usize,
         mv: M,
-        /// Seconds since the previous accepted move (or the start), when this move is
-        /// the last of its sequence; earlier plies of an unseen sequence have none.
+        /// Seconds since the previous view that showed a move (or the start), when
+        /// this move is the last its view showed; earlier plies of a view have none.
         emt: Option<f64>,
-        /// How far the explanation beat its runner-up, in nats.
+        /// How far the hypotheses holding this move beat every other, in nats.
         margin: f64,
         /// Whether other moves look the same to the camera (the record notes it).
         assumed: bool,
@@ -31,44 +40,89 @@ pub enum FollowEvent<M> {
     Corrected { ply: usize, mv: M, upto: usize },
 }
 
+/// Hypotheses kept at once.
+const BEAM: usize = 8;
+/// Lines followed from each hypothesis at each view (the best-scoring ones).
+const LINES_PER_HYPOTHESIS: usize = 12;
+/// Hypotheses this far (nats) behind the best are dropped.
+const WINDOW: f64 = 30.0;
+/// Cost of a line that brings the board back to an occupancy it had since the
+/// last committed move (a piece moved and moved back between two views): what a
+/// misread view followed by a clean one looks like, and rare in play.
+const RETURN_PENALTY: f64 = 6.0;
 /// How many plies back a correction may reach.
 const CORRECTION_DEPTH: usize = 8;
-/// Surprise (nats) an accepted explanation may leave before corrections are tried.
-const CORRECTION_RESIDUAL: f64 = 2.0;
-/// How much less surprise a correction must leave to be preferred.
-const CORRECTION_GAIN: f64 = 2.0;
 
-pub struct Follower<R: Rules> {
+/// One uncommitted ply: the move, the time of the view that showed it, and
+/// whether it was the last ply that view showed.
+#[derive(Clone, Debug)]
+struct Step<M> {
+    mv: M,
+    time: f64,
+    ends_view: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Hypothesis<R: Rules> {
     game: R,
-    /// Position before each accepted ply.
+    occ: Vec<Occupant>,
+    /// Plies since the committed position.
+    steps: Vec<Step<R::Move>>,
+    /// Occupancies the board had since the committed position (that one first).
+    trail: Vec<Vec<Occupant>>,
+    /// Log-likelihood of everything seen since the start, up to a constant.
+    score: f64,
+    tiebreak: u32,
+}
+
+#[derive(Clone)]
+pub struct Follower<R: Rules> {
+    /// The committed position.
+    game: R,
+    /// Position before each committed ply.
     before: Vec<R>,
     moves: Vec<R::Move>,
+    beam: Vec<Hypothesis<R>>,
     in_sync: bool,
+    /// Views in a row that no hypothesis explained (0: the last one was).
+    misfits: usize,
     last_time: f64,
     cfg: InferConfig,
 }
 
 impl<R: Rules> Follower<R> {
     pub fn new(game: R, cfg: InferConfig, start_time: f64) -> Follower<R> {
+        let occ = super::occupancy(&game);
         Follower {
+            beam: vec![Hypothesis {
+                game: game.clone(),
+                trail: vec![occ.clone()],
+                occ,
+                steps: Vec::new(),
+                score: 0.0,
+                tiebreak: 0,
+            }],
             game,
             before: Vec::new(),
             moves: Vec::new(),
             in_sync: true,
+            misfits: 0,
             last_time: start_time,
             cfg,
         }
     }
 
+    /// The committed position.
     pub fn game(&self) -> &R {
         &self.game
     }
 
+    /// The committed moves.
     pub fn moves(&self) -> &[R::Move] {
         &self.moves
     }
 
-    /// The position before ply `i`.
+    /// The position before committed ply `i`.
     pub fn position_before(&self, i: usize) -> Option<&R> {
         self.before.get(i)
     }
@@ -77,78 +131,269 @@ impl<R: Rules> Follower<R> {
         self.in_sync
     }
 
+    /// Whether the last observation was explained (and taken into account).
+    pub fn explained_last(&self) -> bool {
+        self.misfits == 0
+    }
+
+    /// The likeliest position now, committed or not.
+    pub fn current(&self) -> &R {
+        self.beam.first().map_or(&self.game, |h| &h.game)
+    }
+
+    /// How far (nats) the likeliest position now beats the next likeliest; large
+    /// when nothing else is in view.
+    pub fn lead(&self) -> f64 {
+        match self.beam.as_slice() {
+            [] => 0.0,
+            [_] => WINDOW,
+            [a, b, ..] => a.score - b.score,
+        }
+    }
+
+    /// The hypotheses held, best first: their uncommitted moves and score.
+    pub fn describe(&self) -> Vec<String> {
+        self.beam
+            .iter()
+            .map(|h| {
+                let mut g = self.game.clone();
+                let ids: Vec<String> = h
+                    .steps
+                    .iter()
+                    .map(|s| {
+                        let id = g.move_id(&s.mv);
+                        g.play(&s.mv);
+                        id
+                    })
+                    .collect();
+                format!("{:<24} {:7.2}", ids.join(" "), h.score)
+            })
+            .collect()
+    }
+
     /// Takes one observation made at `time`.
     pub fn observe(&mut self, obs: &Observation, time: f64) -> Vec<FollowEvent<R::Move>> {
         let mut events = Vec::new();
-        match explain(&self.game, obs, &self.cfg) {
-            Verdict::Moves {
-                moves,
-                margin,
-                residual,
-            } => {
-                // An explanation that leaves a reading unexplained may instead be a
-                // recent ambiguous move (a promotion's piece) showing its true nature.
-                if residual > CORRECTION_RESIDUAL
-                    && self.try_correction(obs, time, residual - CORRECTION_GAIN, &mut events)
-                {
+        let (kids, best_fit) = self.expand(obs, time);
+        match best_fit {
+            Some(contradictions) => {
+                // No hypothesis explains this view: a hand the model did not see,
+                // or a change no legal move makes. One such view is waited out.
+                // It may instead be a recent ambiguous move (a promotion's piece)
+                // showing its true nature: try it as if the likeliest hypothesis
+                // were committed.
+                let mut trial = self.clone();
+                trial.beam.truncate(1);
+                let mut committed = Vec::new();
+                trial.commit(|_| true, &mut committed);
+                let mut corrected = Vec::new();
+                if trial.try_correction(obs, time, &mut corrected) {
+                    *self = trial;
+                    events.extend(committed);
+                    events.extend(corrected);
                     return events;
                 }
-                self.resync(&mut events);
-                self.accept(moves, margin, time, &mut events);
-            }
-            Verdict::Unchanged => self.resync(&mut events),
-            Verdict::Uncertain => {}
-            Verdict::Unexplained { squares } => {
-                if !self.try_correction(obs, time, self.cfg.max_residual, &mut events)
-                    && self.in_sync
-                {
+                self.misfits += 1;
+                if self.misfits >= self.cfg.misfit_views.max(1) && self.in_sync {
                     self.in_sync = false;
-                    events.push(FollowEvent::Unexplained { squares });
+                    events.push(FollowEvent::Unexplained {
+                        squares: contradictions,
+                    });
                 }
+            }
+            None => {
+                self.misfits = 0;
+                self.beam = kids;
+                if !self.in_sync {
+                    self.in_sync = true;
+                    events.push(FollowEvent::Resynced);
+                }
+                self.commit(|s| s.time < time, &mut events);
             }
         }
         events
     }
 
-    fn resync(&mut self, events: &mut Vec<FollowEvent<R::Move>>) {
-        if !self.in_sync {
-            self.in_sync = true;
-            events.push(FollowEvent::Resynced);
+    /// Commits what the likeliest hypothesis holds (the input has ended).
+    pub fn finish(&mut self) -> Vec<FollowEvent<R::Move>> {
+        let mut events = Vec::new();
+        self.beam.truncate(1);
+        self.commit(|_| true, &mut events);
+        events
+    }
+
+    /// The hypotheses after one more view, best first and within the window, and
+    /// None; or, when the best of them leaves the fresh readings too surprised,
+    /// Some of its contradicted squares.
+    #[allow(clippy::type_complexity)]
+    fn expand(&self, obs: &Observation, time: f64) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
+        let mut kids: HashMap<(Vec<Occupant>, Side), (Hypothesis<R>, f64)> = HashMap::new();
+        // What the view contradicts of the likeliest position held: the squares an
+        // unexplained change names.
+        let mut contradictions = Vec::new();
+        for (k, h) in self.beam.iter().enumerate() {
+            let ev = Evidence::new(obs, &self.cfg, &h.occ);
+            if k == 0 {
+                contradictions = ev.contradictions(&h.occ);
+            }
+            let mut lines = search(&h.game, &ev, &self.cfg, |_| false);
+            lines.sort_by(|a, b| b.score.total_cmp(&a.score));
+            lines.truncate(LINES_PER_HYPOTHESIS);
+            for line in lines {
+                let kid = self.child(h, &ev, &line, time);
+                let key = (kid.occ.clone(), kid.game.side_to_move());
+                let better = kids.get(&key).is_none_or(|(k, _)| {
+                    (kid.score, std::cmp::Reverse(kid.tiebreak))
+                        > (k.score, std::cmp::Reverse(k.tiebreak))
+                });
+                if better {
+                    kids.insert(key, (kid, line.residual));
+                }
+            }
+        }
+        let mut kids: Vec<(Hypothesis<R>, f64)> = kids.into_values().collect();
+        kids.sort_by(|a, b| {
+            b.0.score
+                .total_cmp(&a.0.score)
+                .then(a.0.tiebreak.cmp(&b.0.tiebreak))
+                .then(a.0.steps.len().cmp(&b.0.steps.len()))
+        });
+        let Some((best, residual)) = kids.first() else {
+            return (Vec::new(), Some(contradictions));
+        };
+        if *residual > self.cfg.max_residual {
+            return (Vec::new(), Some(contradictions));
+        }
+        let top = best.score;
+        let kept = kids
+            .into_iter()
+            .map(|(mut k, _)| {
+                k.score -= top;
+                k
+            })
+            .filter(|k| k.score >= -WINDOW)
+            .take(BEAM)
+            .collect();
+        (kept, None)
+    }
+
+    /// Hypothesis `h` followed by `line` at the view of `time`.
+    fn child(&self, h: &Hypothesis<R>, ev: &Evidence, line: &Line<R>, time: f64) -> Hypothesis<R> {
+        let n = line.moves.len();
+        let mut trail = h.trail.clone();
+        let mut returns = 0;
+        if n > 0 {
+            let mut g = h.game.clone();
+            for mv in &line.moves {
+                g.play(mv);
+                let occ = super::occupancy(&g);
+                if trail.contains(&occ) {
+                    returns += 1;
+                }
+                trail.push(occ);
+            }
+        }
+        let mut steps = h.steps.clone();
+        steps.extend(line.moves.iter().enumerate().map(|(i, mv)| Step {
+            mv: mv.clone(),
+            time,
+            ends_view: i + 1 == n,
+        }));
+        Hypothesis {
+            game: line.game.clone(),
+            occ: line.occ.clone(),
+            steps,
+            trail,
+            score: h.score + ev.loglik(&line.occ) + ev.change_gain(&h.occ, &line.occ)
+                - self.prior(n)
+                - RETURN_PENALTY * returns as f64,
+            tiebreak: h.tiebreak + line.tiebreak,
         }
     }
 
-    fn accept(
+    /// The cost (nats) of `n` plies between two views: a view usually shows the
+    /// board as it was, or one ply later; the first ply must be earned by
+    /// `accept_nats` of evidence, each further one by `ply_penalty`.
+    fn prior(&self, n: usize) -> f64 {
+        match n {
+            0 => 0.0,
+            n => self.cfg.accept_nats + self.cfg.ply_penalty * (n - 1) as f64,
+        }
+    }
+
+    /// Commits the plies that every hypothesis close to the best holds, as far as
+    /// `ready` allows (plies shown by an earlier view: the view that showed a ply
+    /// must be confirmed by another), and drops the hypotheses that disagree.
+    fn commit(
         &mut self,
-        moves: Vec<R::Move>,
-        margin: f64,
-        time: f64,
+        ready: impl Fn(&Step<R::Move>) -> bool,
         events: &mut Vec<FollowEvent<R::Move>>,
     ) {
-        let n = moves.len();
-        for (i, mv) in moves.into_iter().enumerate() {
-            let assumed = !self.game.alternatives(&mv).is_empty();
+        let Some(best) = self.beam.first() else {
+            return;
+        };
+        let close: Vec<&Hypothesis<R>> = self
+            .beam
+            .iter()
+            .filter(|h| h.score > best.score - self.cfg.margin_nats)
+            .collect();
+        let shared = (0..best.steps.len())
+            .take_while(|&k| {
+                ready(&best.steps[k])
+                    && close
+                        .iter()
+                        .all(|h| h.steps.get(k).is_some_and(|s| s.mv == best.steps[k].mv))
+            })
+            .count();
+        if shared == 0 {
+            return;
+        }
+        let prefix: Vec<R::Move> = best.steps[..shared].iter().map(|s| s.mv.clone()).collect();
+        let holds = |h: &Hypothesis<R>| {
+            h.steps.len() >= shared
+                && h.steps[..shared]
+                    .iter()
+                    .zip(&prefix)
+                    .all(|(s, m)| s.mv == *m)
+        };
+        let rival = self
+            .beam
+            .iter()
+            .filter(|h| !holds(h))
+            .map(|h| h.score)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let margin = (best.score - rival).min(WINDOW);
+        let steps: Vec<Step<R::Move>> = best.steps[..shared].to_vec();
+        for step in steps {
+            let assumed = !self.game.alternatives(&step.mv).is_empty();
             self.before.push(self.game.clone());
-            self.game.play(&mv);
-            self.moves.push(mv.clone());
+            self.game.play(&step.mv);
+            self.moves.push(step.mv.clone());
+            let emt = step.ends_view.then(|| step.time - self.last_time);
+            if step.ends_view {
+                self.last_time = step.time;
+            }
             events.push(FollowEvent::Moved {
                 ply: self.moves.len() - 1,
-                mv,
-                emt: (i + 1 == n).then_some(time - self.last_time),
+                mv: step.mv,
+                emt,
                 margin,
                 assumed,
             });
         }
-        self.last_time = time;
+        self.beam.retain(|h| holds(h));
+        for h in &mut self.beam {
+            h.steps.drain(..shared);
+            h.trail.drain(..shared.min(h.trail.len().saturating_sub(1)));
+        }
     }
 
     /// Replaces one recent ambiguous move by an alternative when, with it, the
-    /// observation is explained leaving a surprise of at most `max_residual`.
-    /// Returns whether it did.
+    /// observation is explained. Returns whether it did.
     fn try_correction(
         &mut self,
         obs: &Observation,
         time: f64,
-        max_residual: f64,
         events: &mut Vec<FollowEvent<R::Move>>,
     ) -> bool {
         let n = self.moves.len();
@@ -158,13 +403,8 @@ impl<R: Rules> Follower<R> {
                 let Some((line, game)) = self.replay_with(k, &alt) else {
                     continue;
                 };
-                let verdict = explain(&game, obs, &self.cfg);
-                let fits = match &verdict {
-                    Verdict::Moves { residual, .. } => *residual <= max_residual,
-                    Verdict::Unchanged => true,
-                    _ => false,
-                };
-                if !fits {
+                let trial = Follower::new(game.clone(), self.cfg, self.last_time);
+                if trial.expand(obs, time).1.is_some() {
                     continue;
                 }
                 // Rebuild the tail with the corrected move.
@@ -183,9 +423,14 @@ impl<R: Rules> Follower<R> {
                         });
                     }
                 }
-                self.resync(events);
-                if let Verdict::Moves { moves, margin, .. } = verdict {
-                    self.accept(moves, margin, time, events);
+                let restart = Follower::new(self.game.clone(), self.cfg, self.last_time);
+                self.beam = restart.beam;
+                let (kids, _) = self.expand(obs, time);
+                self.beam = kids;
+                self.misfits = 0;
+                if !self.in_sync {
+                    self.in_sync = true;
+                    events.push(FollowEvent::Resynced);
                 }
                 return true;
             }

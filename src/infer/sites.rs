@@ -83,11 +83,11 @@ impl SiteMap {
         obs
     }
 
-    /// Adds per-site image changes to an observation, on its visible squares.
+    /// Adds per-site image changes (None where unknown or hidden) to an
+    /// observation.
     pub fn add_changes(&self, obs: &mut Observation, change: &[Option<f32>]) {
         for sq in squares(self.files, self.ranks) {
-            let c = change.get(self.site(sq)).copied().flatten();
-            obs.set_change(sq, c.filter(|_| obs.get(sq).is_some()));
+            obs.set_change(sq, change.get(self.site(sq)).copied().flatten());
         }
     }
 

@@ -97,10 +97,8 @@ pub fn record<R: Recordable>(
     let mut suspects = Suspects::new(grid.len());
     let mut map: Option<SiteMap> = job.white.and_then(fits);
     let mut follower: Option<Follower<R>> = None;
-    // The rectified board of the view that showed the current position: image
-    // change since then is evidence of what moved.
-    let mut anchor: Option<crate::track::Anchor> = None;
     let mut summary = RecordSummary::default();
+    let mut pose = job.pose;
 
     loop {
         // Only squares a piece can stand on are classified (draughts: the dark ones),
@@ -120,10 +118,15 @@ pub fn record<R: Recordable>(
         let probs = visible_probs(watcher.readings());
         suspects.review(&probs, &still.read_now);
         if let Some(corners) = &still.regrid {
-            record.note(&format!(
-                "the board moved in the image at {}; grid found again",
-                clock(still.time_s)
-            ));
+            // A photo taken anew, a camera nudged: followed without a word in the
+            // record; a knock of half a cell or more is worth the arbiter's note.
+            if moved_cells(&pose, corners) >= 0.5 {
+                record.note(&format!(
+                    "the board moved in the image at {}; grid found again",
+                    clock(still.time_s)
+                ));
+            }
+            pose = BoardPose::new(pose.grid, *corners);
             events.emit(Event::Regrid {
                 time: ms(still.time_s),
                 corners: corner_list(corners),
@@ -152,86 +155,39 @@ pub fn record<R: Recordable>(
         let probs = visible_probs(watcher.readings());
         let mask = suspects.mask();
         let mut obs = m.observation(&probs, &mask);
-        if still.regrid.is_some() {
-            // The grid moved: the old view's sites are elsewhere now.
-            anchor = None;
+        if still.regrid.is_none() {
+            m.add_changes(&mut obs, &still.change);
         }
-        let change = anchor.as_ref().map(|a| watcher.change_since(a));
-        if let Some(change) = &change {
-            m.add_changes(&mut obs, change);
-        }
-        let first = follower.is_none();
         let f =
             follower.get_or_insert_with(|| Follower::new(game.clone(), job.infer, still.time_s));
-        let labels_before = m.labels(f.game());
-        let change_llr = job
-            .infer
-            .change
-            .square_llrs(&obs, &crate::infer::occupancy(f.game()));
         if job.debug {
-            let mut e = readings_event(&still, watcher.readings(), &mask, grid.cols);
-            if let Event::Readings {
-                change: c, lines, ..
-            } = &mut e
-            {
-                if let Some(change) = &change {
-                    c.clone_from(change);
-                }
-                *lines = crate::infer::ranked(f.game(), &obs, &job.infer, 5)
-                    .into_iter()
-                    .map(|(score, residual, moves)| {
-                        let mut g = f.game().clone();
-                        let ids: Vec<String> = moves
-                            .iter()
-                            .map(|mv| {
-                                let id = g.move_id(mv);
-                                g.play(mv);
-                                id
-                            })
-                            .collect();
-                        format!("{:<16} {score:7.2} {residual:6.2}", ids.join(" "))
-                    })
-                    .collect();
-            }
-            events.emit(e);
+            events.emit(debug_event(
+                &still,
+                watcher.readings(),
+                &mask,
+                &m,
+                f,
+                &obs,
+                job,
+            ));
         }
         let seen = f.observe(&obs, still.time_s);
-        if seen
-            .iter()
-            .any(|e| matches!(e, FollowEvent::Moved { .. } | FollowEvent::Corrected { .. }))
-        {
-            // What the accepted explanation left unexplained is a misread.
-            suspects.mark(f.game(), &m, &probs);
+        if f.explained_last() {
+            watcher.confirm()?;
         }
-        let clear = seen.iter().any(|e| {
-            matches!(e, FollowEvent::Moved { margin, emt: Some(_), .. } if *margin >= TEACH_MARGIN)
-        });
-        if job.adapt && clear && f.in_sync() {
-            teach(
-                f.game(),
-                &m,
-                classifier,
-                &mut watcher,
-                Some(&still.read_now),
-            );
-        }
-        let settled = seen.iter().any(|e| {
-            matches!(
-                e,
-                FollowEvent::Moved { .. } | FollowEvent::Corrected { .. } | FollowEvent::Resynced
-            )
-        });
-        if first || settled || anchor.is_none() && f.in_sync() {
-            let moved: Vec<bool> = labels_before
-                .iter()
-                .zip(m.labels(f.game()))
-                .map(|(a, b)| *a != b)
-                .collect();
-            let mut unexplained = vec![false; m.len()];
-            for (sq, llr) in crate::infer::squares(m.files, m.ranks).zip(&change_llr) {
-                unexplained[m.site(sq)] = llr.is_some_and(|l| l > 0.0);
+        if f.in_sync() && f.lead() >= TEACH_MARGIN {
+            // The position now is clear: what its readings still contradict is a
+            // steady misread, and what they show teaches this board.
+            suspects.mark(f.current(), &m, &probs);
+            if job.adapt {
+                teach(
+                    f.current(),
+                    &m,
+                    classifier,
+                    &mut watcher,
+                    Some(&still.read_now),
+                );
             }
-            watcher.settle(&mut anchor, &moved, &unexplained)?;
         }
         for event in seen {
             apply_event(&event, f, &mut record, &mut summary, still.time_s, events);
@@ -245,7 +201,11 @@ pub fn record<R: Recordable>(
     let counts = watcher.counts;
     (summary.frames, summary.still_views, summary.sites_read) =
         (counts.frames, counts.still_views, counts.sites_read);
-    if let Some(f) = &follower {
+    if let Some(f) = &mut follower {
+        let time = watcher.last_time().unwrap_or(0.0);
+        for event in f.finish() {
+            apply_event(&event, f, &mut record, &mut summary, time, events);
+        }
         record.set_result(f.game(), true);
         summary.in_sync = f.in_sync();
         summary.plies = f.moves().len();
@@ -257,9 +217,20 @@ pub fn record<R: Recordable>(
     Ok(summary)
 }
 
-/// How clearly (nats over the runner-up) a move must have been accepted for its
-/// view to teach the classifier: a doubtful acceptance could teach a mistake.
+/// How clearly (nats over the next likeliest) the position must be known for its
+/// view to teach the classifier: a doubtful position could teach a mistake.
 const TEACH_MARGIN: f64 = 5.0;
+
+/// How far, in cells, the grid's corners moved on average.
+fn moved_cells(pose: &BoardPose, corners: &crate::geometry::Corners) -> f64 {
+    let a = pose.corners.points();
+    let b = corners.points();
+    let mean = (0..4)
+        .map(|i| (a[i].0 - b[i].0).hypot(a[i].1 - b[i].1))
+        .sum::<f64>()
+        / 4.0;
+    mean / pose.mean_cell_px().max(1e-6)
+}
 
 /// Per site, the probabilities of a visible reading; None where hidden or unread.
 fn visible_probs(readings: &[Option<SiteReading>]) -> Vec<SiteProbs> {
@@ -369,6 +340,39 @@ fn teach<R: Rules>(
         .collect();
     classifier.teach(&labelled);
     classifier.rescore(watcher.readings_mut());
+}
+
+/// What a diagnosis shows of one still view: the readings, the changes and the
+/// hypotheses the follower holds after it.
+fn debug_event<R: Rules>(
+    still: &StillView,
+    readings: &[Option<SiteReading>],
+    mask: &[bool],
+    m: &SiteMap,
+    f: &Follower<R>,
+    obs: &crate::infer::Observation,
+    job: &RecordJob,
+) -> Event {
+    let mut e = readings_event(still, readings, mask, m.cols);
+    if let Event::Readings { lines, .. } = &mut e {
+        *lines = crate::infer::ranked(f.current(), obs, &job.infer, 5)
+            .into_iter()
+            .map(|(score, residual, moves)| {
+                let mut g = f.current().clone();
+                let ids: Vec<String> = moves
+                    .iter()
+                    .map(|mv| {
+                        let id = g.move_id(mv);
+                        g.play(mv);
+                        id
+                    })
+                    .collect();
+                format!("{:<16} {score:7.2} {residual:6.2}", ids.join(" "))
+            })
+            .collect();
+        lines.extend(f.describe().into_iter().map(|h| format!("held {h}")));
+    }
+    e
 }
 
 /// One still view's readings as an event: per row the labels, `*` read anew, `s`

@@ -11,7 +11,7 @@ use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::geometry::{BoardPose, Corners};
 use crate::track::{
-    rect_diffs, shrunk_grey, skin_fraction, Anchor, BoardThumb, GridCheck, GridGuard, TrackConfig,
+    shrunk_grey, site_changes, skin_fraction, BoardThumb, GridCheck, GridGuard, TrackConfig,
     Tracker,
 };
 
@@ -33,6 +33,13 @@ pub struct StillView {
     /// Per site (row-major): its image change against the previous still view, in
     /// grey levels after matching the light; empty at the first still view.
     pub change: Vec<Option<f32>>,
+}
+
+/// The view later changes are measured against.
+struct Anchor {
+    frame: Mat,
+    rectified: Mat,
+    visible: Vec<bool>,
 }
 
 /// What watching the board brings.
@@ -59,10 +66,17 @@ pub struct Watcher {
     cell_rects: Vec<Rect>,
     readings: Vec<Option<SiteReading>>,
     reference: Option<Mat>,
+    /// The last still view found explained: its frame, the frame rectified with
+    /// the current grid, and per site whether it was visible there. What site
+    /// changes are measured against.
+    anchor: Option<Anchor>,
+    /// The latest still frame.
+    still_frame: Option<Mat>,
     /// The last still frame, to notice the grid moving.
     guard: Option<GridGuard>,
     /// Still views skipped since the grid was lost.
     lost: usize,
+    last_time: Option<f64>,
     /// The last progress step reported.
     progress_step: Option<usize>,
     pub counts: WatchCounts,
@@ -81,9 +95,12 @@ impl Watcher {
             cell_rects,
             readings: vec![None; grid.len()],
             reference: None,
+            anchor: None,
+            still_frame: None,
             guard: None,
             lost: 0,
             progress_step: None,
+            last_time: None,
             counts: WatchCounts::default(),
             view,
         }
@@ -102,40 +119,38 @@ impl Watcher {
         &mut self.readings
     }
 
+    /// The time of the latest still view.
+    pub fn last_time(&self) -> Option<f64> {
+        self.last_time
+    }
+
     /// The rectified board of the latest still view.
     pub fn reference(&self) -> Option<&Mat> {
         self.reference.as_ref()
     }
 
-    /// Per site, how much the latest still view changed where a piece's base
-    /// stands since `anchor` (taken with the same grid).
-    pub fn change_since(&self, anchor: &Anchor) -> Vec<Option<f32>> {
-        match &self.reference {
-            Some(now) => anchor.changes(now, &self.cell_rects),
-            None => vec![None; self.cell_rects.len()],
+    /// Takes the latest still view as the one later views' changes are measured
+    /// against (the follower found it explained).
+    pub fn confirm(&mut self) -> anyhow::Result<()> {
+        if let (Some(now), Some(frame)) = (&self.reference, &self.still_frame) {
+            let visible = self
+                .readings
+                .iter()
+                .map(|r| r.as_ref().is_some_and(|r| r.occluded <= 0.5))
+                .collect();
+            self.anchor = Some(Anchor {
+                frame: frame.try_clone()?,
+                rectified: now.try_clone()?,
+                visible,
+            });
         }
+        Ok(())
     }
 
-    /// Settles the latest still view into `anchor` (a new one when None): visible
-    /// sites take its picture; `moved` marks the sites whose occupant changed,
-    /// `unexplained` those that changed otherwise (held once, see `Anchor`).
-    pub fn settle(
-        &self,
-        anchor: &mut Option<Anchor>,
-        moved: &[bool],
-        unexplained: &[bool],
-    ) -> anyhow::Result<()> {
-        let Some(now) = &self.reference else {
-            return Ok(());
-        };
-        let visible: Vec<bool> = self
-            .readings
-            .iter()
-            .map(|r| r.as_ref().is_some_and(|r| r.occluded <= 0.5))
-            .collect();
-        match anchor {
-            Some(a) => a.update(now, &self.cell_rects, &visible, moved, unexplained)?,
-            None => *anchor = Some(Anchor::new(now, &visible)?),
+    /// The grid moved: the anchor's frame is rectified anew with it.
+    fn reanchor(&mut self) -> anyhow::Result<()> {
+        if let Some(a) = &mut self.anchor {
+            a.rectified = self.view.rectify(&a.frame)?;
         }
         Ok(())
     }
@@ -183,6 +198,7 @@ impl Watcher {
                         self.view = CropView::new(&BoardPose::new(self.view.pose.grid, corners));
                         rectified = self.view.rectify(&frame.image)?;
                         regrid = Some(corners);
+                        self.reanchor()?;
                     }
                     GridCheck::Lost => match relocate(&frame.image, &self.view.pose) {
                         // Too far to follow: look for the board from scratch.
@@ -196,6 +212,7 @@ impl Watcher {
                             self.view = CropView::new(&pose);
                             rectified = self.view.rectify(&frame.image)?;
                             regrid = Some(corners);
+                            self.reanchor()?;
                         }
                         None => {
                             if self.lost == 0 {
@@ -213,6 +230,8 @@ impl Watcher {
             self.counts.still_views += 1;
             let (read_now, change) = self.read_changes(&rectified, classifier, wanted)?;
             self.reference = Some(rectified);
+            self.still_frame = Some(frame.image);
+            self.last_time = Some(still.time_s);
             return Ok(Some(Watched::Still(StillView {
                 time_s: still.time_s,
                 read_now,
@@ -254,15 +273,16 @@ impl Watcher {
         wanted: Option<&[bool]>,
     ) -> anyhow::Result<(Vec<bool>, Vec<Option<f32>>)> {
         let grid = self.view.pose.grid;
-        let change = match &self.reference {
-            Some(reference) => rect_diffs(reference, rectified, &self.cell_rects),
+        let since_last = match &self.reference {
+            Some(reference) => site_changes(reference, rectified, &self.cell_rects),
             None => Vec::new(),
         };
-        let mut sites: Vec<usize> = if change.is_empty() {
+        let hidden = |r: &Option<SiteReading>| r.as_ref().is_none_or(|r| r.occluded > 0.5);
+        let mut sites: Vec<usize> = if since_last.is_empty() {
             (0..grid.len()).collect()
         } else {
             (0..grid.len())
-                .filter(|&i| change[i].is_none_or(|d| d > self.change_level))
+                .filter(|&i| since_last[i].is_none_or(|d| d > self.change_level))
                 .collect()
         };
         for (i, r) in self.readings.iter().enumerate() {
@@ -295,6 +315,16 @@ impl Watcher {
             self.readings[i] = Some(reading);
             read_now[i] = true;
         }
+        // Change since the last explained view; where a hand hid the site in
+        // either view, its change says nothing.
+        let change = match &self.anchor {
+            Some(a) => site_changes(&a.rectified, rectified, &self.cell_rects)
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| c.filter(|_| a.visible[i] && !hidden(&self.readings[i])))
+                .collect(),
+            None => Vec::new(),
+        };
         Ok((read_now, change))
     }
 }

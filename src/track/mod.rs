@@ -6,7 +6,7 @@ mod motion;
 mod regrid;
 mod skin;
 
-pub use change::{changed_rects, rect_diffs, site_changes, Anchor};
+pub use change::{changed_rects, rect_diffs, site_changes};
 pub use motion::{BoardThumb, StillEvent, TrackConfig, Tracker};
 pub use regrid::{GridCheck, GridGuard};
 pub use skin::skin_fraction;
