@@ -10,7 +10,9 @@
 #                                    travel set, Tablut, oblique Go) with random positions
 #   EPOCHS=28 EPOCH_SIZE=160000      training length (crops drawn per epoch)
 #   SEED=1                           training seed (the synth sets have their own)
-#   REAL_SETS="chess-ray-vision"     real sets to train on, when ../shared/data exists
+#   REAL_SETS="chess-ray-vision:4 ..." real sets to train on (set:copies, each copy with its
+#                                    corners jittered), when ../shared/data exists; each
+#                                    set's held-out split (sets::split_of) is validated on
 #   REUSE_DATA=1                     keep datasets already in training/data/
 #   SKIP_BUILD=1                     use the existing target/debug/boardscribe
 #   PYTHON=python3 CARGO=cargo BOARDSCRIBE=target/debug/boardscribe
@@ -29,10 +31,9 @@ SEED=${SEED:-1}
 DATA=training/data
 REAL=../shared/data
 BIN=${BOARDSCRIBE:-target/debug/boardscribe}
-# imago-go may be trained on too, but the shipped model leaves it out so that its 51
-# photos stay an unseen real-photo check (boardscribe eval --set imago-go); add it with
-# REAL_SETS="chess-ray-vision imago-go".
-REAL_SETS=${REAL_SETS:-chess-ray-vision}
+# Every real set whose licence allows training, with the copies that balance their
+# sizes; each keeps a held-out split (imago-go: t3) that is validated on, never trained.
+REAL_SETS=${REAL_SETS:-chess-ray-vision:4 chesscog-grey:4 raspberry-turk:2 webcam-pcwawc:8 imago-go:1}
 
 T0=$(date +%s)
 LAST=$T0
@@ -85,21 +86,32 @@ if [ -d "$REAL" ]; then
     # Only the sets whose licence and README allow training. bgu-chess is
     # evaluation-only: it must never shape the model, so it is not even exported here
     # (train.py also refuses it).
-    for set in $REAL_SETS; do
+    for entry in $REAL_SETS; do
+        set=${entry%%:*}
+        copies=${entry#*:}
+        [ "$copies" = "$entry" ] && copies=4
         case $set in
         *bgu*)
             echo "   refusing $set: evaluation only"
             continue
             ;;
         esac
-        step "real set $set"
-        if dataset real "$set" --set "$set" --data "$REAL" --corners tests/data/real_corners.json; then
+        step "real set $set (training split, $copies copies)"
+        if dataset real "$set" --set "$set" --split train --copies "$copies" --data "$REAL" --corners tests/data/real_corners.json; then
             TRAIN+=("$DATA/$set")
-            # Also reported on its own, marked as trained on: a check that the real
-            # photos are learnt at all, not a held-out figure.
-            VAL+=("$DATA/$set")
         else
             echo "   warning: could not export $set; training without it"
+            continue
+        fi
+        step "real set $set (held-out split)"
+        if dataset real "$set-val" --set "$set" --split val --copies 1 --data "$REAL" --corners tests/data/real_corners.json \
+            && [ "$("$PYTHON" -c "import json;print(json.load(open('$DATA/$set-val/meta.json'))['count'])")" != 0 ]; then
+            VAL+=("$DATA/$set-val")
+        else
+            # A set too small to split (chess-ray-vision) is reported as trained on:
+            # a figure of fit, not of generalisation.
+            rm -rf "${DATA:?}/$set-val"
+            VAL+=("$DATA/$set")
         fi
     done
 else

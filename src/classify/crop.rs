@@ -5,7 +5,7 @@
 use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
 
-use crate::geometry::{rectify, BoardPose, GeometryError, GridSpec, RectifyLayout};
+use crate::geometry::{rectify, BoardPose, GeometryError, GridSpec, RectifyLayout, Viewpoint};
 
 /// Pixels per cell in the rectified board the crops are cut from.
 pub const CELL_PX: u32 = 16;
@@ -16,25 +16,30 @@ pub const LEFT: f64 = 0.5;
 pub const RIGHT: f64 = 0.5;
 pub const UP: f64 = 1.0;
 pub const DOWN: f64 = 0.5;
+/// The rectified board's margin, in cells: as far as a crop reaches out.
+const MARGIN: f64 = 1.0;
+/// The height (cells) whose lean sets a crop's turn: about a pawn's.
+const LEAN_HEIGHT: f64 = 1.0;
+/// A lean shorter than this (cells, for `LEAN_HEIGHT`) leaves the crop as the
+/// board is turned: a piece seen from nearly above looks the same either way.
+const MIN_TURN_LEAN: f64 = 0.3;
 /// Crop size in pixels (width, height): 32 x 40.
 pub const CROP_W: u32 = ((1.0 + LEFT + RIGHT) * CELL_PX as f64) as u32;
 pub const CROP_H: u32 = ((1.0 + UP + DOWN) * CELL_PX as f64) as u32;
 
-/// `i / 255.0` for every byte: the same values as dividing, at the cost of a lookup.
-static UNIT: [f32; 256] = unit_table();
-
-const fn unit_table() -> [f32; 256] {
-    let mut t = [0.0; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = i as f32 / 255.0;
-        i += 1;
-    }
-    t
+/// Where one site's crop is cut: the site's centre in the rectified board and the
+/// rectified-board steps of one crop pixel right (`right`) and one down (`down`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SiteFrame {
+    centre: (f64, f64),
+    right: (f64, f64),
+    down: (f64, f64),
 }
 
 /// How the board is turned before cropping, so that the edge nearest the camera is
-/// at the bottom and "up" in every crop points away from the camera.
+/// at the bottom, and how each site's crop is turned, so that "up" in it points
+/// the way a piece standing there shows leaning (away from the camera in an
+/// oblique view, outward from the point under the camera from above).
 #[derive(Clone, Debug)]
 pub struct CropView {
     /// The original pose (as the user gave the corners).
@@ -43,6 +48,11 @@ pub struct CropView {
     turned: BoardPose,
     pub turns: usize,
     layout: RectifyLayout,
+    /// Per site, row-major in the user's grid order.
+    frames: Vec<SiteFrame>,
+    /// Per site, how far (rectified pixels) the top of a piece a cell tall shows
+    /// from its base, in the direction of `frames`' up.
+    lean: Vec<f64>,
 }
 
 impl CropView {
@@ -57,15 +67,54 @@ impl CropView {
         } else {
             pose.grid
         };
-        CropView {
+        let mut view = CropView {
             pose: *pose,
             turned: BoardPose::new(grid, pose.corners.rotated(turns)),
             turns,
             layout: RectifyLayout {
                 cell_px: CELL_PX,
-                margin_cells: UP.max(DOWN).max(LEFT).max(RIGHT),
+                margin_cells: MARGIN,
             },
+            frames: Vec::new(),
+            lean: Vec::new(),
+        };
+        let camera = Viewpoint::of(pose);
+        for (row, col) in pose.grid.sites() {
+            let centre = view.site_center(row, col);
+            let base = pose.grid.site_center(row, col);
+            // The top of a standing piece, as it shows, in the rectified board.
+            let top = camera
+                .top_of(base, LEAN_HEIGHT)
+                .and_then(|t| view.turned.to_board(pose.to_image(t)))
+                .map(|b| view.layout.board_to_rectified(&view.turned, b));
+            let (dx, dy) = top.map_or((0.0, 0.0), |t| (t.0 - centre.0, t.1 - centre.1));
+            let len = dx.hypot(dy);
+            // Up in the crop is the quarter turn nearest the lean, where there is
+            // lean enough to matter; quarter turns keep crops exact pixel copies.
+            let up = if len >= MIN_TURN_LEAN * CELL_PX as f64 && len.is_finite() {
+                [(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)]
+                    .into_iter()
+                    .max_by(|a: &(f64, f64), b| (a.0 * dx + a.1 * dy).total_cmp(&(b.0 * dx + b.1 * dy)))
+                    .unwrap_or((0.0, -1.0))
+            } else {
+                (0.0, -1.0)
+            };
+            view.frames.push(SiteFrame {
+                centre: (round6(centre.0), round6(centre.1)),
+                right: (-up.1, up.0),
+                down: (-up.0, -up.1),
+            });
+            view.lean.push(if len.is_finite() { len } else { 0.0 });
         }
+        view
+    }
+
+    /// How far (rectified pixels) the top of a piece a cell tall standing on site
+    /// (row, col) shows from its base: how much of it reaches into the cells its
+    /// crop calls "up".
+    pub fn lean_px(&self, row: u32, col: u32) -> f64 {
+        let i = (row * self.pose.grid.cols + col) as usize;
+        self.lean.get(i).copied().unwrap_or(0.0)
     }
 
     /// The turned, rectified board that crops are cut from (BGR).
@@ -86,15 +135,6 @@ impl CropView {
         self.layout.board_to_rectified(&self.turned, p)
     }
 
-    /// The crop rectangle of a site in the rectified board.
-    pub fn crop_rect(&self, row: u32, col: u32) -> Rect {
-        let (cx, cy) = self.site_center(row, col);
-        let c = CELL_PX as f64;
-        let x = (cx - (0.5 + LEFT) * c).round() as i32;
-        let y = (cy - (0.5 + UP) * c).round() as i32;
-        Rect::new(x, y, CROP_W as i32, CROP_H as i32)
-    }
-
     /// The rectangle a site's own cell covers in the rectified board (for change
     /// detection and skin checks).
     pub fn cell_rect(&self, row: u32, col: u32) -> Rect {
@@ -109,45 +149,60 @@ impl CropView {
     }
 
     /// Copies a site's crop out of the rectified board as RGB floats in 0..1, planar
-    /// (C, H, W): the model's input layout. Pixels outside the board are black.
+    /// (C, H, W): the model's input layout. The crop is turned so that its up is
+    /// the site's lean (`SiteFrame`) and sampled bilinearly; pixels outside the
+    /// rectified board are black.
     pub fn crop_rgb_planar(&self, rectified: &Mat, row: u32, col: u32, out: &mut [f32]) {
-        let r = self.crop_rect(row, col);
         let (w, h) = (CROP_W as usize, CROP_H as usize);
         debug_assert_eq!(out.len(), 3 * w * h);
         out.fill(0.0);
-        let (rw, rh) = (rectified.cols(), rectified.rows());
+        let i = (row * self.pose.grid.cols + col) as usize;
+        let Some(f) = self.frames.get(i) else {
+            return;
+        };
+        let (rw, rh) = (rectified.cols() as isize, rectified.rows() as isize);
         let data = rectified.data_bytes().unwrap_or(&[]);
         let step = rectified
             .mat_step()
             .first()
             .copied()
-            .unwrap_or(rw as usize * 3);
-        // The columns inside the image are the same on every row: clip them once, then
-        // walk each row as a slice (this loop ran at a tenth of the model's time).
-        let x0 = (-r.x).clamp(0, w as i32) as usize;
-        let x1 = (rw - r.x).clamp(0, w as i32) as usize;
-        if x0 >= x1 {
+            .unwrap_or(rw as usize * 3) as isize;
+        if rectified.channels() != 3 || data.len() < (step * rh) as usize {
             return;
         }
+        // Crop pixel (x, y) sits at centre + (x - cx0) right + (y - cy0) down, where
+        // (cx0, cy0) is the site's centre in the crop.
+        let cx0 = (0.5 + LEFT) * CELL_PX as f64;
+        let cy0 = (0.5 + UP) * CELL_PX as f64;
+        let px = |x: isize, y: isize| -> [f32; 3] {
+            if x < 0 || y < 0 || x >= rw || y >= rh {
+                return [0.0; 3];
+            }
+            let o = (y * step + x * 3) as usize;
+            // BGR in, RGB out.
+            [data[o + 2] as f32, data[o + 1] as f32, data[o] as f32]
+        };
         let (red, rest) = out.split_at_mut(w * h);
         let (green, blue) = rest.split_at_mut(w * h);
         for y in 0..h {
-            let sy = r.y + y as i32;
-            if sy < 0 || sy >= rh {
-                continue;
-            }
-            let start = sy as usize * step + (r.x + x0 as i32) as usize * 3;
-            let src = &data[start..start + (x1 - x0) * 3];
-            let o = y * w + x0;
-            let rows = red[o..o + x1 - x0]
-                .iter_mut()
-                .zip(green[o..o + x1 - x0].iter_mut())
-                .zip(blue[o..o + x1 - x0].iter_mut());
-            // BGR in, RGB planes out.
-            for (((r, g), b), px) in rows.zip(src.chunks_exact(3)) {
-                *r = UNIT[px[2] as usize];
-                *g = UNIT[px[1] as usize];
-                *b = UNIT[px[0] as usize];
+            let dy = y as f64 - cy0;
+            for x in 0..w {
+                let dx = x as f64 - cx0;
+                let sx = f.centre.0 + dx * f.right.0 + dy * f.down.0;
+                let sy = f.centre.1 + dx * f.right.1 + dy * f.down.1;
+                let (x0, y0) = (sx.floor(), sy.floor());
+                let (fx, fy) = ((sx - x0) as f32, (sy - y0) as f32);
+                let (x0, y0) = (x0 as isize, y0 as isize);
+                let (a, b, c, d) = (px(x0, y0), px(x0 + 1, y0), px(x0, y0 + 1), px(x0 + 1, y0 + 1));
+                let o = y * w + x;
+                let mix = |k: usize| {
+                    let top = a[k] + (b[k] - a[k]) * fx;
+                    let bottom = c[k] + (d[k] - c[k]) * fx;
+                    (top + (bottom - top) * fy) / 255.0
+                };
+                red[o] = mix(0);
+                green[o] = mix(1);
+                blue[o] = mix(2);
             }
         }
     }
@@ -165,6 +220,12 @@ impl CropView {
         }
         out
     }
+}
+
+/// `x` to the nearest millionth: site centres that are whole pixels up to
+/// rounding error become exactly whole, so their crops are exact copies.
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
 }
 
 /// Simple colour statistics of one planar crop (as `crop_rgb_planar` fills it),
@@ -278,55 +339,103 @@ mod tests {
         // Site (0,0) is at the user's TL corner, which is the turned board's BL.
         let (w, h) = v.rectified_size();
         let (x, y) = v.site_center(0, 0);
-        let m = CELL_PX as f64; // margin of one cell
+        let m = MARGIN * CELL_PX as f64;
         assert!((x - (m + 8.0)).abs() < 1e-6, "{x}");
         assert!((y - (h as f64 - m - 8.0)).abs() < 1e-6, "{y} of {h}");
         assert!(w > 0);
     }
 
-    /// Per-pixel reference for `crop_rgb_planar`: black outside, BGR to RGB planes.
-    fn naive_crop(m: &Mat, r: Rect) -> Vec<f32> {
-        let (w, h) = (CROP_W as usize, CROP_H as usize);
-        let mut out = vec![0.0; 3 * w * h];
-        for y in 0..h {
-            for x in 0..w {
-                let (sx, sy) = (r.x + x as i32, r.y + y as i32);
-                if sx < 0 || sy < 0 || sx >= m.cols() || sy >= m.rows() {
-                    continue;
-                }
-                let px = m.at_2d::<opencv::core::Vec3b>(sy, sx).unwrap();
-                for c in 0..3 {
-                    out[c * w * h + y * w + x] = px[2 - c] as f32 / 255.0;
-                }
+    /// A rectified-board-sized image whose pixels differ everywhere.
+    fn pattern(v: &CropView) -> Mat {
+        use opencv::core::{Scalar, Vec3b, CV_8UC3};
+        let (w, h) = v.rectified_size();
+        let mut m =
+            Mat::new_rows_cols_with_default(h as i32, w as i32, CV_8UC3, Scalar::all(0.0)).unwrap();
+        for y in 0..h as i32 {
+            for x in 0..w as i32 {
+                let p = ((x * 7 + y * 13) % 256) as u8;
+                *m.at_2d_mut::<Vec3b>(y, x).unwrap() =
+                    Vec3b::from([p, p.wrapping_mul(3), p.wrapping_add(101)]);
             }
         }
-        out
+        m
+    }
+
+    /// The crop pixel (x, y) of site (r, c), channel `ch` (RGB), as 0..255.
+    fn at(v: &CropView, m: &Mat, r: u32, c: u32, x: usize, y: usize, ch: usize) -> f32 {
+        let mut out = vec![0.0; 3 * (CROP_W * CROP_H) as usize];
+        v.crop_rgb_planar(m, r, c, &mut out);
+        out[ch * (CROP_W * CROP_H) as usize + y * CROP_W as usize + x] * 255.0
+    }
+
+    fn rect_px(m: &Mat, x: f64, y: f64, ch: usize) -> f32 {
+        let (x, y) = (x.round() as i32, y.round() as i32);
+        if x < 0 || y < 0 || x >= m.cols() || y >= m.rows() {
+            return 0.0;
+        }
+        let (x, y) = (x as f64, y as f64);
+        let px = m
+            .at_2d::<opencv::core::Vec3b>(y.round() as i32, x.round() as i32)
+            .unwrap();
+        px[2 - ch] as f32
     }
 
     #[test]
-    fn crops_match_a_pixel_by_pixel_copy_inside_and_across_the_edges() {
-        use opencv::core::{Scalar, Vec3b, CV_8UC3};
+    fn an_oblique_view_crops_straight_up() {
+        // Camera in front of the bottom edge: every site leans up the board.
+        let v = CropView::new(&pose("150,100 490,100 560,400 80,400"));
+        for (r, c) in [(0, 0), (3, 4), (7, 7), (0, 7)] {
+            let f = v.frames[(r * 8 + c) as usize];
+            assert_eq!(f.down, (0.0, 1.0), "site {r},{c}: {f:?}");
+            assert!(v.lean_px(r, c) > 0.0);
+        }
+    }
+
+    #[test]
+    fn from_above_crops_turn_outward_and_copy_the_board_exactly() {
         let v = CropView::new(&pose("100,100 400,100 400,400 100,400"));
-        let (w, h) = v.rectified_size();
-        // Full size, and smaller than the board so crops hang over every edge.
-        for (mw, mh) in [(w as i32, h as i32), (40, 30), (5, 3)] {
-            let mut m = Mat::new_rows_cols_with_default(mh, mw, CV_8UC3, Scalar::all(0.0)).unwrap();
-            for y in 0..mh {
-                for x in 0..mw {
-                    let p = ((x * 7 + y * 13) % 256) as u8;
-                    *m.at_2d_mut::<Vec3b>(y, x).unwrap() =
-                        Vec3b::from([p, p.wrapping_mul(3), p.wrapping_add(101)]);
+        let m = pattern(&v);
+        let (cx0, cy0) = (16.0, 24.0);
+        // Bottom-middle site: up in its crop points down the board (a half turn);
+        // the centre keeps the board's turn.
+        let f = v.frames[7 * 8 + 4];
+        assert_eq!((f.down, f.right), ((0.0, -1.0), (-1.0, 0.0)));
+        assert_eq!(v.frames[3 * 8 + 4].down, (0.0, 1.0));
+        assert_eq!(v.frames[4 * 8].down, (1.0, 0.0));
+        for (x, y) in [(0usize, 0usize), (16, 24), (31, 39), (5, 30)] {
+            let (sx, sy) = (
+                f.centre.0 + (x as f64 - cx0) * f.right.0 + (y as f64 - cy0) * f.down.0,
+                f.centre.1 + (x as f64 - cx0) * f.right.1 + (y as f64 - cy0) * f.down.1,
+            );
+            if (sx - sx.round()).abs() < 1e-9 && (sy - sy.round()).abs() < 1e-9 {
+                for ch in 0..3 {
+                    assert_eq!(at(&v, &m, 7, 4, x, y, ch), rect_px(&m, sx, sy, ch));
                 }
             }
-            for (r, c) in [(0, 0), (0, 7), (7, 0), (7, 7), (3, 4)] {
-                let mut out = vec![1.0; 3 * (CROP_W * CROP_H) as usize];
-                v.crop_rgb_planar(&m, r, c, &mut out);
-                assert_eq!(
-                    out,
-                    naive_crop(&m, v.crop_rect(r, c)),
-                    "site {r},{c} on {mw}x{mh}"
-                );
-            }
         }
+        // The centre pixel is the site's centre, whichever way the crop turns.
+        for (r, c) in [(0, 0), (7, 7), (2, 5)] {
+            let f = v.frames[(r * 8 + c) as usize];
+            let got = at(&v, &m, r, c, 16, 24, 0);
+            let want = rect_px(&m, f.centre.0, f.centre.1, 0);
+            assert!((got - want).abs() < 1.0 + 1e-3, "site {r},{c}: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn crops_beyond_the_image_are_black_and_never_read_out_of_bounds() {
+        let v = CropView::new(&pose("100,100 400,100 400,400 100,400"));
+        let small = Mat::new_rows_cols_with_default(
+            5,
+            7,
+            opencv::core::CV_8UC3,
+            opencv::core::Scalar::all(200.0),
+        )
+        .unwrap();
+        let mut out = vec![1.0; 3 * (CROP_W * CROP_H) as usize];
+        v.crop_rgb_planar(&small, 7, 7, &mut out);
+        assert!(out.iter().all(|&x| x == 0.0));
+        v.crop_rgb_planar(&small, 0, 0, &mut out);
+        assert!(out.iter().all(|&x| (0.0..=1.0).contains(&x)));
     }
 }

@@ -39,7 +39,7 @@ pub enum DatasetKind {
     /// Crops of a real photo set whose licence allows training, with hand-annotated
     /// corners. Never bgu-chess: it is for evaluation only.
     Real {
-        /// chess-ray-vision or imago-go.
+        /// chess-ray-vision, chesscog-grey, raspberry-turk, webcam-pcwawc or imago-go.
         #[arg(long)]
         set: String,
         #[arg(long, default_value = "../shared/data")]
@@ -63,6 +63,10 @@ pub enum DatasetKind {
         /// evaluation part, such as t3/ of imago-go).
         #[arg(long)]
         exclude: Vec<String>,
+        /// Which photos: the part kept for training (train, the default), the
+        /// held-out part (val), or all.
+        #[arg(long, default_value = "train", value_parser = ["all", "train", "val"])]
+        split: String,
     },
 }
 
@@ -112,6 +116,7 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
             seed,
             keep_empty,
             exclude,
+            split,
         } => {
             anyhow::ensure!(
                 name != "bgu-chess",
@@ -124,6 +129,7 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
                         .iter()
                         .any(|x| r.name.starts_with(&format!("{name}/{x}")))
                 })
+                .filter(|r| super::eval::in_split(&split, &name, &r.name))
                 .collect();
             let mut set = CropSet::default();
             let mut rng = Rng::new(seed);
@@ -144,7 +150,7 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
             }
             set.write(
                 &out,
-                &serde_json::json!({"source": name, "images": refs.len(), "copies": copies}),
+                &serde_json::json!({"source": name, "split": split, "images": refs.len(), "copies": copies}),
             )
             .with_context(|| format!("writing {}", out.display()))?;
             println!(

@@ -11,9 +11,14 @@ use crate::synth::Rng;
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// synth (fresh renders), bgu-chess (evaluation only), chess-ray-vision or imago-go.
+    /// synth (fresh renders), bgu-chess (evaluation only), chess-ray-vision,
+    /// chesscog-grey, raspberry-turk, webcam-pcwawc or imago-go.
     #[arg(long)]
     pub set: String,
+    /// Real sets other than bgu-chess: all photos, only the part held out of
+    /// training (val), or only the part trained on (train).
+    #[arg(long, default_value = "all", value_parser = ["all", "train", "val"])]
+    pub split: String,
     /// bgu-chess game numbers (default 4, 5 and 7, each reported apart).
     #[arg(long, value_delimiter = ',')]
     pub game: Vec<u32>,
@@ -139,7 +144,7 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
                 )?);
             }
         }
-        "chess-ray-vision" | "imago-go" => {
+        set if sets::TRAINABLE_SETS.contains(&set) => {
             let refs: Vec<_> = sets::annotated_set(&a.data, &a.corners, &a.set)?
                 .into_iter()
                 .filter(|r| {
@@ -148,12 +153,16 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
                             .iter()
                             .any(|x| r.name.starts_with(&format!("{}/{x}", a.set)))
                 })
+                .filter(|r| in_split(&a.split, set, &r.name))
                 .collect();
-            let name = if a.only.is_empty() {
+            let mut name = if a.only.is_empty() {
                 a.set.clone()
             } else {
                 format!("{} ({})", a.set, a.only.join(", "))
             };
+            if a.split != "all" {
+                name = format!("{name}, {} split", a.split);
+            }
             let name = if a.locate {
                 format!("{name}, board located automatically")
             } else {
@@ -167,7 +176,10 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
                 a.locate,
             )?);
         }
-        other => bail!("unknown set '{other}': use synth, bgu-chess, chess-ray-vision or imago-go"),
+        other => bail!(
+            "unknown set '{other}': use synth, bgu-chess or one of {}",
+            sets::TRAINABLE_SETS.join(", ")
+        ),
     }
     for r in &reports {
         if a.json {
@@ -177,6 +189,15 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether photo `name` of `set` is in the split asked for (`all`, `train`, `val`).
+pub(super) fn in_split(split: &str, set: &str, name: &str) -> bool {
+    match split {
+        "train" => sets::split_of(set, name) == sets::Split::Train,
+        "val" => sets::split_of(set, name) == sets::Split::Val,
+        _ => true,
+    }
 }
 
 /// How the classifier learns each board while it is measured.

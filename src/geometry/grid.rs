@@ -45,6 +45,12 @@ impl GridSpec {
         self.len() == 0
     }
 
+    /// Every site as (row, col), row-major.
+    pub fn sites(&self) -> impl Iterator<Item = (u32, u32)> {
+        let cols = self.cols;
+        (0..self.rows).flat_map(move |r| (0..cols).map(move |c| (r, c)))
+    }
+
     /// The size of the square lattice the corners span, in cells: (rows, cols).
     /// A points grid of 19x19 crossings spans 18x18 cells.
     pub fn lattice_cells(&self) -> (u32, u32) {

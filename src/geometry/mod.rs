@@ -10,6 +10,7 @@ mod pose;
 mod profile;
 mod rectify;
 mod testcard;
+mod viewpoint;
 
 pub use corners::Corners;
 pub use grid::{GridSpec, MAX_CELLS, MIN_CELLS};
@@ -21,6 +22,7 @@ pub use pose::BoardPose;
 pub use profile::BoardProfile;
 pub use rectify::{draw_overlay, draw_rectified_grid, rectify, RectifyLayout};
 pub use testcard::perspective_test_card;
+pub use viewpoint::Viewpoint;
 
 /// What can go wrong with geometry input.
 #[derive(Debug, thiserror::Error)]

@@ -12,7 +12,10 @@ use opencv::core::Mat;
 use crate::geometry::BoardPose;
 
 pub use games::{board_state, game_states, synth_piece};
-pub use real::{annotated_set, bgu_game, placement_classes, placement_labels, RealSetError};
+pub use real::{
+    annotated_set, bgu_game, labels_json_set, placement_classes, placement_labels, split_of,
+    RealSetError, Split, TRAINABLE_SETS,
+};
 pub use synthetic::{
     random_scene, random_state, render_random, rgb_to_bgr_mat, RandomRender, SynthSetOptions,
 };

@@ -181,7 +181,99 @@ struct Annotation {
     pixels: Option<String>,
 }
 
-/// A hand-annotated set (`chess-ray-vision` or `imago-go`) from the corners file.
+/// The real sets that may be trained on, as `dataset real` and `eval` name them.
+pub const TRAINABLE_SETS: [&str; 5] = [
+    "chess-ray-vision",
+    "chesscog-grey",
+    "raspberry-turk",
+    "webcam-pcwawc",
+    "imago-go",
+];
+
+/// Which part of a real set a photo is kept for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    Train,
+    /// Held out of training: the set's validation figures come from these.
+    Val,
+}
+
+/// The part of `set` that photo `name` (as `LabelledRef::name`) belongs to. The
+/// held-out parts are whole runs of photos, never near-duplicates of trained ones:
+/// chesscog-grey's game from IMG_4830 on (consecutive photos show nearly the same
+/// position), every fifth raspberry-turk arrangement, two webcam-pcwawc boards
+/// (chessBoard003/004, one board, and 012), imago-go's third sequence (t3).
+/// chess-ray-vision is too small to split and is all trained on.
+pub fn split_of(set: &str, name: &str) -> Split {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    let digits = |s: &str| -> Option<u32> {
+        let d: String = s
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        d.parse().ok()
+    };
+    let val = match set {
+        "chesscog-grey" => digits(file).is_some_and(|n| n >= 4830),
+        "raspberry-turk" => digits(file).is_some_and(|n| n % 5 == 0),
+        "webcam-pcwawc" => {
+            ["chessBoard003", "chessBoard004", "chessBoard012"].contains(&file.split('.').next().unwrap_or(""))
+        }
+        "imago-go" => name.starts_with("imago-go/t3/"),
+        _ => false,
+    };
+    if val {
+        Split::Val
+    } else {
+        Split::Train
+    }
+}
+
+#[derive(Deserialize)]
+struct LabelEntry {
+    image: String,
+    grid: String,
+    corners: [[f64; 2]; 4],
+    placement: String,
+    white: String,
+}
+
+/// A set with its own `labels.json` (chesscog-grey, raspberry-turk,
+/// webcam-pcwawc): per photo its grid, corners (TL TR BR BL as they show), FEN
+/// placement and White's edge.
+pub fn labels_json_set(data: &Path, set: &str) -> Result<Vec<LabelledRef>, RealSetError> {
+    let dir = data.join(set);
+    let path = dir.join("labels.json");
+    if !path.is_file() {
+        return Err(RealSetError::Absent(path));
+    }
+    let entries: Vec<LabelEntry> =
+        serde_json::from_str(&read(&path)?).map_err(|e| bad(&path, e.to_string()))?;
+    let mut out = Vec::new();
+    for e in entries {
+        let grid: GridSpec = e.grid.parse().map_err(|x| bad(&path, format!("{}: {x}", e.image)))?;
+        let corners = Corners::new(e.corners.map(|[x, y]| (x, y)))
+            .map_err(|x| bad(&path, format!("{}: {x}", e.image)))?;
+        let side: WhiteSide = e.white.parse().map_err(|x: String| bad(&path, x))?;
+        let labels = placement_labels(&e.placement, side)
+            .ok_or_else(|| bad(&path, format!("{}: bad placement '{}'", e.image, e.placement)))?;
+        if labels.len() != grid.len() {
+            return Err(bad(&path, format!("{}: labels do not match the grid", e.image)));
+        }
+        out.push(LabelledRef {
+            name: format!("{set}/{}", e.image),
+            raw_pixels: false,
+            path: dir.join(&e.image),
+            pose: BoardPose::new(grid, corners),
+            labels,
+        });
+    }
+    Ok(out)
+}
+
+/// A real set by name: one with its own `labels.json`, or a hand-annotated one
+/// (`chess-ray-vision`, `imago-go`) from the corners file.
 pub fn annotated_set(
     data: &Path,
     corners_file: &Path,
@@ -190,6 +282,9 @@ pub fn annotated_set(
     let dir = data.join(set);
     if !dir.is_dir() {
         return Err(RealSetError::Absent(dir));
+    }
+    if dir.join("labels.json").is_file() {
+        return labels_json_set(data, set);
     }
     let json: serde_json::Value =
         serde_json::from_str(&read(corners_file)?).map_err(|e| bad(corners_file, e.to_string()))?;
@@ -260,6 +355,18 @@ fn go_labels(path: &Path, grid: GridSpec) -> Result<Vec<u8>, RealSetError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn held_out_parts_are_whole_runs() {
+        assert_eq!(split_of("chesscog-grey", "chesscog-grey/images/IMG_4829.jpg"), Split::Train);
+        assert_eq!(split_of("chesscog-grey", "chesscog-grey/images/IMG_4830.jpg"), Split::Val);
+        assert_eq!(split_of("raspberry-turk", "raspberry-turk/images/05_1.jpg"), Split::Val);
+        assert_eq!(split_of("raspberry-turk", "raspberry-turk/images/06_1.jpg"), Split::Train);
+        assert_eq!(split_of("imago-go", "imago-go/t3/a.jpg"), Split::Val);
+        assert_eq!(split_of("imago-go", "imago-go/t1/a.jpg"), Split::Train);
+        assert_eq!(split_of("webcam-pcwawc", "webcam-pcwawc/images/chessBoard012.jpg"), Split::Val);
+        assert_eq!(split_of("chess-ray-vision", "chess-ray-vision/originals/x.jpeg"), Split::Train);
+    }
 
     #[test]
     fn placements_follow_the_orientation() {
