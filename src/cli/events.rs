@@ -126,6 +126,32 @@ impl EventSink for Presenter {
                 "moved the grid {rows} rows and {cols} columns to where it reads as the start position: --corners \"{}\"",
                 corners_text(corners)
             )),
+            Event::NotStart {
+                time,
+                squares,
+                advice,
+            } => self.say(&format!(
+                "warning: the view at {} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",
+                clock(*time),
+                squares.len(),
+                squares.join(",")
+            )),
+            Event::IllegalMove { time, text, .. }
+            | Event::PieceRemoved { time, text, .. }
+            | Event::Displaced { time, text, .. }
+            | Event::Unreadable { time, text, .. } => self.say(&format!(
+                "warning: {text} at {}; recording waits for a legal position",
+                clock(*time)
+            )),
+            Event::NewGame {
+                time,
+                game,
+                position,
+                after,
+            } => self.say(&format!(
+                "warning: play went on after an irregularity ({after}) at {}: recording game {game} from {position}",
+                clock(*time)
+            )),
             Event::Unexplained { time, squares } => self.say(&format!(
                 "warning: unexplained change at {}: {} (possible illegal move; recording waits for a legal position)",
                 clock(*time),
@@ -144,6 +170,7 @@ impl EventSink for Presenter {
             )),
             Event::SourceWarning { message } => self.say(&format!("warning: {message}")),
             Event::Resynced { .. }
+            | Event::SeenTogether { .. }
             | Event::Corrected { .. }
             | Event::Start { .. }
             | Event::Change { .. } => {}

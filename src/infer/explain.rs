@@ -187,7 +187,7 @@ impl Evidence {
         let read: f64 = occ
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.fresh[*i])
+            .filter(|(i, o)| self.counts(*i, **o))
             .filter_map(|(i, o)| {
                 self.logp[i]
                     .map(|lp| lp.iter().cloned().fold(f64::MIN, f64::max) - lp[occ_index(*o)])
@@ -205,13 +205,22 @@ impl Evidence {
     }
 
     /// The log-likelihood of the fresh readings under `occ`: what one view says of
-    /// a position, comparable between positions.
+    /// a position, comparable between positions. A square `occ` changes whose
+    /// image did not change at all counts too: its reading, though made before,
+    /// is of the picture the camera shows now (a piece said to arrive on a square
+    /// that still looks empty).
     pub(super) fn loglik(&self, occ: &[Occupant]) -> f64 {
         occ.iter()
             .enumerate()
-            .filter(|(i, _)| self.fresh[*i])
+            .filter(|(i, o)| self.counts(*i, **o))
             .filter_map(|(i, o)| self.logp[i].map(|lp| lp[occ_index(*o)]))
             .sum()
+    }
+
+    /// Whether square `i`'s reading is evidence about `occ`'s occupant there: it
+    /// was read anew, or `occ` changes it though its image stayed the same.
+    fn counts(&self, i: usize, o: Occupant) -> bool {
+        self.fresh[i] || self.quiet[i] && self.base.get(i).is_some_and(|b| *b != o)
     }
 
     /// The log-likelihood ratio of the image changes on the squares where `occ`
@@ -223,6 +232,13 @@ impl Evidence {
             .filter(|(_, (a, b))| a != b)
             .map(|(i, _)| self.change[i])
             .sum()
+    }
+
+    /// Per square, whether its image changed since the view of `base`: where a
+    /// move may have happened that no view showed. A hidden square, or one that
+    /// only reads otherwise, is not evidence enough for plies no view showed.
+    fn touched(&self) -> Vec<bool> {
+        self.change.iter().map(|&c| c > 0.0).collect()
     }
 
     /// Whether every square where `occ` differs from `base` is quiet: no move
@@ -315,6 +331,87 @@ pub(super) fn search<R: Rules>(
         if enough(&lines) || frontier.is_empty() {
             break;
         }
+    }
+    lines
+}
+
+/// Most positions a change-guided search looks at, however deep it goes.
+const MAX_GUIDED_NODES: usize = 20_000;
+
+/// Lines of up to `depth` legal moves from `game` in which every move changes only
+/// squares whose image changed, and that leave no square as it was in `game` after
+/// a move changed it (a piece moved and moved back leaves no trace to go by): what
+/// getting back in sync after several plies no view showed looks like. Scored as
+/// `search` scores its lines; deeper than `search` goes because the evidence
+/// prunes it. Only lines that fit the readings (`max_residual`) are kept.
+pub(super) fn search_guided<R: Rules>(
+    game: &R,
+    ev: &Evidence,
+    cfg: &InferConfig,
+    depth: usize,
+) -> Vec<Line<R>> {
+    let base = occupancy(game);
+    let touched = ev.touched();
+    let mut seen: HashSet<Vec<Occupant>> = HashSet::new();
+    seen.insert(base.clone());
+    let mut lines: Vec<Line<R>> = Vec::new();
+    // Per line: position, occupancy, moves, tiebreak, squares its moves changed.
+    #[allow(clippy::type_complexity)]
+    let mut frontier: Vec<(R, Vec<Occupant>, Vec<R::Move>, u32, Vec<bool>)> =
+        vec![(game.clone(), base.clone(), Vec::new(), 0, vec![false; base.len()])];
+    let mut nodes = 0usize;
+    for d in 1..=depth {
+        let mut next = Vec::new();
+        for (g, occ, moves, tiebreak, touched_by) in &frontier {
+            for mv in g.legal_moves() {
+                let mut g2 = g.clone();
+                let tb = tiebreak + g2.tiebreak(&mv);
+                g2.play(&mv);
+                let occ2 = occupancy(&g2);
+                let inside = occ
+                    .iter()
+                    .zip(&occ2)
+                    .enumerate()
+                    .all(|(i, (a, b))| a == b || touched[i]);
+                if !inside || !seen.insert(occ2.clone()) {
+                    continue;
+                }
+                nodes += 1;
+                let mut m2 = moves.clone();
+                m2.push(mv);
+                let mut touched_now = touched_by.clone();
+                for (i, (a, b)) in occ.iter().zip(&occ2).enumerate() {
+                    if a != b {
+                        touched_now[i] = true;
+                    }
+                }
+                // Every square a move changed must still differ from where the
+                // line started.
+                let traced = touched_now
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &t)| !t || occ2[i] != base[i]);
+                let residual = ev.residual(&occ2);
+                if traced && residual <= cfg.max_residual {
+                    lines.push(Line {
+                        score: ev.gain(&base, &occ2) - cfg.ply_penalty * d as f64,
+                        residual,
+                        game: g2.clone(),
+                        occ: occ2.clone(),
+                        moves: m2.clone(),
+                        tiebreak: tb,
+                    });
+                }
+                next.push((g2, occ2, m2, tb, touched_now));
+                if nodes >= MAX_GUIDED_NODES {
+                    return lines;
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
     }
     lines
 }

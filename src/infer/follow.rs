@@ -11,13 +11,17 @@
 
 use std::collections::HashMap;
 
-use super::explain::{search, Evidence, InferConfig, Line};
+use super::explain::{search, search_guided, Evidence, InferConfig, Line};
+use super::irregular::{diagnose, irregular_position, noticed, Irregularity};
 use super::observation::Observation;
 use crate::rules::{Occupant, Rules, Side, Square};
 
 /// What happened at one observation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FollowEvent<M> {
+    /// Plies `first` to `last` (0-based, inclusive) were shown by one view
+    /// together: no view showed the position between them.
+    SeenTogether { first: usize, last: usize },
     /// A move was committed at `ply` (0-based), played in `before`'s position.
     Moved {
         ply: usize,
@@ -31,7 +35,19 @@ pub enum FollowEvent<M> {
         assumed: bool,
     },
     /// A confident change that no legal sequence explains; recording waits.
-    Unexplained { squares: Vec<Square> },
+    /// `why` names it where it can be named.
+    Unexplained {
+        squares: Vec<Square>,
+        why: Option<Irregularity>,
+    },
+    /// Something happened on the board that the accepted line does not account
+    /// for, though the view was explained well enough to go on (a piece taken
+    /// off the board for a moment, knocked over): named for the arbiter.
+    Noticed { what: Irregularity },
+    /// Play went on from the position an illegal move left (FIDE 7.5: the
+    /// arbiter decides): the follower now follows a new game from that position
+    /// (`game()`), and `after` says which irregularity led there.
+    NewGame { after: Irregularity },
     /// The board shows a legal continuation again.
     Resynced,
     /// The move at `ply` was recorded wrongly (the camera cannot see which piece a
@@ -50,16 +66,20 @@ const WINDOW: f64 = 30.0;
 /// last committed move (a piece moved and moved back between two views): what a
 /// misread view followed by a clean one looks like, and rare in play.
 const RETURN_PENALTY: f64 = 6.0;
+/// Deepest line a change-guided search looks for when no shallow line explains
+/// a view (several plies no view showed).
+const GUIDED_DEPTH: usize = 6;
 /// How many plies back a correction may reach.
 const CORRECTION_DEPTH: usize = 8;
 
-/// One uncommitted ply: the move, the time of the view that showed it, and
-/// whether it was the last ply that view showed.
+/// One uncommitted ply: the move, the time of the view that showed it, whether
+/// it was the last ply that view showed, and how many plies that view showed.
 #[derive(Clone, Debug)]
 struct Step<M> {
     mv: M,
     time: f64,
     ends_view: bool,
+    view_plies: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -86,6 +106,16 @@ pub struct Follower<R: Rules> {
     in_sync: bool,
     /// Views in a row that no hypothesis explained (0: the last one was).
     misfits: usize,
+    /// Motion episodes seen since the last explained view, where they are known.
+    episodes: Option<usize>,
+    /// The position an illegal move left, and that move: where play may go on
+    /// from instead of going back.
+    irregular: Option<(R, Irregularity, f64)>,
+    /// The last irregularity noticed in an explained view (reported once), and
+    /// one seen once where views may show a hand (photos): reported when the
+    /// next view shows it too.
+    noticed: Option<Irregularity>,
+    maybe_noticed: Option<Irregularity>,
     last_time: f64,
     cfg: InferConfig,
 }
@@ -107,6 +137,10 @@ impl<R: Rules> Follower<R> {
             moves: Vec::new(),
             in_sync: true,
             misfits: 0,
+            episodes: None,
+            irregular: None,
+            noticed: None,
+            maybe_noticed: None,
             last_time: start_time,
             cfg,
         }
@@ -171,10 +205,26 @@ impl<R: Rules> Follower<R> {
             .collect()
     }
 
-    /// Takes one observation made at `time`.
-    pub fn observe(&mut self, obs: &Observation, time: f64) -> Vec<FollowEvent<R::Move>> {
+    /// Takes one observation made at `time`, after `episodes` motion episodes (a
+    /// hand over the board each; None where they cannot be told, as between two
+    /// photos). Each ply needs an episode of its own: a view after one visit shows
+    /// at most one ply, however well a longer line would fit.
+    pub fn observe(
+        &mut self,
+        obs: &Observation,
+        time: f64,
+        episodes: Option<usize>,
+    ) -> Vec<FollowEvent<R::Move>> {
+        // Episodes of views that nothing explained still count.
+        let allowed = match (self.misfits, self.episodes, episodes) {
+            (0, _, e) => e,
+            (_, Some(a), Some(e)) => Some(a + e),
+            _ => None,
+        };
+        self.episodes = allowed;
         let mut events = Vec::new();
-        let (kids, best_fit) = self.expand(obs, time);
+        let before = self.beam.first().map(|h| h.occ.clone());
+        let (kids, best_fit) = self.expand(obs, time, allowed);
         match best_fit {
             Some(contradictions) => {
                 // No hypothesis explains this view: a hand the model did not see,
@@ -194,16 +244,36 @@ impl<R: Rules> Follower<R> {
                     return events;
                 }
                 self.misfits += 1;
+                if let Some(events) = self.play_went_on(obs, time, allowed) {
+                    return events;
+                }
                 if self.misfits >= self.cfg.misfit_views.max(1) && self.in_sync {
                     self.in_sync = false;
+                    // What every close hypothesis holds happened before the
+                    // irregularity (this view shows it too): it is committed.
+                    self.commit(|_| true, &mut events);
+                    let why = self
+                        .beam
+                        .first()
+                        .and_then(|h| diagnose(&h.game, obs, &self.cfg));
+                    if let Some(h) = self.beam.first() {
+                        self.irregular = why.as_ref().and_then(|w| {
+                            irregular_position(&h.game, w).map(|q| (q, w.clone(), time))
+                        });
+                    }
                     events.push(FollowEvent::Unexplained {
                         squares: contradictions,
+                        why,
                     });
                 }
             }
             None => {
                 self.misfits = 0;
                 self.beam = kids;
+                // The board went back to a legal position: the irregular one is
+                // forgotten.
+                self.irregular = None;
+                self.notice(obs, before.as_deref(), episodes.is_some(), &mut events);
                 if !self.in_sync {
                     self.in_sync = true;
                     events.push(FollowEvent::Resynced);
@@ -212,6 +282,60 @@ impl<R: Rules> Follower<R> {
             }
         }
         events
+    }
+
+    /// Reports what an explained view shows besides the line accepted for it, once:
+    /// at once in video (still views have no hands), at the second view in a row
+    /// where a view may show a hand.
+    fn notice(
+        &mut self,
+        obs: &Observation,
+        before: Option<&[Occupant]>,
+        still: bool,
+        events: &mut Vec<FollowEvent<R::Move>>,
+    ) {
+        let (Some(best), Some(before)) = (self.beam.first(), before) else {
+            return;
+        };
+        let seen = noticed(&best.game, before, obs, &self.cfg);
+        let confirmed = match &seen {
+            Some(w) if still || self.maybe_noticed.as_ref() == Some(w) => Some(w.clone()),
+            _ => None,
+        };
+        self.maybe_noticed = seen.clone();
+        if seen.is_none() {
+            self.noticed = None;
+        }
+        if let Some(w) = confirmed {
+            if self.noticed.as_ref() != Some(&w) {
+                self.noticed = Some(w.clone());
+                events.push(FollowEvent::Noticed { what: w });
+            }
+        }
+    }
+
+    /// Where an illegal move left a playable position and this view shows legal
+    /// play going on from it, the follower becomes one of a new game from that
+    /// position (the record says so); the events of that.
+    fn play_went_on(
+        &mut self,
+        obs: &Observation,
+        time: f64,
+        episodes: Option<usize>,
+    ) -> Option<Vec<FollowEvent<R::Move>>> {
+        let (q, after, at) = self.irregular.clone()?;
+        let mut trial = Follower::new(q, self.cfg, at);
+        let (kids, misfit) = trial.expand(obs, time, episodes);
+        // Play went on only when a move was made from there: the irregular
+        // position alone may still be put right.
+        if misfit.is_some() || kids.first().is_none_or(|k| k.steps.is_empty()) {
+            return None;
+        }
+        trial.beam = kids;
+        let mut events = vec![FollowEvent::NewGame { after }];
+        trial.commit(|s| s.time < time, &mut events);
+        *self = trial;
+        Some(events)
     }
 
     /// Commits what the likeliest hypothesis holds (the input has ended).
@@ -226,7 +350,33 @@ impl<R: Rules> Follower<R> {
     /// None; or, when the best of them leaves the fresh readings too surprised,
     /// Some of its contradicted squares.
     #[allow(clippy::type_complexity)]
-    fn expand(&self, obs: &Observation, time: f64) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
+    fn expand(
+        &self,
+        obs: &Observation,
+        time: f64,
+        episodes: Option<usize>,
+    ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
+        let shallow = self.expand_with(obs, time, episodes, false);
+        if shallow.1.is_none() {
+            return shallow;
+        }
+        // Nothing shallow fits: plies no view showed, found where the view says
+        // the board changed.
+        let deep = self.expand_with(obs, time, episodes, true);
+        if deep.1.is_none() {
+            deep
+        } else {
+            shallow
+        }
+    }
+
+    fn expand_with(
+        &self,
+        obs: &Observation,
+        time: f64,
+        episodes: Option<usize>,
+        guided: bool,
+    ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
         let mut kids: HashMap<(Vec<Occupant>, Side), (Hypothesis<R>, f64)> = HashMap::new();
         // What the view contradicts of the likeliest position held: the squares an
         // unexplained change names.
@@ -236,7 +386,15 @@ impl<R: Rules> Follower<R> {
             if k == 0 {
                 contradictions = ev.contradictions(&h.occ);
             }
-            let mut lines = search(&h.game, &ev, &self.cfg, |_| false);
+            let mut lines = if guided {
+                let depth = episodes.map_or(GUIDED_DEPTH, |e| e.min(GUIDED_DEPTH));
+                search_guided(&h.game, &ev, &self.cfg, depth)
+            } else {
+                search(&h.game, &ev, &self.cfg, |_| false)
+            };
+            if let Some(e) = episodes {
+                lines.retain(|l| l.moves.len() <= e);
+            }
             lines.sort_by(|a, b| b.score.total_cmp(&a.score));
             lines.truncate(LINES_PER_HYPOTHESIS);
             for line in lines {
@@ -298,6 +456,7 @@ impl<R: Rules> Follower<R> {
             mv: mv.clone(),
             time,
             ends_view: i + 1 == n,
+            view_plies: n,
         }));
         Hypothesis {
             game: line.game.clone(),
@@ -373,13 +532,20 @@ impl<R: Rules> Follower<R> {
             if step.ends_view {
                 self.last_time = step.time;
             }
+            let ply = self.moves.len() - 1;
             events.push(FollowEvent::Moved {
-                ply: self.moves.len() - 1,
+                ply,
                 mv: step.mv,
                 emt,
                 margin,
                 assumed,
             });
+            if step.ends_view && step.view_plies > 1 {
+                events.push(FollowEvent::SeenTogether {
+                    first: ply + 1 - step.view_plies,
+                    last: ply,
+                });
+            }
         }
         self.beam.retain(|h| holds(h));
         for h in &mut self.beam {
@@ -404,7 +570,7 @@ impl<R: Rules> Follower<R> {
                     continue;
                 };
                 let trial = Follower::new(game.clone(), self.cfg, self.last_time);
-                if trial.expand(obs, time).1.is_some() {
+                if trial.expand(obs, time, None).1.is_some() {
                     continue;
                 }
                 // Rebuild the tail with the corrected move.
@@ -425,7 +591,7 @@ impl<R: Rules> Follower<R> {
                 }
                 let restart = Follower::new(self.game.clone(), self.cfg, self.last_time);
                 self.beam = restart.beam;
-                let (kids, _) = self.expand(obs, time);
+                let (kids, _) = self.expand(obs, time, None);
                 self.beam = kids;
                 self.misfits = 0;
                 if !self.in_sync {

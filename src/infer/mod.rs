@@ -4,6 +4,7 @@
 mod change;
 mod explain;
 mod follow;
+mod irregular;
 mod observation;
 mod orientation;
 mod sites;
@@ -13,10 +14,11 @@ mod suspects;
 pub use change::ChangeModel;
 pub use explain::{explain, moved_on, occupancy, ranked, InferConfig, Verdict};
 pub use follow::{FollowEvent, Follower};
+pub use irregular::{diagnose, irregular_position, noticed, reads_clearly, Irregularity};
 pub use observation::{occ_index, one_hot, squares, Observation};
 pub use orientation::WhiteSide;
 pub use sites::{SiteMap, SiteProbs};
-pub use start::{check_start, start_likelihood, StartCheck};
+pub use start::{check_start, start_likelihood, start_mismatch, StartCheck, StartMismatch};
 pub use suspects::Suspects;
 
 #[cfg(test)]

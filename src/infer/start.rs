@@ -24,11 +24,7 @@ pub fn start_likelihood<R: Rules>(
     let (files, ranks) = game.dims();
     let mut best: Option<(f64, SiteMap)> = None;
     for map in SiteMap::all(rows, cols, files, ranks) {
-        let obs = map.observation(probs, &[]);
-        let ll: f64 = squares(files, ranks)
-            .filter_map(|sq| obs.get(sq).map(|p| (sq, p)))
-            .map(|(sq, p)| f64::from(p[occ_index(game.occupant(sq))].max(1e-3)).ln())
-            .sum();
+        let ll = likelihood_for(game, probs, &map);
         if best.as_ref().is_none_or(|(b, _)| ll > *b) {
             best = Some((ll, map));
         }
@@ -83,6 +79,99 @@ pub fn check_start<R: Rules>(
     }
 }
 
+/// Share of the position's pieces that must read as pieces for the board not to
+/// be taken for empty (the pieces not yet set up, or the grid on the table).
+const SET_UP_SHARE: f64 = 0.25;
+/// Nats by which another orientation must show the position better than the
+/// one given for `--white` to be named.
+const OTHER_SIDE_NATS: f64 = 20.0;
+
+/// What a first view that is not the expected position most likely means, in a
+/// user's words, with what to check.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StartMismatch {
+    /// Few of the position's pieces are seen: not set up yet, or the grid is off
+    /// the board.
+    Empty,
+    /// The position with one or two moves already played.
+    MovedOn,
+    /// The position shows far better with White at another edge than `--white`
+    /// says.
+    OtherSide(super::WhiteSide),
+    /// Something else: another game, grid or position.
+    Other,
+}
+
+impl StartMismatch {
+    /// What the user should check.
+    pub fn advice(&self) -> String {
+        match self {
+            StartMismatch::Empty => {
+                "the board looks empty: set up the pieces (or check --grid and the corners)".into()
+            }
+            StartMismatch::MovedOn => {
+                "the game seems to be under way: start recording before the first move, or give the position with --fen (--position for Tablut)".into()
+            }
+            StartMismatch::OtherSide(side) => {
+                format!("the pieces look like White is at the {side} edge: check --white")
+            }
+            StartMismatch::Other => {
+                "check --game, --grid, --white and --fen (--position for Tablut)".into()
+            }
+        }
+    }
+}
+
+/// Why a view is not `game`'s position, given the check against it: `fixed`
+/// says whether White's edge was given (rather than chosen from this view).
+pub fn start_mismatch<R: Rules>(
+    game: &R,
+    map: &SiteMap,
+    probs: &[SiteProbs],
+    check: &StartCheck,
+    fixed: bool,
+) -> StartMismatch {
+    if check.moved_on {
+        return StartMismatch::MovedOn;
+    }
+    let obs = map.observation(probs, &[]);
+    let (mut pieces, mut seen) = (0usize, 0usize);
+    for sq in squares(map.files, map.ranks) {
+        if game.occupant(sq) == crate::rules::Occupant::Empty {
+            continue;
+        }
+        if let Some(p) = obs.get(sq) {
+            pieces += 1;
+            seen += usize::from(p[0] < 0.5);
+        }
+    }
+    if pieces > 0 && (seen as f64) < SET_UP_SHARE * pieces as f64 {
+        return StartMismatch::Empty;
+    }
+    if fixed {
+        let given = likelihood_for(game, probs, map);
+        let others = SiteMap::all(map.rows, map.cols, map.files, map.ranks)
+            .filter(|m| m.side != map.side)
+            .map(|m| (likelihood_for(game, probs, &m), m.side))
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((ll, side)) = others {
+            if ll > given + OTHER_SIDE_NATS {
+                return StartMismatch::OtherSide(side);
+            }
+        }
+    }
+    StartMismatch::Other
+}
+
+/// The log-likelihood of `game`'s occupants under the readings seen through `map`.
+fn likelihood_for<R: Rules>(game: &R, probs: &[SiteProbs], map: &SiteMap) -> f64 {
+    let obs = map.observation(probs, &[]);
+    squares(map.files, map.ranks)
+        .filter_map(|sq| obs.get(sq).map(|p| (sq, p)))
+        .map(|(sq, p)| f64::from(p[occ_index(game.occupant(sq))].max(1e-3)).ln())
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +213,19 @@ mod tests {
             .map(|_| Some(one_hot(Occupant::Empty, 0.95)))
             .collect();
         assert!(!check_start(&start, &map, &empty, &cfg).is_start());
+        assert_eq!(
+            start_mismatch(&start, &map, &empty, &check_start(&start, &map, &empty, &cfg), true),
+            StartMismatch::Empty
+        );
+        assert_eq!(start_mismatch(&start, &map, &seen(&later, WhiteSide::Bottom), &c, true), StartMismatch::MovedOn);
+        // The start seen from the other side, with --white bottom given.
+        let turned = seen(&start, WhiteSide::Top);
+        let c = check_start(&start, &map, &turned, &cfg);
+        assert!(!c.is_start());
+        assert_eq!(
+            start_mismatch(&start, &map, &turned, &c, true),
+            StartMismatch::OtherSide(WhiteSide::Top)
+        );
         // Hidden sites are not misreads.
         let mut hidden = seen(&start, WhiteSide::Bottom);
         hidden[..16].fill(None);

@@ -159,16 +159,16 @@ fn committed<R: Rules>(start: &R, f: &Follower<R>) -> Vec<String> {
 #[test]
 fn a_move_is_committed_once_a_later_view_confirms_it() {
     let mut f = Follower::new(Chess::new(), InferConfig::default(), 0.0);
-    assert!(f.observe(&observe(&after_ucis(&["e2e4"])), 5.0).is_empty());
+    assert!(f.observe(&observe(&after_ucis(&["e2e4"])), 5.0, None).is_empty());
     assert!(f.moves().is_empty());
     assert_eq!(f.current().occupant(Square::new(4, 3)), Occupant::White);
-    let ev = f.observe(&observe(&after_ucis(&["e2e4"])), 6.0);
+    let ev = f.observe(&observe(&after_ucis(&["e2e4"])), 6.0, None);
     assert!(
         matches!(ev.as_slice(), [FollowEvent::Moved { ply: 0, emt: Some(e), .. }] if *e == 5.0),
         "{ev:?}"
     );
     // The end of the input commits what is likeliest.
-    f.observe(&observe(&after_ucis(&["e2e4", "e7e5"])), 8.0);
+    f.observe(&observe(&after_ucis(&["e2e4", "e7e5"])), 8.0, None);
     let ev = f.finish();
     assert!(
         matches!(ev.as_slice(), [FollowEvent::Moved { ply: 1, .. }]),
@@ -184,12 +184,12 @@ fn a_view_that_fooled_the_readings_is_outvoted_by_the_next() {
     let mut fooled = observe(&start);
     fooled.set(Square::new(3, 1), Some(one_hot(Occupant::White, 0.98)));
     fooled.set(Square::new(4, 0), Some(one_hot(Occupant::Empty, 0.9)));
-    f.observe(&fooled, 1.0);
+    f.observe(&fooled, 1.0, None);
     // The hand has gone: e3 was played, the king never moved.
     let mut after = start.clone();
     after.play_uci("e2e3").unwrap();
-    f.observe(&observe(&after), 2.0);
-    f.observe(&observe(&after), 3.0);
+    f.observe(&observe(&after), 2.0, None);
+    f.observe(&observe(&after), 3.0, None);
     f.finish();
     assert_eq!(committed(&start, &f), ["e2e3"]);
 }
@@ -197,21 +197,31 @@ fn a_view_that_fooled_the_readings_is_outvoted_by_the_next() {
 #[test]
 fn follower_flags_an_illegal_move_then_resyncs() {
     let mut f = Follower::new(Chess::new(), InferConfig::default(), 0.0);
-    f.observe(&observe(&after_ucis(&["e2e4"])), 5.0);
+    f.observe(&observe(&after_ucis(&["e2e4"])), 5.0, None);
     // Black lifts a knight off the board and puts it on d5: no legal move does that.
     let mut bad = observe(&after_ucis(&["e2e4"]));
     bad.set(Square::new(1, 7), Some(one_hot(Occupant::Empty, 0.99)));
     bad.set(Square::new(3, 4), Some(one_hot(Occupant::Black, 0.99)));
-    let ev = f.observe(&bad, 8.0);
+    let ev = f.observe(&bad, 8.0, None);
+    // e4, which this view confirms, is committed; then the jump is named.
     assert!(
-        matches!(ev.as_slice(), [FollowEvent::Unexplained { .. }]),
+        matches!(
+            ev.as_slice(),
+            [
+                FollowEvent::Moved { ply: 0, .. },
+                FollowEvent::Unexplained {
+                    why: Some(crate::infer::Irregularity::IllegalMove { .. }),
+                    ..
+                }
+            ]
+        ),
         "{ev:?}"
     );
     assert!(!f.in_sync());
     // Still wrong: no second report.
-    assert!(f.observe(&bad, 9.0).is_empty());
+    assert!(f.observe(&bad, 9.0, None).is_empty());
     // The knight goes to c6 instead: a legal move again.
-    let ev = f.observe(&observe(&after_ucis(&["e2e4", "b8c6"])), 12.0);
+    let ev = f.observe(&observe(&after_ucis(&["e2e4", "b8c6"])), 12.0, None);
     assert!(matches!(ev.first(), Some(FollowEvent::Resynced)), "{ev:?}");
     assert!(f.in_sync());
     f.finish();
@@ -228,9 +238,9 @@ fn photos_wait_one_view_before_reporting_a_change() {
     let mut bad = observe(&Chess::new());
     bad.set(Square::new(1, 7), Some(one_hot(Occupant::Empty, 0.99)));
     bad.set(Square::new(3, 4), Some(one_hot(Occupant::Black, 0.99)));
-    assert!(f.observe(&bad, 1.0).is_empty(), "one photo may show a hand");
+    assert!(f.observe(&bad, 1.0, None).is_empty(), "one photo may show a hand");
     assert!(matches!(
-        f.observe(&bad, 2.0).as_slice(),
+        f.observe(&bad, 2.0, None).as_slice(),
         [FollowEvent::Unexplained { .. }]
     ));
 }
@@ -241,18 +251,18 @@ fn follower_corrects_a_promotion_when_the_piece_moves_like_a_knight() {
     let mut f = Follower::new(start.clone(), InferConfig::default(), 0.0);
     let mut truth = start.clone();
     truth.play_uci("e7e8n").unwrap();
-    f.observe(&observe(&truth), 1.0);
-    let ev = f.observe(&observe(&truth), 1.5);
+    f.observe(&observe(&truth), 1.0, None);
+    let ev = f.observe(&observe(&truth), 1.5, None);
     assert!(
         matches!(ev.as_slice(), [FollowEvent::Moved { assumed: true, .. }]),
         "{ev:?}"
     );
     assert_eq!(f.game().move_id(&f.moves()[0]), "e7e8q");
     truth.play_uci("g7g6").unwrap();
-    f.observe(&observe(&truth), 2.0);
+    f.observe(&observe(&truth), 2.0, None);
     // The new piece jumps like a knight: only possible if it was a knight.
     truth.play_uci("e8d6").unwrap();
-    let ev = f.observe(&observe(&truth), 3.0);
+    let ev = f.observe(&observe(&truth), 3.0, None);
     assert!(
         ev.iter()
             .any(|e| matches!(e, FollowEvent::Corrected { ply: 0, .. })),

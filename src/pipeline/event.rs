@@ -19,6 +19,14 @@ pub enum Event {
         /// `bottom`, `top`, `left` or `right`.
         white: String,
     },
+    /// The view is not the position the recording starts from (the start
+    /// position, or `--fen`): the squares that differ and what to check.
+    /// Recording waits for it.
+    NotStart {
+        time: f64,
+        squares: Vec<String>,
+        advice: String,
+    },
     /// A located grid was moved by whole cells to where the first frame reads as
     /// the game's start position.
     GridSnapped {
@@ -39,8 +47,50 @@ pub enum Event {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         assumed: bool,
     },
-    /// A confident change that no legal line explains; recording waits.
+    /// Plies `first` to `last` (1-based) were accepted from one view: no still
+    /// view showed the positions between them.
+    SeenTogether {
+        time: f64,
+        first: usize,
+        last: usize,
+    },
+    /// A confident change that no legal line explains, and that is none of the
+    /// kinds below; recording waits.
     Unexplained { time: f64, squares: Vec<String> },
+    /// A piece went where no legal move goes (`text`: "White knight f3-f5 is not
+    /// a legal move"); `squares` are from and to. Recording waits.
+    IllegalMove {
+        time: f64,
+        squares: Vec<String>,
+        text: String,
+    },
+    /// A piece left the board with no legal move taking it.
+    PieceRemoved {
+        time: f64,
+        squares: Vec<String>,
+        text: String,
+    },
+    /// Pieces moved or knocked over on or near their squares.
+    Displaced {
+        time: f64,
+        squares: Vec<String>,
+        text: String,
+    },
+    /// Squares that disagree with the position but could not be read with
+    /// confidence: not taken for a move.
+    Unreadable {
+        time: f64,
+        squares: Vec<String>,
+        text: String,
+    },
+    /// Play went on from the position an illegal move left: the record goes on
+    /// as game `game` of the same file, from `position` (FEN, or Tablut's text).
+    NewGame {
+        time: f64,
+        game: usize,
+        position: String,
+        after: String,
+    },
     /// The board shows a legal continuation again.
     #[serde(rename = "sync")]
     Resynced { time: f64, in_sync: bool },
@@ -109,13 +159,49 @@ pub struct SiteProbs {
 }
 
 impl Event {
+    /// The event naming an irregularity.
+    pub fn irregularity(time: f64, why: &crate::infer::Irregularity) -> Event {
+        use crate::infer::Irregularity as I;
+        let squares = why.squares().iter().map(|s| s.name()).collect();
+        let text = why.describe();
+        match why {
+            I::IllegalMove { .. } => Event::IllegalMove {
+                time,
+                squares,
+                text,
+            },
+            I::Removed { .. } => Event::PieceRemoved {
+                time,
+                squares,
+                text,
+            },
+            I::Displaced { .. } => Event::Displaced {
+                time,
+                squares,
+                text,
+            },
+            I::Unreadable { .. } => Event::Unreadable {
+                time,
+                squares,
+                text,
+            },
+        }
+    }
+
     /// The time the event refers to, when it has one.
     pub fn time(&self) -> Option<f64> {
         match self {
             Event::Orientation { time, .. }
             | Event::Move { time, .. }
             | Event::Unexplained { time, .. }
+            | Event::IllegalMove { time, .. }
+            | Event::PieceRemoved { time, .. }
+            | Event::Displaced { time, .. }
+            | Event::Unreadable { time, .. }
+            | Event::NewGame { time, .. }
             | Event::Resynced { time, .. }
+            | Event::SeenTogether { time, .. }
+            | Event::NotStart { time, .. }
             | Event::Corrected { time, .. }
             | Event::Regrid { time, .. }
             | Event::Relocated { time, .. }

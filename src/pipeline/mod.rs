@@ -15,10 +15,10 @@ use crate::capture::FrameSource;
 use crate::classify::{Classifier, SiteReading};
 use crate::geometry::BoardPose;
 use crate::infer::{
-    check_start, start_likelihood, FollowEvent, Follower, InferConfig, SiteMap, SiteProbs,
-    Suspects, WhiteSide,
+    check_start, start_likelihood, start_mismatch, FollowEvent, Follower, InferConfig, SiteMap,
+    SiteProbs, StartMismatch, Suspects, WhiteSide,
 };
-use crate::record::log::{GameRecord, RecordTags, Recordable};
+use crate::record::log::{GameRecord, RecordFile, RecordTags, Recordable};
 use crate::record::write_atomic;
 use crate::rules::Rules;
 use crate::track::TrackConfig;
@@ -50,6 +50,9 @@ pub struct RecordJob {
 /// What a finished recording reports.
 #[derive(Debug, Default)]
 pub struct RecordSummary {
+    /// Games after the first in the record (play that went on after an illegal
+    /// move).
+    pub games: usize,
     pub frames: usize,
     pub still_views: usize,
     pub plies: usize,
@@ -83,8 +86,8 @@ pub fn record<R: Recordable>(
         }
         _ => {}
     }
-    let mut record = R::Record::start(&game, &job.tags);
-    let write = |record: &R::Record| {
+    let mut record = RecordFile::new(&game, &job.tags);
+    let write = |record: &RecordFile<R>| {
         write_atomic(&job.out, &record.render())
             .with_context(|| format!("cannot write the record '{}'", job.out.display()))
     };
@@ -99,6 +102,8 @@ pub fn record<R: Recordable>(
     let mut follower: Option<Follower<R>> = None;
     let mut summary = RecordSummary::default();
     let mut pose = job.pose;
+    // What the last view that was not the start position was reported for.
+    let mut not_start: Option<(StartMismatch, Vec<String>)> = None;
 
     loop {
         // Only squares a piece can stand on are classified (draughts: the dark ones),
@@ -121,7 +126,7 @@ pub fn record<R: Recordable>(
             // A photo taken anew, a camera nudged: followed without a word in the
             // record; a knock of half a cell or more is worth the arbiter's note.
             if moved_cells(&pose, corners) >= 0.5 {
-                record.note(&format!(
+                record.current.note(&format!(
                     "the board moved in the image at {}; grid found again",
                     clock(still.time_s)
                 ));
@@ -132,34 +137,58 @@ pub fn record<R: Recordable>(
                 corners: corner_list(corners),
             });
         }
-        let m = match map {
-            Some(m) => m,
-            None => {
-                let Some((_, m)) = start_likelihood(&game, &probs, grid.rows, grid.cols) else {
-                    unreachable!("a fitting orientation was checked above");
-                };
+        if follower.is_none() {
+            // Recording starts at the first view that shows the start position (or
+            // --fen); until then, say what differs and keep watching.
+            let m = match job.white.and_then(fits) {
+                Some(m) => m,
+                None => {
+                    let Some((_, m)) = start_likelihood(&game, &probs, grid.rows, grid.cols)
+                    else {
+                        unreachable!("a fitting orientation was checked above");
+                    };
+                    m
+                }
+            };
+            let check = check_start(&game, &m, &probs, &job.infer);
+            if !check.is_start() {
+                let why = start_mismatch(&game, &m, &probs, &check, job.white.is_some());
+                let squares: Vec<String> = check.misread.iter().map(|s| s.name()).collect();
+                if not_start.as_ref() != Some(&(why.clone(), squares.clone())) {
+                    events.emit(Event::NotStart {
+                        time: ms(still.time_s),
+                        squares: squares.clone(),
+                        advice: why.advice(),
+                    });
+                    not_start = Some((why, squares));
+                }
+                continue;
+            }
+            if job.white.is_none() {
                 events.emit(Event::Orientation {
                     time: ms(still.time_s),
                     white: m.side.to_string(),
                 });
-                map = Some(m);
-                m
             }
-        };
-        if follower.is_none() && check_start(&game, &m, &probs, &job.infer).is_start() {
+            map = Some(m);
             if job.adapt {
                 teach(&game, &m, classifier, &mut watcher, None);
             }
             suspects.mark(&game, &m, &visible_probs(watcher.readings()));
+            follower = Some(Follower::new(game.clone(), job.infer, still.time_s));
         }
+        let Some(m) = map else {
+            unreachable!("the map is set when the follower starts");
+        };
         let probs = visible_probs(watcher.readings());
         let mask = suspects.mask();
         let mut obs = m.observation(&probs, &mask);
         if still.regrid.is_none() {
             m.add_changes(&mut obs, &still.change);
         }
-        let f =
-            follower.get_or_insert_with(|| Follower::new(game.clone(), job.infer, still.time_s));
+        let Some(f) = follower.as_mut() else {
+            unreachable!("the follower started above");
+        };
         if job.debug {
             events.emit(debug_event(
                 &still,
@@ -171,7 +200,7 @@ pub fn record<R: Recordable>(
                 job,
             ));
         }
-        let seen = f.observe(&obs, still.time_s);
+        let seen = f.observe(&obs, still.time_s, still.episodes);
         if f.explained_last() {
             watcher.confirm()?;
         }
@@ -192,7 +221,7 @@ pub fn record<R: Recordable>(
         for event in seen {
             apply_event(&event, f, &mut record, &mut summary, still.time_s, events);
         }
-        record.set_result(f.game(), false);
+        record.current.set_result(f.game(), false);
         write(&record)?;
         if f.game().outcome().is_some() {
             break;
@@ -206,7 +235,7 @@ pub fn record<R: Recordable>(
         for event in f.finish() {
             apply_event(&event, f, &mut record, &mut summary, time, events);
         }
-        record.set_result(f.game(), true);
+        record.current.set_result(f.game(), true);
         summary.in_sync = f.in_sync();
         summary.plies = f.moves().len();
     } else {
@@ -243,7 +272,7 @@ fn visible_probs(readings: &[Option<SiteReading>]) -> Vec<SiteProbs> {
 fn apply_event<R: Recordable>(
     event: &FollowEvent<R::Move>,
     f: &Follower<R>,
-    record: &mut R::Record,
+    record: &mut RecordFile<R>,
     summary: &mut RecordSummary,
     time: f64,
     events: &mut dyn EventSink,
@@ -261,9 +290,9 @@ fn apply_event<R: Recordable>(
             assumed,
         } => {
             let before = before(*ply);
-            record.push(before, mv, *emt);
+            record.current.push(before, mv, *emt);
             if *assumed {
-                record.note("the camera cannot tell the promoted piece; assumed a queen");
+                record.current.note("the camera cannot tell the promoted piece; assumed a queen");
             }
             events.emit(Event::Move {
                 time: ms(time),
@@ -274,21 +303,71 @@ fn apply_event<R: Recordable>(
                 assumed: *assumed,
             });
         }
-        FollowEvent::Unexplained { squares } => {
+        FollowEvent::Unexplained { squares, why } => {
             summary.unexplained += 1;
             let names: Vec<String> = squares.iter().map(|s| s.name()).collect();
-            record.note(&format!(
-                "unexplained change at {}: {} (possible illegal move; recording waits for a legal position)",
-                clock(time),
-                names.join(",")
+            let text = match why {
+                Some(w) => format!(
+                    "{} at {}; recording waits for a legal position",
+                    w.describe(),
+                    clock(time)
+                ),
+                None => format!(
+                    "unexplained change at {}: {} (recording waits for a legal position)",
+                    clock(time),
+                    names.join(",")
+                ),
+            };
+            record.current.note(&text);
+            events.emit(match why {
+                Some(w) => Event::irregularity(ms(time), w),
+                None => Event::Unexplained {
+                    time: ms(time),
+                    squares: names,
+                },
+            });
+        }
+        FollowEvent::Noticed { what } => {
+            record.current.note(&format!(
+                "{} at {} (not a move; recording goes on)",
+                what.describe(),
+                clock(time)
             ));
-            events.emit(Event::Unexplained {
+            events.emit(Event::irregularity(ms(time), what));
+        }
+        FollowEvent::NewGame { after } => {
+            summary.games += 1;
+            let game = record.games() + 1;
+            record.new_game(
+                f.game(),
+                &format!(
+                    "play went on after the irregularity ({}): the moves that followed are game {game} of this file, from the position it left (at {})",
+                    after.describe(),
+                    clock(time)
+                ),
+                &format!(
+                    "game {game}: continues game {} from the position left by an irregularity ({}); the arbiter decides (FIDE 7.5)",
+                    game - 1,
+                    after.describe()
+                ),
+            );
+            events.emit(Event::NewGame {
                 time: ms(time),
-                squares: names,
+                game,
+                position: f.game().position_text(),
+                after: after.describe(),
+            });
+        }
+        FollowEvent::SeenTogether { first, last } => {
+            record.current.note(&format!("plies {}-{} seen together", first + 1, last + 1));
+            events.emit(Event::SeenTogether {
+                time: ms(time),
+                first: first + 1,
+                last: last + 1,
             });
         }
         FollowEvent::Resynced => {
-            record.note(&format!("back in sync at {}", clock(time)));
+            record.current.note(&format!("back in sync at {}", clock(time)));
             events.emit(Event::Resynced {
                 time: ms(time),
                 in_sync: true,
@@ -297,11 +376,11 @@ fn apply_event<R: Recordable>(
         FollowEvent::Corrected { ply, mv, upto } => {
             // Rebuild the record from the corrected ply on; moves accepted in the same
             // view follow as their own events.
-            record.truncate(*ply);
+            record.current.truncate(*ply);
             for (i, m) in f.moves().iter().enumerate().take(*upto).skip(*ply) {
-                record.push(before(i), m, None);
+                record.current.push(before(i), m, None);
                 if i == *ply {
-                    record.note("corrected: later play shows which piece the pawn became");
+                    record.current.note("corrected: later play shows which piece the pawn became");
                 }
             }
             events.emit(Event::Corrected {

@@ -10,7 +10,7 @@ use crate::classify::{Classifier, CropView};
 use crate::geometry::{BoardPose, Corners};
 use crate::rules::Rules;
 
-use crate::infer::start_likelihood;
+use crate::infer::{check_start, start_likelihood, InferConfig};
 
 /// Whole cells a located grid may be moved each way.
 const MAX_SHIFT: i32 = 2;
@@ -35,17 +35,28 @@ pub fn snap_to_start<R: Rules>(
     let (w, h) = (image.cols() as f64, image.rows() as f64);
     let inside = |(x, y): (f64, f64)| x >= 0.0 && y >= 0.0 && x <= w - 1.0 && y <= h - 1.0;
     let (lr, lc) = g.lattice_cells();
-    let score = |p: &BoardPose| -> anyhow::Result<f64> {
+    let reading = |p: &BoardPose| -> anyhow::Result<Vec<crate::infer::SiteProbs>> {
         let view = CropView::new(p);
         let rect = view.rectify(image)?;
-        let probs = super::visible_probs(
+        Ok(super::visible_probs(
             &classifier
                 .read_all(&view, &rect)?
                 .into_iter()
                 .map(Some)
                 .collect::<Vec<_>>(),
-        );
+        ))
+    };
+    let score = |p: &BoardPose| -> anyhow::Result<f64> {
+        let probs = reading(p)?;
         Ok(start_likelihood(game, &probs, g.rows, g.cols).map_or(f64::NEG_INFINITY, |(ll, _)| ll))
+    };
+    // Only a grid that then shows the start position is moved: on a board not yet
+    // set up, the best-reading place means nothing.
+    let shows_start = |p: &BoardPose| -> anyhow::Result<bool> {
+        let probs = reading(p)?;
+        Ok(start_likelihood(game, &probs, g.rows, g.cols).is_some_and(|(_, map)| {
+            check_start(game, &map, &probs, &InferConfig::default()).is_start()
+        }))
     };
     let base = score(&pose)?;
     let mut best = (base, None);
@@ -72,7 +83,7 @@ pub fn snap_to_start<R: Rules>(
         }
     }
     Ok(match best.1 {
-        Some((moved, shift)) => (moved, shift),
-        None => (pose, (0, 0)),
+        Some((moved, shift)) if shows_start(&moved)? => (moved, shift),
+        _ => (pose, (0, 0)),
     })
 }

@@ -33,6 +33,9 @@ pub struct StillView {
     /// Per site (row-major): its image change against the previous still view, in
     /// grey levels after matching the light; empty at the first still view.
     pub change: Vec<Option<f32>>,
+    /// Motion episodes (hand visits) since the last still view, where they can be
+    /// told (not between photos).
+    pub episodes: Option<usize>,
 }
 
 /// The view later changes are measured against.
@@ -237,6 +240,7 @@ impl Watcher {
                 read_now,
                 regrid,
                 change,
+                episodes: still.episodes,
             })));
         }
         for message in source.take_warnings() {

@@ -66,6 +66,52 @@ pub trait GameRecord<R: Rules> {
     fn render(&self) -> String;
 }
 
+/// A record file: the games finished in it and the one being written. Play that
+/// goes on from the position an illegal move left is a new game in the same file
+/// (FIDE 7.5 leaves it to the arbiter), so nothing seen is lost.
+pub struct RecordFile<R: Recordable> {
+    done: Vec<String>,
+    pub current: R::Record,
+    tags: RecordTags,
+}
+
+impl<R: Recordable> RecordFile<R> {
+    /// A file whose first game starts at `game`.
+    pub fn new(game: &R, tags: &RecordTags) -> RecordFile<R> {
+        RecordFile {
+            done: Vec::new(),
+            current: R::Record::start(game, tags),
+            tags: tags.clone(),
+        }
+    }
+
+    /// Ends the current game with `closing` (its result left open) and starts
+    /// another at `game`, whose first comment is `opening`.
+    pub fn new_game(&mut self, game: &R, closing: &str, opening: &str) {
+        self.current.note(closing);
+        let next = R::Record::start(game, &self.tags);
+        let finished = std::mem::replace(&mut self.current, next);
+        self.done.push(finished.render());
+        self.current.note(opening);
+    }
+
+    /// Games in the file, the current one included.
+    pub fn games(&self) -> usize {
+        self.done.len() + 1
+    }
+
+    /// The whole file: every game, a blank line between them.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for g in &self.done {
+            out.push_str(g.trim_end());
+            out.push_str("\n\n");
+        }
+        out.push_str(&self.current.render());
+        out
+    }
+}
+
 /// Games that have a record format.
 pub trait Recordable: Rules {
     type Record: GameRecord<Self>;

@@ -9,7 +9,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristHash};
-use shakmaty::{CastlingMode, Color, EnPassantMode, File, Move, Position, Rank, Role};
+use shakmaty::{CastlingMode, Color, EnPassantMode, File, FromSetup, Move, Position, Rank, Role};
 
 /// A chess game: the current position plus the positions that can still repeat.
 #[derive(Clone, Debug)]
@@ -296,6 +296,48 @@ impl Rules for Chess {
 
     fn move_id(&self, mv: &Move) -> String {
         UciMove::from_standard(*mv).to_string()
+    }
+
+    fn displaced(&self, from: Square, to: Square) -> Option<Chess> {
+        let sq = |s: Square| {
+            (s.file < 8 && s.rank < 8).then(|| {
+                shakmaty::Square::from_coords(File::new(s.file as u32), Rank::new(s.rank as u32))
+            })
+        };
+        let (from, to) = (sq(from)?, sq(to)?);
+        if from == to {
+            return None;
+        }
+        let mut setup = self.pos.to_setup(EnPassantMode::Legal);
+        let piece = setup.board.remove_piece_at(from)?;
+        let took = setup.board.piece_at(to).is_some();
+        setup.board.set_piece_at(to, piece);
+        // A king or rook that moved, or a rook taken, ends those castling rights.
+        let mut rights = setup.castling_rights;
+        rights.discard(from);
+        rights.discard(to);
+        if piece.role == Role::King {
+            rights &= !shakmaty::Bitboard::from(piece.color.backrank());
+        }
+        setup.castling_rights = rights;
+        setup.ep_square = None;
+        setup.halfmoves = if took || piece.role == Role::Pawn {
+            0
+        } else {
+            setup.halfmoves + 1
+        };
+        if setup.turn == Color::Black {
+            setup.fullmoves = setup.fullmoves.saturating_add(1);
+        }
+        setup.turn = !setup.turn;
+        let pos = shakmaty::Chess::from_setup(setup, CastlingMode::Standard)
+            .or_else(|e| e.ignore_invalid_castling_rights())
+            .ok()?;
+        Some(Chess::from_position(pos))
+    }
+
+    fn position_text(&self) -> String {
+        self.fen()
     }
 
     fn outcome(&self) -> Option<Outcome> {

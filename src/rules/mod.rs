@@ -36,6 +36,16 @@ pub enum Occupant {
 
 /// What kind of piece stands on a square, for drawing it (renders, overlays). The
 /// camera never needs this: it only tells colours apart.
+impl Side {
+    /// "White" or "Black".
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::White => "White",
+            Side::Black => "Black",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PieceType {
     Pawn,
@@ -52,6 +62,22 @@ pub enum PieceType {
 
 /// A square in the game's own coordinates: `file` 0 is the a-file (White's left),
 /// `rank` 0 is White's first rank. a1 = (0, 0).
+impl PieceType {
+    /// The piece's name as an arbiter says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PieceType::Pawn => "pawn",
+            PieceType::Knight => "knight",
+            PieceType::Bishop => "bishop",
+            PieceType::Rook => "rook",
+            PieceType::Queen => "queen",
+            PieceType::King | PieceType::DraughtsKing | PieceType::TablutKing => "king",
+            PieceType::Man => "man",
+            PieceType::Soldier => "soldier",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Square {
     pub file: u8,
@@ -140,6 +166,19 @@ pub trait Rules: Clone {
     /// keeps these in case later play proves one of them was made instead.
     fn alternatives(&self, _mv: &Self::Move) -> Vec<Self::Move> {
         Vec::new()
+    }
+    /// What the board shows after an irregular move: the piece on `from` put on
+    /// `to` (taking whatever stood there) although no rule allows it, with the
+    /// other side to move. None when there is no piece on `from`, or the result
+    /// is not a position the rules can play on (a side left in check with the
+    /// other to move). Play that goes on from there is a new game (FIDE 7.5).
+    fn displaced(&self, _from: Square, _to: Square) -> Option<Self> {
+        None
+    }
+    /// A text that sets up the current position for a new record (a FEN for
+    /// chess and draughts, the text format for Tablut).
+    fn position_text(&self) -> String {
+        String::new()
     }
     /// Preference among moves the camera cannot tell apart: lower is the usual choice
     /// (a queen over an under-promotion).

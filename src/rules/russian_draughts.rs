@@ -759,6 +759,34 @@ impl Rules for RussianDraughts {
         self.pos.occupant(sq)
     }
 
+    fn displaced(&self, from: Square, to: Square) -> Option<RussianDraughts> {
+        idx_of(to)?;
+        let piece = self.pos.piece(from)?;
+        if from == to {
+            return None;
+        }
+        let mut pos = self.pos;
+        pos.set_piece(from, None);
+        // A man put on the far rank is crowned, as any man that gets there.
+        let far = match piece.side {
+            Side::White => 7,
+            Side::Black => 0,
+        };
+        pos.set_piece(
+            to,
+            Some(Piece {
+                side: piece.side,
+                king: piece.king || to.rank == far,
+            }),
+        );
+        pos.side = pos.side.other();
+        Some(RussianDraughts::from_position(pos, self.options))
+    }
+
+    fn position_text(&self) -> String {
+        self.fen()
+    }
+
     fn legal_moves(&self) -> Vec<Move> {
         if self.outcome().is_some() {
             return Vec::new();

@@ -737,6 +737,29 @@ impl Tablut {
 impl Rules for Tablut {
     type Move = Move;
 
+    fn displaced(&self, from: Square, to: Square) -> Option<Tablut> {
+        let (fi, ti) = (index(from)?, index(to)?);
+        let piece = self.pos.cells[fi as usize]?;
+        if fi == ti {
+            return None;
+        }
+        let mut pos = self.pos;
+        pos.cells[fi as usize] = None;
+        if pos.cells[ti as usize] == Some(Piece::King) {
+            pos.king = None;
+        }
+        pos.cells[ti as usize] = Some(piece);
+        if piece == Piece::King {
+            pos.king = Some(ti);
+        }
+        pos.side = pos.side.other();
+        Some(Tablut::from_start(pos, self.options))
+    }
+
+    fn position_text(&self) -> String {
+        self.pos.to_string()
+    }
+
     fn dims(&self) -> (u8, u8) {
         (9, 9)
     }

@@ -21,7 +21,8 @@ pub struct ClipOptions {
     /// Seconds a hand takes to come in, move the pieces and leave.
     pub move_s: f64,
     /// Transitions (0-based: from state i to i+1) after which the board is not left
-    /// still: the next move follows at once, so two plies are never seen apart.
+    /// still: the next player's hand comes in as soon as this one has left, so
+    /// two plies are never seen apart (but each has its own hand visit).
     pub no_pause_after: Vec<usize>,
     /// Slow changes of light over the clip (a cloud, auto-exposure): the image
     /// brightness swings by up to this fraction, over about 20 seconds.

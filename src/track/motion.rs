@@ -70,7 +70,15 @@ impl Default for TrackConfig {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StillEvent {
     pub time_s: f64,
+    /// Motion episodes (a hand coming over the board and leaving) since the last
+    /// still view; None where it cannot be told (every photo of a folder is a
+    /// still view, and the first view has nothing before it).
+    pub episodes: Option<usize>,
 }
+
+/// Motion that starts again after this many seconds of quiet is a new episode: a
+/// hand that leaves and comes back (a fast recapture), not one hand's jitter.
+const EPISODE_GAP_S: f64 = 0.12;
 
 /// Watches thumbnails frame by frame and reports each new still view once.
 #[derive(Debug, Default)]
@@ -80,6 +88,11 @@ pub struct Tracker {
     quiet_since: Option<f64>,
     reported: bool,
     moving: bool,
+    /// Motion episodes since the last still view, and whether one was reported.
+    episodes: usize,
+    any_still: bool,
+    /// The first quiet frame since the last motion.
+    first_quiet: Option<f64>,
 }
 
 impl Tracker {
@@ -105,6 +118,16 @@ impl Tracker {
             }
             _ => true,
         };
+        if moved && self.previous.is_some() {
+            // Motion after a quiet spell starts an episode.
+            let quiet_for = self.first_quiet.map_or(f64::INFINITY, |q| time_s - q);
+            if !self.moving && quiet_for >= EPISODE_GAP_S - 1e-9 {
+                self.episodes += 1;
+            }
+            self.first_quiet = None;
+        } else if !moved && self.first_quiet.is_none() {
+            self.first_quiet = Some(time_s);
+        }
         self.moving = moved;
         if moved {
             self.quiet_since = Some(time_s);
@@ -114,7 +137,11 @@ impl Tracker {
         self.previous = Some(thumb);
         if !self.reported && time_s - since >= self.cfg.quiet_s - 1e-9 {
             self.reported = true;
-            return Some(StillEvent { time_s });
+            // Photo folders (no quiet period) cannot tell episodes.
+            let episodes = (self.any_still && self.cfg.quiet_s > 0.0).then_some(self.episodes);
+            self.any_still = true;
+            self.episodes = 0;
+            return Some(StillEvent { time_s, episodes });
         }
         None
     }
@@ -149,7 +176,13 @@ mod tests {
         for i in 0..10 {
             events.extend(t.update(i as f64 * 0.1, board.clone()));
         }
-        assert_eq!(events, [StillEvent { time_s: 0.4 }]);
+        assert_eq!(
+            events,
+            [StillEvent {
+                time_s: 0.4,
+                episodes: None
+            }]
+        );
 
         // A hand passes (a big change), then the board is still again.
         let hand = thumb(|x, _| if x < 20 { 150 } else { 60 });
@@ -163,6 +196,76 @@ mod tests {
         }
         assert_eq!(got.len(), 1);
         assert!((got[0].time_s - 1.5).abs() < 1e-9);
+        assert_eq!(got[0].episodes, Some(1));
+    }
+
+    /// Frames at 15 a second: `moving` per frame, the still events they bring.
+    fn run(moving: &[bool]) -> Vec<StillEvent> {
+        let mut t = Tracker::new(TrackConfig::default());
+        let still = thumb(|x, y| if (x / 4 + y / 4) % 2 == 0 { 200 } else { 60 });
+        let hand = thumb(|x, _| if x < 20 { 150 } else { 60 });
+        let other = thumb(|x, _| if x < 20 { 60 } else { 150 });
+        let mut out = vec![];
+        for (i, &m) in moving.iter().enumerate() {
+            // Consecutive moving frames differ from each other; still ones repeat.
+            let frame = match (m, i % 2) {
+                (false, _) => still.clone(),
+                (true, 0) => hand.clone(),
+                (true, _) => other.clone(),
+            };
+            out.extend(t.update(i as f64 / 15.0, frame));
+        }
+        out
+    }
+
+    fn frames(spec: &[(bool, usize)]) -> Vec<bool> {
+        spec.iter()
+            .flat_map(|&(m, n)| std::iter::repeat_n(m, n))
+            .collect()
+    }
+
+    #[test]
+    fn each_hand_visit_between_still_views_is_one_episode() {
+        // Still, one visit, still, then two visits with a short pause (a fast
+        // recapture: shorter than the quiet period), still.
+        let got = run(&frames(&[
+            (false, 10),
+            (true, 8),
+            (false, 10),
+            (true, 6),
+            (false, 3),
+            (true, 6),
+            (false, 10),
+        ]));
+        let episodes: Vec<Option<usize>> = got.iter().map(|e| e.episodes).collect();
+        assert_eq!(episodes, [None, Some(1), Some(2)]);
+    }
+
+    #[test]
+    fn a_one_frame_gap_inside_a_visit_is_not_a_new_episode() {
+        let got = run(&frames(&[
+            (false, 10),
+            (true, 5),
+            (false, 1),
+            (true, 5),
+            (false, 10),
+        ]));
+        let episodes: Vec<Option<usize>> = got.iter().map(|e| e.episodes).collect();
+        assert_eq!(episodes, [None, Some(1)]);
+    }
+
+    #[test]
+    fn photo_folders_tell_no_episodes() {
+        let mut t = Tracker::new(TrackConfig {
+            quiet_s: 0.0,
+            ..TrackConfig::default()
+        });
+        let a = thumb(|_, _| 10);
+        let b = thumb(|_, _| 200);
+        for (i, th) in [a.clone(), b, a].into_iter().enumerate() {
+            let e = t.update(i as f64, th).expect("every photo is a still view");
+            assert_eq!(e.episodes, None);
+        }
     }
 
     #[test]

@@ -35,7 +35,8 @@ fn a_short_game_clip_has_the_right_frames_states_and_sidecar() {
         &states,
         &opts,
     );
-    // 5 still frames, then per ply 6 hand frames and 5 still ones, except after ply 2.
+    // 5 still frames, then per ply 6 hand frames and 5 still ones, except after
+    // ply 2, where the next hand comes at once.
     let expected = 5 + 3 * 6 + 2 * 5;
     assert_eq!(truth.frames.len(), expected);
     assert_eq!(truth.states.len(), 4);

@@ -1,5 +1,6 @@
 //! Integration tests, built as one binary.
 
+mod arbiter;
 mod calibrate;
 mod capture;
 mod cli;

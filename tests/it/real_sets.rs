@@ -85,7 +85,7 @@ fn issue5_bgu_chess_games_are_recorded_from_photos_and_scored() {
         // Comments wrap at 80 columns like the moves.
         let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert_eq!(
-            flat.matches("unexplained change at").count() as u64,
+            flat.matches("recording waits for a legal position").count() as u64,
             unexplained,
             "every unexplained change is noted in the record"
         );

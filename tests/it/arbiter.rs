@@ -1,0 +1,226 @@
+//! Issue 19: an arbiter-grade record. No move is written that was not played,
+//! every irregularity is named, and play that goes on after an illegal move is a
+//! new game in the same file.
+
+use std::path::Path;
+
+use boardscribe::infer::WhiteSide;
+use boardscribe::record::pgn::parse_pgn_games;
+use boardscribe::rules::chess::Chess;
+use boardscribe::sets::board_state;
+use boardscribe::synth::{BoardState, SceneParams};
+
+use super::clips::{corners_arg, fast_clip, render, small};
+use super::util::{p, run, stderr, stdout, tmp};
+
+/// The board states of `game` after each of `ucis`, White at the bottom.
+fn states_after(game: &mut Chess, ucis: &[&str]) -> Vec<BoardState> {
+    ucis.iter()
+        .map(|u| {
+            game.play_uci(u).unwrap();
+            board_state(game, WhiteSide::Bottom)
+        })
+        .collect()
+}
+
+/// Records `clip` as chess with White at `white`; returns the record's text, the
+/// events (stdout), stderr and whether the run succeeded.
+fn record(clip: &Path, corners: &str, white: &str, out: &Path) -> (String, String, String, bool) {
+    record_with(clip, corners, white, out, &[])
+}
+
+fn record_with(
+    clip: &Path,
+    corners: &str,
+    white: &str,
+    out: &Path,
+    extra: &[&str],
+) -> (String, String, String, bool) {
+    let mut args = vec![
+        "record", "--game", "chess", "--input", p(clip), "--grid", "8x8", "--corners",
+        corners, "--white", white, "--pgn", p(out), "--events",
+    ];
+    args.extend_from_slice(extra);
+    if let Some(keep) = std::env::var_os("KEEP_CLIP") {
+        // Diagnosis: keep the clip and say how it was recorded.
+        let kept = Path::new(&keep).join(clip.file_name().unwrap());
+        std::fs::copy(clip, &kept).unwrap();
+        eprintln!("kept {}: {}", kept.display(), args.join(" "));
+    }
+    let o = run(&args);
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    let text = std::fs::read_to_string(out).unwrap_or_default();
+    (text, stdout(&o), err, o.status.success())
+}
+
+fn sans(game: &boardscribe::record::pgn::PgnRecord) -> Vec<&str> {
+    game.moves.iter().map(|m| m.san.as_str()).collect()
+}
+
+/// The issue's reproduction: 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6, then White's knight
+/// jumps f3-f5 and play goes on from there: 4... Nf6 5. O-O Be7 6. Re1 d6.
+#[test]
+fn issue19_play_that_goes_on_after_an_illegal_knight_jump_is_a_second_game() {
+    let dir = tmp();
+    let mut a = Chess::new();
+    let mut states = vec![board_state(&a, WhiteSide::Bottom)];
+    states.extend(states_after(
+        &mut a,
+        &["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"],
+    ));
+    let irregular = "r1bqkbnr/1ppp1ppp/p1n5/1B2pN2/4P3/8/PPPP1PPP/RNBQK2R b KQkq - 1 4";
+    let mut d = Chess::from_fen(irregular).unwrap();
+    states.push(board_state(&d, WhiteSide::Bottom));
+    states.extend(states_after(
+        &mut d,
+        &["g8f6", "e1g1", "f8e7", "f1e1", "d7d6"],
+    ));
+    let (clip, truth) = render(
+        dir.path(),
+        "ill",
+        &small(SceneParams::chess_overhead(3, false)),
+        &states,
+        &fast_clip(),
+    );
+    let out = dir.path().join("rec.pgn");
+    let (text, events, err, _) = record(&clip, &corners_arg(&truth), "bottom", &out);
+    let games = parse_pgn_games(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(games.len(), 2, "{text}\n{err}");
+    assert_eq!(
+        sans(&games[0]),
+        ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"],
+        "{text}"
+    );
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("White knight f3-f5 is not a legal move"),
+        "{text}"
+    );
+    assert_eq!(games[1].start_fen.as_deref(), Some(irregular), "{text}");
+    assert_eq!(sans(&games[1]), ["Nf6", "O-O", "Be7", "Re1", "d6"], "{text}");
+    assert!(text.contains("[SetUp \"1\"]"), "{text}");
+    assert!(flat.contains("continues game 1"), "{text}");
+    assert!(events.contains("\"type\":\"illegal_move\""), "{events}");
+    assert!(events.contains("\"type\":\"new_game\""), "{events}");
+    // Every move event is a move really played.
+    assert_eq!(events.matches("\"type\":\"move\"").count(), 11, "{events}");
+}
+
+/// A fast recapture: the second ply follows before the board is ever still.
+#[test]
+fn issue19_two_plies_seen_together_are_marked() {
+    let dir = tmp();
+    let mut g = Chess::new();
+    let mut states = vec![board_state(&g, WhiteSide::Bottom)];
+    states.extend(states_after(&mut g, &["e2e4", "d7d5", "e4d5", "d8d5", "b1c3"]));
+    let mut opts = fast_clip();
+    // Qxd5 follows exd5 at once: the hands are out of view for under a second
+    // between them, less than the quiet period the recorder is given below.
+    opts.no_pause_after = vec![2];
+    opts.still_s = 1.5;
+    let (clip, truth) = render(
+        dir.path(),
+        "recapture",
+        &small(SceneParams::chess_overhead(4, false)),
+        &states,
+        &opts,
+    );
+    let out = dir.path().join("rec.pgn");
+    let (text, events, err, ok) =
+        record_with(&clip, &corners_arg(&truth), "bottom", &out, &["--quiet", "1.0"]);
+    assert!(ok, "{err}");
+    let games = parse_pgn_games(&text).unwrap();
+    assert_eq!(sans(&games[0]), ["e4", "d5", "exd5", "Qxd5", "Nc3"], "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("plies 3-4 seen together"), "{text}");
+    assert!(
+        events.contains("\"type\":\"seen_together\",\"time\"")
+            && events.contains("\"first\":3,\"last\":4"),
+        "{events}"
+    );
+}
+
+/// A recording started after the first moves: nothing is recorded, and the user
+/// is told what differs and what to give.
+#[test]
+fn issue19_a_recording_started_mid_game_says_so_and_records_nothing() {
+    let dir = tmp();
+    let mut g = Chess::new();
+    let states = states_after(&mut g, &["e2e4", "e7e5", "g1f3"]);
+    let (clip, truth) = render(
+        dir.path(),
+        "late",
+        &small(SceneParams::chess_overhead(6, false)),
+        &states,
+        &fast_clip(),
+    );
+    let out = dir.path().join("rec.pgn");
+    let (text, events, err, _) = record(&clip, &corners_arg(&truth), "bottom", &out);
+    let games = parse_pgn_games(&text).unwrap();
+    assert!(games[0].moves.is_empty(), "no move is invented: {text}");
+    assert!(events.contains("\"type\":\"not_start\""), "{events}");
+    assert!(err.contains("--fen"), "{err}");
+    assert!(!events.contains("\"type\":\"illegal_move\""), "{events}");
+    assert!(!events.contains("\"type\":\"unexplained\""), "{events}");
+}
+
+/// White's edge given wrongly: the user is told which edge it looks like.
+#[test]
+fn issue19_a_wrong_white_edge_is_named() {
+    let dir = tmp();
+    let mut g = Chess::new();
+    let mut states = vec![board_state(&g, WhiteSide::Bottom)];
+    states.extend(states_after(&mut g, &["e2e4", "e7e5"]));
+    let (clip, truth) = render(
+        dir.path(),
+        "turned",
+        &small(SceneParams::chess_overhead(7, false)),
+        &states,
+        &fast_clip(),
+    );
+    let out = dir.path().join("rec.pgn");
+    let (text, events, err, _) = record(&clip, &corners_arg(&truth), "top", &out);
+    assert!(parse_pgn_games(&text).unwrap()[0].moves.is_empty(), "{text}");
+    assert!(events.contains("\"type\":\"not_start\""), "{events}");
+    assert!(
+        err.contains("White is at the bottom edge: check --white"),
+        "{err}"
+    );
+}
+
+/// A knight knocked off the board and put back: named, and no move invented.
+#[test]
+fn issue19_a_piece_knocked_off_and_put_back_is_named_and_no_move_is_invented() {
+    let dir = tmp();
+    let mut g = Chess::new();
+    let mut states = vec![board_state(&g, WhiteSide::Bottom)];
+    states.extend(states_after(&mut g, &["e2e4", "e7e5"]));
+    let before = states.last().unwrap().clone();
+    let mut knocked = before.clone();
+    // g1's knight (row 7, column 6) falls off the board.
+    knocked.set(7, 6, None);
+    states.push(knocked);
+    states.push(before);
+    states.extend(states_after(&mut g, &["g1f3", "b8c6"]));
+    let (clip, truth) = render(
+        dir.path(),
+        "knocked",
+        &small(SceneParams::chess_overhead(10, false)),
+        &states,
+        &fast_clip(),
+    );
+    let out = dir.path().join("rec.pgn");
+    let (text, events, err, ok) = record(&clip, &corners_arg(&truth), "bottom", &out);
+    assert!(ok, "{err}");
+    let games = parse_pgn_games(&text).unwrap();
+    assert_eq!(games.len(), 1, "{text}");
+    assert_eq!(sans(&games[0]), ["e4", "e5", "Nf3", "Nc6"], "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("the white knight on g1 left the board"),
+        "{text}"
+    );
+    assert!(events.contains("\"type\":\"piece_removed\""), "{events}");
+    assert!(events.contains("\"type\":\"sync\""), "{events}");
+}
