@@ -3,18 +3,29 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    // A closed pipe (`boardscribe detect --json ... | head -1`) should end the program
-    // quietly, as it does other command-line tools, not panic inside println!.
+    let cli = boardscribe::cli::Cli::parse();
+    // A closed pipe (`boardscribe detect --json ... | head -1`) ends the program
+    // quietly, as it does other command-line tools; a recording instead goes on
+    // and says once that its events cannot be written.
     #[cfg(unix)]
     unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        let action = if boardscribe::cli::keeps_running_on_sigpipe(&cli) {
+            libc::SIG_IGN
+        } else {
+            libc::SIG_DFL
+        };
+        libc::signal(libc::SIGPIPE, action);
     }
-    let cli = boardscribe::cli::Cli::parse();
     match boardscribe::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: {}",
+                boardscribe::cli::error_line(&e)
+            );
+            ExitCode::from(boardscribe::cli::exit_code(&e))
         }
     }
 }

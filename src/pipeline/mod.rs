@@ -5,6 +5,7 @@
 mod event;
 mod free;
 mod snap;
+mod timeline;
 mod watch;
 
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ use event::{corner_list, ms};
 pub use event::{Command, Event, EventSink, SiteColour};
 pub use free::{record_free, FreeSummary};
 pub use snap::snap_to_start;
+pub use timeline::Timeline;
 pub use watch::{StillView, WatchCounts, Watched, Watcher};
 
 /// Everything a recording needs besides the game.
@@ -45,6 +47,9 @@ pub struct RecordJob {
     /// Adapt the classifier to the board at the first still view, whose position is
     /// the game's start.
     pub adapt: bool,
+    /// How moments are named in the record (a clock, or the photos' names) and
+    /// whether move times are written.
+    pub timeline: Timeline,
 }
 
 /// What a finished recording reports.
@@ -68,6 +73,22 @@ pub fn record<R: Recordable>(
     job: &RecordJob,
     events: &mut dyn EventSink,
 ) -> anyhow::Result<RecordSummary> {
+    let record = R::Record::start(&game, &job.tags);
+    record_onto(game, record, classifier, source, job, events)
+}
+
+/// Goes on with a record read back from disk (`record --resume`): `game` is the
+/// position after its last move (with the history the rules need), `record` what
+/// was written, whose moves new ones follow; half-moves are numbered on from it.
+pub fn record_onto<R: Recordable>(
+    game: R,
+    mut record: R::Record,
+    classifier: &mut Classifier,
+    source: &mut dyn FrameSource,
+    job: &RecordJob,
+    events: &mut dyn EventSink,
+) -> anyhow::Result<RecordSummary> {
+    let base = record.plies();
     let grid = job.pose.grid;
     let (files, ranks) = game.dims();
     let fits = |side: WhiteSide| SiteMap::new(side, grid.rows, grid.cols, files, ranks);
@@ -83,7 +104,6 @@ pub fn record<R: Recordable>(
         }
         _ => {}
     }
-    let mut record = R::Record::start(&game, &job.tags);
     let write = |record: &R::Record| {
         write_atomic(&job.out, &record.render())
             .with_context(|| format!("cannot write the record '{}'", job.out.display()))
@@ -123,7 +143,7 @@ pub fn record<R: Recordable>(
             if moved_cells(&pose, corners) >= 0.5 {
                 record.note(&format!(
                     "the board moved in the image at {}; grid found again",
-                    clock(still.time_s)
+                    job.timeline.moment(still.time_s)
                 ));
             }
             pose = BoardPose::new(pose.grid, *corners);
@@ -190,7 +210,15 @@ pub fn record<R: Recordable>(
             }
         }
         for event in seen {
-            apply_event(&event, f, &mut record, &mut summary, still.time_s, events);
+            apply_event(
+                &event,
+                f,
+                &mut record,
+                &mut summary,
+                (base, still.time_s),
+                job,
+                events,
+            );
         }
         record.set_result(f.game(), false);
         write(&record)?;
@@ -204,7 +232,15 @@ pub fn record<R: Recordable>(
     if let Some(f) = &mut follower {
         let time = watcher.last_time().unwrap_or(0.0);
         for event in f.finish() {
-            apply_event(&event, f, &mut record, &mut summary, time, events);
+            apply_event(
+                &event,
+                f,
+                &mut record,
+                &mut summary,
+                (base, time),
+                job,
+                events,
+            );
         }
         record.set_result(f.game(), true);
         summary.in_sync = f.in_sync();
@@ -245,7 +281,8 @@ fn apply_event<R: Recordable>(
     f: &Follower<R>,
     record: &mut R::Record,
     summary: &mut RecordSummary,
-    time: f64,
+    (base, time): (usize, f64),
+    job: &RecordJob,
     events: &mut dyn EventSink,
 ) {
     let before = |ply: usize| {
@@ -261,13 +298,14 @@ fn apply_event<R: Recordable>(
             assumed,
         } => {
             let before = before(*ply);
-            record.push(before, mv, *emt);
+            // Photos are taken whenever: the time between them is no move time.
+            record.push(before, mv, emt.filter(|_| job.timeline.timed()));
             if *assumed {
                 record.note("the camera cannot tell the promoted piece; assumed a queen");
             }
             events.emit(Event::Move {
                 time: ms(time),
-                ply: ply + 1,
+                ply: base + ply + 1,
                 san: before.notation(mv),
                 uci: before.move_id(mv),
                 confidence: (1.0 / (1.0 + (-margin).exp()) * 1e4).round() / 1e4,
@@ -279,7 +317,7 @@ fn apply_event<R: Recordable>(
             let names: Vec<String> = squares.iter().map(|s| s.name()).collect();
             record.note(&format!(
                 "unexplained change at {}: {} (possible illegal move; recording waits for a legal position)",
-                clock(time),
+                job.timeline.moment(time),
                 names.join(",")
             ));
             events.emit(Event::Unexplained {
@@ -288,7 +326,7 @@ fn apply_event<R: Recordable>(
             });
         }
         FollowEvent::Resynced => {
-            record.note(&format!("back in sync at {}", clock(time)));
+            record.note(&format!("back in sync at {}", job.timeline.moment(time)));
             events.emit(Event::Resynced {
                 time: ms(time),
                 in_sync: true,
@@ -297,7 +335,7 @@ fn apply_event<R: Recordable>(
         FollowEvent::Corrected { ply, mv, upto } => {
             // Rebuild the record from the corrected ply on; moves accepted in the same
             // view follow as their own events.
-            record.truncate(*ply);
+            record.truncate(base + *ply);
             for (i, m) in f.moves().iter().enumerate().take(*upto).skip(*ply) {
                 record.push(before(i), m, None);
                 if i == *ply {
@@ -306,7 +344,7 @@ fn apply_event<R: Recordable>(
             }
             events.emit(Event::Corrected {
                 time: ms(time),
-                ply: ply + 1,
+                ply: base + ply + 1,
                 san: before(*ply).notation(mv),
                 uci: before(*ply).move_id(mv),
             });

@@ -64,6 +64,10 @@ pub trait GameRecord<R: Rules> {
     fn set_result(&mut self, game: &R, final_view: bool);
     /// The complete file.
     fn render(&self) -> String;
+    /// Half-moves recorded.
+    fn plies(&self) -> usize;
+    /// The result written: `*` while the game goes on.
+    fn result_token(&self) -> String;
 }
 
 /// Games that have a record format.
@@ -73,6 +77,12 @@ pub trait Recordable: Rules {
     fn claimable(&self) -> Option<String> {
         None
     }
+    /// Reads a record back (`record --resume`): the game after its last move, with
+    /// the history its rules need (repetitions), and the record to write on.
+    /// `like` gives the rule options when the format does not.
+    fn resume(text: &str, like: &Self) -> Result<(Self, Self::Record), String>
+    where
+        Self: Sized;
 }
 
 fn result_of<R: Recordable>(game: &R, final_view: bool) -> Option<Outcome> {
@@ -88,6 +98,11 @@ impl Recordable for Chess {
     type Record = PgnRecord;
     fn claimable(&self) -> Option<String> {
         self.claimable_draw()
+    }
+    fn resume(text: &str, _like: &Chess) -> Result<(Chess, PgnRecord), String> {
+        let rec = crate::record::pgn::parse_pgn(text)?;
+        let game = rec.replay()?;
+        Ok((game, rec))
     }
 }
 
@@ -116,6 +131,12 @@ impl GameRecord<Chess> for PgnRecord {
     fn render(&self) -> String {
         self.to_pgn_string()
     }
+    fn plies(&self) -> usize {
+        self.moves.len()
+    }
+    fn result_token(&self) -> String {
+        self.result.clone()
+    }
 }
 
 impl Recordable for RussianDraughts {
@@ -125,6 +146,10 @@ impl Recordable for RussianDraughts {
             Outcome::Draw { reason } => reason,
             Outcome::Win { reason, .. } => reason,
         })
+    }
+    fn resume(text: &str, like: &RussianDraughts) -> Result<(RussianDraughts, PdnRecord), String> {
+        let rec = PdnRecord::parse(text, like.options())?;
+        Ok((rec.game().clone(), rec))
     }
 }
 
@@ -175,10 +200,21 @@ impl GameRecord<RussianDraughts> for PdnRecord {
     fn render(&self) -> String {
         self.to_pdn_string()
     }
+    fn plies(&self) -> usize {
+        self.moves().len()
+    }
+    fn result_token(&self) -> String {
+        self.result()
+    }
 }
 
 impl Recordable for Tablut {
     type Record = TablutRecord;
+    fn resume(text: &str, _like: &Tablut) -> Result<(Tablut, TablutRecord), String> {
+        let rec = TablutRecord::parse(text)?;
+        let game = rec.replay()?;
+        Ok((game, rec))
+    }
 }
 
 impl GameRecord<Tablut> for TablutRecord {
@@ -205,5 +241,14 @@ impl GameRecord<Tablut> for TablutRecord {
     fn render(&self) -> String {
         self.to_text()
             .unwrap_or_else(|e| format!("[Event \"?\"]\n\n{{record error: {e}}} *\n"))
+    }
+    fn plies(&self) -> usize {
+        self.moves.len()
+    }
+    fn result_token(&self) -> String {
+        match self.replay().ok().and_then(|g| g.outcome()) {
+            Some(o) => o.result_token().to_string(),
+            None => self.result.clone().unwrap_or_else(|| "*".into()),
+        }
     }
 }

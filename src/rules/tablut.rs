@@ -498,8 +498,11 @@ impl Position {
             return Err(bad(&why));
         }
         if !marked.is_empty() {
+            // Both in one order: captures come in the order the sides are
+            // checked, marks in the order written.
             marked.sort();
-            let actual = self.captures(&mv);
+            let mut actual = self.captures(&mv);
+            actual.sort();
             if marked != actual {
                 return Err(bad(&format!(
                     "wrong capture marks; this move reads {}",
