@@ -3,6 +3,15 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // FFmpeg's log lines ("Connection refused" at every reconnection try, "Stream
+    // ends prematurely") come from inside OpenCV, which resets FFmpeg's level at
+    // every open unless told otherwise here; what matters reaches the user as our
+    // own warnings and errors. Set before any thread starts; a user's choice wins.
+    if std::env::var_os("OPENCV_FFMPEG_LOGLEVEL").is_none()
+        && std::env::var_os("OPENCV_FFMPEG_DEBUG").is_none()
+    {
+        std::env::set_var("OPENCV_FFMPEG_LOGLEVEL", "-8");
+    }
     let cli = boardscribe::cli::Cli::parse();
     // A closed pipe (`boardscribe detect --json ... | head -1`) ends the program
     // quietly, as it does other command-line tools; a recording instead goes on

@@ -713,3 +713,77 @@ fn issue22_sigterm_ends_a_live_recording_cleanly_with_its_summary() {
     assert_eq!(rec.moves.len(), 2);
     assert!(!dir.path().join(".live.pgn.lock").exists());
 }
+
+#[test]
+fn issue22_photo_folders_write_no_made_up_move_times() {
+    let dir = tmp();
+    let game = dir.path().join("g.pgn");
+    std::fs::write(&game, "1. e4 e5 2. Nf3 *\n").unwrap();
+    let photos = dir.path().join("photos");
+    let o = run(&[
+        "render",
+        "photos",
+        "--pgn",
+        p(&game),
+        "--out",
+        p(&photos),
+        "--size",
+        "480x360",
+        "--shake",
+        "0",
+        "--hands",
+        "0",
+        "--seed",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(photos.join("truth.json")).unwrap()).unwrap();
+    let corners: Vec<String> = truth["photos"][0]["corners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{:.1},{:.1}",
+                c[0].as_f64().unwrap(),
+                c[1].as_f64().unwrap()
+            )
+        })
+        .collect();
+    let pgn = dir.path().join("rec.pgn");
+    let o = run(&record_args(
+        p(&photos),
+        p(&pgn),
+        &[
+            "--corners",
+            &corners.join(" "),
+            "--white",
+            "bottom",
+            "--fps",
+            "0.1",
+        ],
+    ));
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}\n{text}", stderr(&o));
+    let rec = parse_pgn(&text).unwrap();
+    assert_eq!(rec.moves.len(), 3, "{text}");
+    // Photos taken ten seconds apart by --fps say nothing of the players' time.
+    assert!(!text.contains("%emt"), "{text}");
+}
+
+#[test]
+fn issue22_a_missing_camera_is_one_clear_line() {
+    let dir = tmp();
+    let o = run(&[
+        "record",
+        "--input",
+        "camera:57",
+        "--corners",
+        CORNERS,
+        "--pgn",
+        p(&dir.path().join("g.pgn")),
+    ]);
+    fails(&o, 1, "camera 57 could not be opened");
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
