@@ -787,3 +787,81 @@ fn issue22_a_missing_camera_is_one_clear_line() {
     fails(&o, 1, "camera 57 could not be opened");
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
 }
+
+#[test]
+fn issue22_consistent_flags_keep_their_old_spellings() {
+    let dir = tmp();
+    for (white, black) in [("--white-pieces", "--black-pieces"), ("--white", "--black")] {
+        let out = dir.path().join(white.trim_start_matches('-'));
+        let o = run(&[
+            "render",
+            "images",
+            "--count",
+            "1",
+            "--out",
+            p(&out),
+            "--size",
+            "160x120",
+            white,
+            "cream",
+            black,
+            "brown",
+            "--hands",
+            "0",
+        ]);
+        assert!(o.status.success(), "{white}: {}", stderr(&o));
+    }
+    // --size and --width/--height for a clip; both at once is a usage error.
+    let game = dir.path().join("g.pgn");
+    std::fs::write(&game, "1. e4 *\n").unwrap();
+    let clip = dir.path().join("c.avi");
+    let o = run(&[
+        "render",
+        "clip",
+        "--pgn",
+        p(&game),
+        "--out",
+        p(&clip),
+        "--size",
+        "160x120",
+        "--still",
+        "0.2",
+        "--move-time",
+        "0.4",
+        "--fps",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let src = capture::open(p(&clip), SourceOptions::default()).unwrap();
+    let first = src.into_iter().next().unwrap().unwrap();
+    assert_eq!((first.image.cols(), first.image.rows()), (160, 120));
+    let o = run(&[
+        "render",
+        "clip",
+        "--pgn",
+        p(&game),
+        "--out",
+        p(&clip),
+        "--size",
+        "160x120",
+        "--width",
+        "320",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // locate's annotations: --annotations, and --corners as before.
+    for flag in ["--annotations", "--corners"] {
+        let o = run(&[
+            "locate",
+            "--eval-real",
+            flag,
+            "/nonexistent.json",
+            "--data",
+            "/nonexistent",
+        ]);
+        assert!(
+            !stderr(&o).contains("unexpected argument"),
+            "{flag}: {}",
+            stderr(&o)
+        );
+    }
+}
