@@ -3,18 +3,38 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    // A closed pipe (`boardscribe detect --json ... | head -1`) should end the program
-    // quietly, as it does other command-line tools, not panic inside println!.
-    #[cfg(unix)]
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    // FFmpeg's log lines ("Connection refused" at every reconnection try, "Stream
+    // ends prematurely") come from inside OpenCV, which resets FFmpeg's level at
+    // every open unless told otherwise here; what matters reaches the user as our
+    // own warnings and errors. Set before any thread starts; a user's choice wins.
+    if std::env::var_os("OPENCV_FFMPEG_LOGLEVEL").is_none()
+        && std::env::var_os("OPENCV_FFMPEG_DEBUG").is_none()
+    {
+        std::env::set_var("OPENCV_FFMPEG_LOGLEVEL", "-8");
     }
     let cli = boardscribe::cli::Cli::parse();
+    // A closed pipe (`boardscribe detect --json ... | head -1`) ends the program
+    // quietly, as it does other command-line tools; a recording instead goes on
+    // and says once that its events cannot be written.
+    #[cfg(unix)]
+    unsafe {
+        let action = if boardscribe::cli::keeps_running_on_sigpipe(&cli) {
+            libc::SIG_IGN
+        } else {
+            libc::SIG_DFL
+        };
+        libc::signal(libc::SIGPIPE, action);
+    }
     match boardscribe::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: {}",
+                boardscribe::cli::error_line(&e)
+            );
+            ExitCode::from(boardscribe::cli::exit_code(&e))
         }
     }
 }

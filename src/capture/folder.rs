@@ -122,4 +122,8 @@ impl FrameSource for FolderSource {
     fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
     }
+
+    fn photos(&self) -> Option<&[PathBuf]> {
+        Some(&self.files)
+    }
 }

@@ -22,25 +22,42 @@ macro_rules! frame_source_of_inner {
             fn take_warnings(&mut self) -> Vec<String> {
                 self.inner.take_warnings()
             }
+            fn end_reason(&self) -> Option<String> {
+                self.inner.end_reason()
+            }
+            fn photos(&self) -> Option<&[std::path::PathBuf]> {
+                self.inner.photos()
+            }
         }
     };
 }
 
+mod checked;
 mod folder;
 mod memory;
 mod natural;
 mod prepend;
+mod serve;
 mod undistort;
 mod video;
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use opencv::core::Mat;
 
+/// The most pixels an image or frame may have: 150 million (a 108-megapixel
+/// phone photo fits). Larger ones are refused before they are decoded, since
+/// decoding and rectifying them takes gigabytes.
+pub const MAX_PIXELS: u64 = 150_000_000;
+
+pub use checked::Checked;
 pub use folder::FolderSource;
 pub use memory::{resident_bytes, MemorySampled, MemorySource};
 pub use natural::natural_cmp;
 pub use prepend::Prepended;
+pub use serve::{MjpegServer, StallPlan};
 pub use undistort::UndistortedSource;
 pub use video::VideoSource;
 
@@ -77,6 +94,19 @@ pub enum CaptureError {
     Image(String),
     #[error("reading '{source_name}': OpenCV: {why}")]
     OpenCv { source_name: String, why: String },
+    #[error("image '{name}' is {width}x{height} pixels, more than the {} million this program reads; scale it down first", MAX_PIXELS / 1_000_000)]
+    TooLarge {
+        name: String,
+        width: u64,
+        height: u64,
+    },
+    #[error("frame {index} of '{source_name}' is {size}, where the first frame was {first}: the input changed its picture size")]
+    SizeChanged {
+        source_name: String,
+        index: usize,
+        size: String,
+        first: String,
+    },
     #[error("undistorting frame {index} of '{source_name}': {why}")]
     Undistort {
         source_name: String,
@@ -86,8 +116,13 @@ pub enum CaptureError {
 }
 
 /// Options that apply to whatever source is opened.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SourceOptions {
+    /// Cameras and streams: how long to try to get frames again after they stop
+    /// (reconnecting) before the source ends, in seconds. None: 60.
+    pub reconnect_s: Option<f64>,
+    /// Set by the caller to stop waiting for a stalled camera or stream.
+    pub interrupt: Option<Arc<AtomicBool>>,
     /// Frames per second for photo folders (timestamps); also overrides a video's
     /// own rate when set. Folders default to 1.
     pub fps: Option<f64>,
@@ -113,6 +148,15 @@ pub trait FrameSource: Iterator<Item = Result<Frame, CaptureError>> {
     fn take_warnings(&mut self) -> Vec<String> {
         Vec::new()
     }
+    /// Why the source ended before its end, when it did: a damaged video that stops
+    /// decoding, a stream that stalled and did not come back.
+    fn end_reason(&self) -> Option<String> {
+        None
+    }
+    /// The photos read, in order, for a folder of photos (or a single photo).
+    fn photos(&self) -> Option<&[std::path::PathBuf]> {
+        None
+    }
 }
 
 const IMAGE_EXTENSIONS: [&str; 7] = ["jpg", "jpeg", "png", "bmp", "tif", "tiff", "webp"];
@@ -125,25 +169,27 @@ pub fn is_image_path(path: &Path) -> bool {
 }
 
 /// Opens `input`: `camera:N`, an `rtsp://`, `http://` or `https://` URL, a folder of
-/// images, a single image, or a video file.
+/// images, a single image, or a video file. Every frame is checked: no more than
+/// [`MAX_PIXELS`], and all of one size (a photo of another size is skipped with
+/// a warning; a video or stream that changes size is an error).
 pub fn open(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, CaptureError> {
+    Ok(Box::new(Checked::new(open_unchecked(input, opts)?)))
+}
+
+fn open_unchecked(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, CaptureError> {
+    let live = |v: VideoSource| {
+        v.with_max_fps(opts.max_fps)
+            .with_reconnect(opts.reconnect_s.unwrap_or(60.0), opts.interrupt.clone())
+    };
     if let Some(idx) = input.strip_prefix("camera:") {
         let idx: i32 = idx
             .trim()
             .parse()
             .map_err(|_| CaptureError::BadCamera(input.to_string()))?;
-        return Ok(Box::new(
-            VideoSource::camera(idx)?.with_max_fps(opts.max_fps),
-        ));
+        return Ok(Box::new(live(VideoSource::camera(idx)?)));
     }
-    let lower = input.to_ascii_lowercase();
-    if ["rtsp://", "rtmp://", "http://", "https://"]
-        .iter()
-        .any(|p| lower.starts_with(p))
-    {
-        return Ok(Box::new(
-            VideoSource::stream(input)?.with_max_fps(opts.max_fps),
-        ));
+    if is_stream_url(input) {
+        return Ok(Box::new(live(VideoSource::stream(input)?)));
     }
     let path = Path::new(input);
     if !path.exists() {
@@ -161,6 +207,35 @@ pub fn open(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, Ca
     Ok(Box::new(
         VideoSource::file(path, opts.fps)?.with_max_fps(opts.max_fps),
     ))
+}
+
+/// Whether `input` names a network stream.
+pub fn is_stream_url(input: &str) -> bool {
+    let lower = input.to_ascii_lowercase();
+    ["rtsp://", "rtmp://", "http://", "https://"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+}
+
+/// Refuses an image whose header says it has more than [`MAX_PIXELS`], before it
+/// is decoded (PNG and JPEG headers are read here; OpenCV's own limit guards the
+/// other formats).
+fn check_image_size(path: &Path) -> Result<(), CaptureError> {
+    let dims = image::ImageReader::open(path)
+        .ok()
+        .and_then(|r| r.with_guessed_format().ok())
+        .and_then(|r| r.into_dimensions().ok());
+    if let Some((w, h)) = dims {
+        let (w, h) = (u64::from(w), u64::from(h));
+        if w * h > MAX_PIXELS {
+            return Err(CaptureError::TooLarge {
+                name: path.display().to_string(),
+                width: w,
+                height: h,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Reads one image file as BGR, with a clear error naming it. The EXIF orientation
@@ -181,6 +256,7 @@ fn read_image_flags(path: &Path, flags: i32) -> Result<Mat, CaptureError> {
     if !path.exists() {
         return Err(CaptureError::Missing(path.display().to_string()));
     }
+    check_image_size(path)?;
     let img = opencv::imgcodecs::imread(path, flags).map_err(|e| CaptureError::OpenCv {
         source_name: path.display().to_string(),
         why: e.message,

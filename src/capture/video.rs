@@ -1,9 +1,11 @@
 //! Video files, cameras and network streams through OpenCV's VideoCapture.
 
 use std::path::Path;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use opencv::core::Mat;
+use opencv::core::{Mat, Vector};
 use opencv::prelude::*;
 use opencv::videoio::{self, VideoCapture};
 
@@ -27,6 +29,74 @@ pub struct VideoSource {
     /// Seconds between frames handed on, and when the last one was.
     min_gap_s: f64,
     last_s: Option<f64>,
+    /// Live sources: how to open the input again after frames stop.
+    reopen: Option<Reopen>,
+    /// How long to keep trying, in seconds.
+    reconnect_s: f64,
+    interrupt: Option<Arc<AtomicBool>>,
+    warnings: Vec<String>,
+    /// Why the source ended early, once it has.
+    end_reason: Option<String>,
+}
+
+/// What a live source was opened from.
+#[derive(Clone, Debug)]
+enum Reopen {
+    Camera(i32),
+    Stream(String),
+}
+
+impl Reopen {
+    fn open(&self) -> Option<VideoCapture> {
+        let cap = match self {
+            Reopen::Camera(i) => VideoCapture::new(*i, camera_backend()).ok()?,
+            Reopen::Stream(url) => open_stream(url)?,
+        };
+        quiet_ffmpeg();
+        cap.is_opened().unwrap_or(false).then_some(cap)
+    }
+}
+
+/// Turns off FFmpeg's own log lines ("Stream ends prematurely", "overread"),
+/// which it writes to stderr from inside OpenCV: what matters reaches the caller
+/// as errors, warnings and end reasons, and the library never prints. OpenCV sets
+/// FFmpeg's level when it first opens a capture, so this runs after each open.
+fn quiet_ffmpeg() {
+    #[cfg(unix)]
+    // SAFETY: av_log_set_level(int) from the libavutil OpenCV loaded, looked up
+    // by name; nothing is called when it is not there.
+    unsafe {
+        let f = libc::dlsym(libc::RTLD_DEFAULT, c"av_log_set_level".as_ptr());
+        if !f.is_null() {
+            let set: extern "C" fn(libc::c_int) = std::mem::transmute(f);
+            // AV_LOG_QUIET
+            set(-8);
+        }
+    }
+}
+
+/// Cameras through V4L2 on Linux: the default backend order tries GStreamer
+/// first, whose warnings are no use to anyone when a camera is missing.
+fn camera_backend() -> i32 {
+    if cfg!(target_os = "linux") {
+        videoio::CAP_V4L2
+    } else {
+        videoio::CAP_ANY
+    }
+}
+
+/// Opens a stream with timeouts, so that a stalled stream is noticed within
+/// seconds (OpenCV's FFmpeg default waits 30 s) and reconnected.
+fn open_stream(url: &str) -> Option<VideoCapture> {
+    let params = Vector::from_slice(&[
+        videoio::CAP_PROP_OPEN_TIMEOUT_MSEC,
+        10_000,
+        videoio::CAP_PROP_READ_TIMEOUT_MSEC,
+        5_000,
+    ]);
+    VideoCapture::from_file_with_params(url, videoio::CAP_FFMPEG, &params)
+        .ok()
+        .filter(|c| c.is_opened().unwrap_or(false))
 }
 
 impl VideoSource {
@@ -34,8 +104,9 @@ impl VideoSource {
         let name = path.display().to_string();
         let cap = VideoCapture::from_file(path, videoio::CAP_FFMPEG)
             .ok()
-            .filter(|c| c.is_opened().unwrap_or(false))
-            .ok_or_else(|| CaptureError::Video(name.clone()))?;
+            .filter(|c| c.is_opened().unwrap_or(false));
+        quiet_ffmpeg();
+        let cap = cap.ok_or_else(|| CaptureError::Video(name.clone()))?;
         let native = cap.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
         let count = cap.get(videoio::CAP_PROP_FRAME_COUNT).unwrap_or(0.0);
         let fps = fps
@@ -52,23 +123,100 @@ impl VideoSource {
             done: false,
             min_gap_s: 0.0,
             last_s: None,
+            reopen: None,
+            reconnect_s: 0.0,
+            interrupt: None,
+            warnings: Vec::new(),
+            end_reason: None,
         })
     }
 
     pub fn camera(index: i32) -> Result<VideoSource, CaptureError> {
-        let cap = VideoCapture::new(index, videoio::CAP_ANY)
-            .ok()
-            .filter(|c| c.is_opened().unwrap_or(false))
-            .ok_or(CaptureError::Camera(index))?;
-        Ok(Self::live(format!("camera:{index}"), cap))
+        let reopen = Reopen::Camera(index);
+        let cap = reopen.open().ok_or(CaptureError::Camera(index))?;
+        Ok(Self::live(format!("camera:{index}"), cap, reopen))
     }
 
     pub fn stream(url: &str) -> Result<VideoSource, CaptureError> {
-        let cap = VideoCapture::from_file(url, videoio::CAP_FFMPEG)
-            .ok()
-            .filter(|c| c.is_opened().unwrap_or(false))
+        let reopen = Reopen::Stream(url.to_string());
+        let cap = reopen
+            .open()
             .ok_or_else(|| CaptureError::Stream(url.to_string()))?;
-        Ok(Self::live(url.to_string(), cap))
+        Ok(Self::live(url.to_string(), cap, reopen))
+    }
+
+    /// Live sources: when frames stop, open the input again (every second, for up
+    /// to `seconds`) before ending; `interrupt` stops the waiting.
+    pub fn with_reconnect(
+        mut self,
+        seconds: f64,
+        interrupt: Option<Arc<AtomicBool>>,
+    ) -> VideoSource {
+        self.reconnect_s = if seconds.is_finite() {
+            seconds.max(0.0)
+        } else {
+            0.0
+        };
+        self.interrupt = interrupt;
+        self
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+    }
+
+    /// Frames stopped coming. A file that ends well before its frame count is
+    /// damaged or cut short: said, and the source ends. A live source is opened
+    /// again until it gives frames or the time for it runs out. Returns whether
+    /// frames may come again.
+    fn stopped(&mut self) -> bool {
+        let Some(reopen) = self.reopen.clone() else {
+            if let Some(total) = self.frames {
+                // Frame counts from a container's duration can be a few frames off.
+                if self.next + (total / 100).max(2) < total {
+                    let why = format!(
+                        "the video '{}' ended at frame {} of {}: damaged or cut short",
+                        self.name, self.next, total
+                    );
+                    self.warnings.push(why.clone());
+                    self.end_reason = Some(why);
+                }
+            }
+            return false;
+        };
+        let since = Instant::now();
+        let at = self.last_s.unwrap_or(0.0);
+        self.warnings.push(format!(
+            "no frames from '{}' since {at:.1} s; trying to reconnect for {:.0} s",
+            self.name, self.reconnect_s
+        ));
+        while since.elapsed().as_secs_f64() < self.reconnect_s {
+            // Wait a second between tries, awake to an interrupt.
+            for _ in 0..10 {
+                if self.interrupted() {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            if let Some(cap) = reopen.open() {
+                self.cap = cap;
+                self.warnings.push(format!(
+                    "'{}' is back after {:.0} s",
+                    self.name,
+                    since.elapsed().as_secs_f64()
+                ));
+                return true;
+            }
+        }
+        let why = format!(
+            "'{}' stopped sending frames at {at:.1} s and did not come back within {:.0} s",
+            self.name, self.reconnect_s
+        );
+        self.warnings.push(why.clone());
+        self.end_reason = Some(why);
+        false
     }
 
     /// Hands on at most `max_fps` frames a second; the frames between are decoded
@@ -90,7 +238,7 @@ impl VideoSource {
         }
     }
 
-    fn live(name: String, cap: VideoCapture) -> VideoSource {
+    fn live(name: String, cap: VideoCapture, reopen: Reopen) -> VideoSource {
         let fps = cap.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
         VideoSource {
             name,
@@ -106,6 +254,11 @@ impl VideoSource {
             done: false,
             min_gap_s: 0.0,
             last_s: None,
+            reopen: Some(reopen),
+            reconnect_s: 60.0,
+            interrupt: None,
+            warnings: Vec::new(),
+            end_reason: None,
         }
     }
 }
@@ -123,10 +276,43 @@ impl Iterator for VideoSource {
         };
         // Skip (grab without converting) until the next frame is due; a small
         // tolerance keeps exact multiples of the frame period.
-        let (index, time_s) = loop {
-            match self.cap.grab() {
-                Ok(true) => {}
-                Ok(false) => {
+        loop {
+            let (index, time_s) = loop {
+                if self.interrupted() && self.reopen.is_some() {
+                    self.done = true;
+                    return None;
+                }
+                match self.cap.grab() {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        if self.stopped() {
+                            continue;
+                        }
+                        self.done = true;
+                        return None;
+                    }
+                    Err(e) => {
+                        self.done = true;
+                        return Some(Err(opencv_error(&self.name, e)));
+                    }
+                }
+                let index = self.next;
+                self.next += 1;
+                let t = self.time_of(index);
+                let due = self
+                    .last_s
+                    .is_none_or(|last| t - last >= self.min_gap_s - 1e-3 / self.fps.max(1.0));
+                if due {
+                    break (index, t);
+                }
+            };
+            let mut image = Mat::default();
+            match self.cap.retrieve(&mut image, 0) {
+                Ok(true) if !image.empty() => {}
+                Ok(_) => {
+                    if self.stopped() {
+                        continue;
+                    }
                     self.done = true;
                     return None;
                 }
@@ -135,35 +321,14 @@ impl Iterator for VideoSource {
                     return Some(Err(opencv_error(&self.name, e)));
                 }
             }
-            let index = self.next;
-            self.next += 1;
-            let t = self.time_of(index);
-            let due = self
-                .last_s
-                .is_none_or(|last| t - last >= self.min_gap_s - 1e-3 / self.fps.max(1.0));
-            if due {
-                break (index, t);
-            }
-        };
-        let mut image = Mat::default();
-        match self.cap.retrieve(&mut image, 0) {
-            Ok(true) if !image.empty() => {}
-            Ok(_) => {
-                self.done = true;
-                return None;
-            }
-            Err(e) => {
-                self.done = true;
-                return Some(Err(opencv_error(&self.name, e)));
-            }
+            self.last_s = Some(time_s);
+            return Some(Ok(Frame {
+                index,
+                time_s,
+                image,
+                path: None,
+            }));
         }
-        self.last_s = Some(time_s);
-        Some(Ok(Frame {
-            index,
-            time_s,
-            image,
-            path: None,
-        }))
     }
 }
 
@@ -182,5 +347,13 @@ impl FrameSource for VideoSource {
 
     fn fps(&self) -> f64 {
         self.fps
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    fn end_reason(&self) -> Option<String> {
+        self.end_reason.clone()
     }
 }

@@ -19,15 +19,16 @@ use crate::synth::{BoardState, RandomRanges, Rng, Scene, SceneParams};
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// What to measure: classify, render, infer, record, or all; or memory (a
-    /// long recording's resident memory, not part of all).
-    #[arg(long, default_value = "all")]
-    pub what: String,
-    /// Minutes of video for `--what memory`.
-    #[arg(long, default_value_t = 60.0)]
+    /// long recording's resident memory, not part of all); or soak (memory, then
+    /// the same hour as a stream over HTTP that stalls and comes back).
+    #[arg(long, value_enum, default_value = "all")]
+    pub what: BenchWhat,
+    /// Minutes of video for `--what memory` and `--what soak`.
+    #[arg(long, default_value_t = 60.0, value_parser = super::values::float_above(0.0, 1440.0))]
     pub minutes: f64,
     /// Repetitions per measurement (the median is reported).
-    #[arg(long, default_value_t = 30)]
-    pub runs: usize,
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub runs: u64,
     /// Frame sizes for `--what render` (WxH, repeatable).
     #[arg(long = "size", value_parser = parse_size, default_values = ["640x480", "1280x720"])]
     pub sizes: Vec<(u32, u32)>,
@@ -37,6 +38,18 @@ pub struct BenchArgs {
     pub stages: bool,
     #[command(flatten)]
     pub model: ModelArgs,
+}
+
+/// What `bench` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchWhat {
+    All,
+    Render,
+    Classify,
+    Infer,
+    Record,
+    Memory,
+    Soak,
 }
 
 pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -72,22 +85,27 @@ pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {
 }
 
 pub fn run(a: BenchArgs) -> anyhow::Result<()> {
-    let all = a.what == "all";
-    if all || a.what == "render" {
-        bench_render(a.runs, &a.sizes, a.stages)?;
+    use BenchWhat as W;
+    let all = a.what == W::All;
+    let runs = a.runs as usize;
+    if all || a.what == W::Render {
+        bench_render(runs, &a.sizes, a.stages)?;
     }
-    if all || a.what == "classify" {
+    if all || a.what == W::Classify {
         bench_classify(&a)?;
     }
-    if all || a.what == "infer" {
-        bench_infer(a.runs)?;
+    if all || a.what == W::Infer {
+        bench_infer(runs)?;
     }
-    if all || a.what == "record" {
+    if all || a.what == W::Record {
         super::bench_record::bench_record(&a.model)?;
     }
     // An hour of video takes minutes: only when asked for.
-    if a.what == "memory" {
+    if a.what == W::Memory || a.what == W::Soak {
         super::bench_record::bench_memory(&a.model, a.minutes)?;
+    }
+    if a.what == W::Soak {
+        super::bench_record::bench_stalling_stream(&a.model, a.minutes)?;
     }
     Ok(())
 }
@@ -114,12 +132,12 @@ fn bench_render(runs: usize, sizes: &[(u32, u32)], stages: bool) -> anyhow::Resu
             },
             runs.min(20),
         );
-        println!(
+        outln!(
             "render {w}x{h}: labelled image {:.1} ms ({:.1} ms CPU), clip frame {:.1} ms ({:.1} ms CPU) (medians)",
             one_off.0, one_off.1, frame.0, frame.1
         );
         let mix = random_scenes_ms(w, h, runs)?;
-        println!(
+        outln!(
             "render {w}x{h}: random labelled scenes as `render images` draws them, {} seeds: median {:.1} ms ({:.1} ms CPU), mean {:.1} ms CPU",
             mix.n,
             mix.median_wall,
@@ -188,9 +206,9 @@ fn print_stages(p: &SceneParams, state: &BoardState, runs: usize) -> anyhow::Res
         st.mark("label JSON");
     }
     for (name, ms) in &st.ms {
-        println!("  {name:34} {:6.2} ms", ms / n as f64);
+        outln!("  {name:34} {:6.2} ms", ms / n as f64);
     }
-    println!(
+    outln!(
         "  {:34} {:6.2} ms (means of {n})",
         "sum",
         st.total_ms() / n as f64
@@ -216,15 +234,15 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
             || {
                 classifier.read_all(&view, &rect).expect("classifies");
             },
-            a.runs,
+            a.runs as usize,
         );
         let rectify = median_ms(
             || {
                 view.rectify(&image).expect("rectifies");
             },
-            a.runs,
+            a.runs as usize,
         );
-        println!(
+        outln!(
             "classify {grid}: {sites} sites in {classify:.2} ms ({classify_cpu:.2} ms CPU, {:.3} ms a site); rectify {rectify:.2} ms (medians)",
             classify / sites as f64
         );
@@ -259,6 +277,6 @@ fn bench_infer(runs: usize) -> anyhow::Result<()> {
         },
         runs.min(10),
     );
-    println!("infer chess middlegame: one ply {t1:.2} ms, three unseen plies {t3:.1} ms (median)");
+    outln!("infer chess middlegame: one ply {t1:.2} ms, three unseen plies {t3:.1} ms (median)");
     Ok(())
 }

@@ -61,6 +61,7 @@ fn job(pose: &BoardPose, out: std::path::PathBuf) -> RecordJob {
         debug: false,
         progress: false,
         adapt: true,
+        timeline: Default::default(),
     }
 }
 
@@ -89,7 +90,7 @@ pub fn bench_record(model: &ModelArgs) -> anyhow::Result<()> {
     let report = |what: &str, mut times: Vec<f64>| {
         times.sort_by(f64::total_cmp);
         let t = times[times.len() / 2];
-        println!(
+        outln!(
             "record 1280x720 30 fps, {what}: {} frames ({seconds:.1} s of video) in {t:.2} s: {:.1}x real time, {:.2} ms a frame (median of {})",
             frames.len(),
             seconds / t,
@@ -125,7 +126,11 @@ pub fn bench_record(model: &ModelArgs) -> anyhow::Result<()> {
     ] {
         let mut times = Vec::new();
         for _ in 0..3 {
-            let opts = SourceOptions { fps: None, max_fps };
+            let opts = SourceOptions {
+                fps: None,
+                max_fps,
+                ..SourceOptions::default()
+            };
             let mut src = capture::open(&video.to_string_lossy(), opts)?;
             times.push(timed(&mut classifier, src.as_mut(), &job)?);
         }
@@ -164,7 +169,7 @@ fn bench_grid_check(a: &Mat, b: &Mat, pose: &BoardPose) -> anyhow::Result<()> {
     }
     same.sort_by(f64::total_cmp);
     moved.sort_by(f64::total_cmp);
-    println!(
+    outln!(
         "grid check 1280x720: unmoved {:.2} ms, knocked and found again {:.2} ms (medians)",
         same[same.len() / 2],
         moved[moved.len() / 2]
@@ -188,7 +193,7 @@ pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
         .context("recording the memory run")?;
     let mb = |b: u64| b as f64 / 1_048_576.0;
     for (frame, rss) in &src.samples {
-        println!(
+        outln!(
             "memory: {:6.1} min of video, resident {:.1} MB",
             *frame as f64 / FPS / 60.0,
             mb(*rss)
@@ -196,12 +201,78 @@ pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
     }
     let after_first = src.samples.iter().skip(1).map(|s| s.1);
     let (lo, hi) = after_first.fold((u64::MAX, 0), |(lo, hi), r| (lo.min(r), hi.max(r)));
-    println!(
+    outln!(
         "memory: {minutes:.0} min of 1280x720 30 fps video ({} changes logged) in {:.0} s; resident memory from the first tenth on stays within {:.1}-{:.1} MB",
         sum.changes,
         start.elapsed().as_secs_f64(),
         mb(lo),
         mb(hi)
+    );
+    Ok(())
+}
+
+/// The soak's second half: the same minutes of 1280x720 video as a Motion-JPEG
+/// stream over HTTP on the loopback, read through `record`'s stream source, with
+/// two stalls of 8 s (longer than the 5 s read timeout, so the source reconnects)
+/// at a third and two thirds of the way. Resident memory is sampled as before;
+/// the warnings the source gave (stalled, back) are printed.
+pub fn bench_stalling_stream(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
+    use crate::capture::{MjpegServer, StallPlan, VideoSource};
+    let mut classifier = model.load()?;
+    let (frames, pose) = bench_clip()?;
+    let mut jpegs = Vec::with_capacity(frames.len());
+    for f in &frames {
+        let mut buf = opencv::core::Vector::<u8>::new();
+        opencv::imgcodecs::imencode(".jpg", f, &mut buf, &opencv::core::Vector::new())?;
+        jpegs.push(buf.to_vec());
+    }
+    let total = (minutes * 60.0 * FPS).round() as usize;
+    let plan = StallPlan {
+        stalls: vec![(total / 3, 8.0), (2 * total / 3, 8.0)],
+        total,
+        fps: 0.0,
+        burst: 0,
+    };
+    let server = MjpegServer::start(jpegs, plan)?;
+    let dir = TempDir::new("soak")?;
+    let mut job = job(&pose, dir.0.join("soak.txt"));
+    // The stream is read as fast as it decodes, many times real time, and a live
+    // source's clock is the wall clock: a still second of the clip lasts a small
+    // part of one here.
+    job.track.quiet_s = 0.05;
+    let stream = VideoSource::stream(&server.url)?.with_reconnect(20.0, None);
+    let mut src = MemorySampled::new(stream, total / 10);
+    let start = Instant::now();
+    let mut warnings = Vec::new();
+    let sum = pipeline::record_free(&mut classifier, &mut src, &job, &mut |e| {
+        if let crate::pipeline::Event::SourceWarning { message } = e {
+            warnings.push((start.elapsed().as_secs_f64(), message));
+        }
+    })
+    .context("recording the stalling stream")?;
+    let mb = |b: u64| b as f64 / 1_048_576.0;
+    for (frame, rss) in &src.samples {
+        outln!("soak stream: frame {frame:7}, resident {:.1} MB", mb(*rss));
+    }
+    for (t, w) in &warnings {
+        outln!("soak stream: at {t:.0} s: {w}");
+    }
+    let after_first = src.samples.iter().skip(1).map(|s| s.1);
+    let (lo, hi) = after_first.fold((u64::MAX, 0), |(lo, hi), r| (lo.min(r), hi.max(r)));
+    let sent = server.sent.load(std::sync::atomic::Ordering::SeqCst);
+    let connections = server.connections.load(std::sync::atomic::Ordering::SeqCst);
+    outln!(
+        "soak stream: {sent} of {total} frames sent over {connections} connections, {} read, {} still views, {} changes logged in {:.0} s; resident memory from the first tenth on within {:.1}-{:.1} MB",
+        sum.frames,
+        sum.still_views,
+        sum.changes,
+        start.elapsed().as_secs_f64(),
+        mb(lo),
+        mb(hi)
+    );
+    anyhow::ensure!(
+        connections >= 3,
+        "the stream was not reconnected after its stalls ({connections} connections)"
     );
     Ok(())
 }

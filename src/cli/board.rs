@@ -12,12 +12,13 @@ use crate::geometry::{BoardPose, BoardProfile, Corners, GridSpec, Undistorter};
 #[derive(Args, Debug, Clone, Default)]
 pub struct BoardArgs {
     /// Grid: 8x8, 9x9, 18x18, any RxC from 2 to 25 cells, or RxC:points for pieces on
-    /// line crossings (19x19:points is a Go board).
+    /// line crossings (19x19:points is a Go board). `record` takes the game's own
+    /// grid when none is given (8x8 for chess and draughts, 9x9 for Tablut).
     #[arg(long)]
-    pub grid: Option<String>,
+    pub grid: Option<GridSpec>,
     /// The grid's corners in image pixels, TL TR BR BL: "x,y x,y x,y x,y".
     #[arg(long, allow_hyphen_values = true)]
-    pub corners: Option<String>,
+    pub corners: Option<Corners>,
     /// A board profile (TOML) holding grid and corners; flags given beside it win.
     #[arg(long)]
     pub profile: Option<PathBuf>,
@@ -26,6 +27,9 @@ pub struct BoardArgs {
     /// `camera`, when it names one.
     #[arg(long)]
     pub camera: Option<PathBuf>,
+    /// The grid when neither --grid nor the profile gives one (the game's own).
+    #[arg(skip)]
+    pub default_grid: Option<GridSpec>,
 }
 
 impl BoardArgs {
@@ -38,17 +42,20 @@ impl BoardArgs {
     }
 
     pub fn grid(&self, profile: Option<&BoardProfile>) -> anyhow::Result<GridSpec> {
-        match (&self.grid, profile) {
-            (Some(g), _) => Ok(g.parse::<GridSpec>()?),
-            (None, Some(p)) => Ok(p.grid),
-            (None, None) => bail!("no grid given: use --grid (such as 8x8) or --profile"),
+        match (&self.grid, profile, self.default_grid) {
+            (Some(g), _, _) => Ok(*g),
+            (None, Some(p), _) => Ok(p.grid),
+            (None, None, Some(g)) => Ok(g),
+            (None, None, None) => Err(super::usage!(
+                "no grid given: use --grid (such as 8x8) or --profile"
+            )),
         }
     }
 
     /// Corners from `--corners` or the profile; `None` when neither gives them.
     pub fn corners(&self, profile: Option<&BoardProfile>) -> anyhow::Result<Option<Corners>> {
         match (&self.corners, profile) {
-            (Some(c), _) => Ok(Some(c.parse::<Corners>().context("--corners")?)),
+            (Some(c), _) => Ok(Some(*c)),
             (None, Some(p)) => Ok(Some(p.corners)),
             (None, None) => Ok(None),
         }
@@ -72,11 +79,13 @@ impl BoardArgs {
         let profile = self.load_profile()?;
         let grid = self.grid(profile.as_ref())?;
         if let Some(c) = self.corners(profile.as_ref())? {
-            return Ok(BoardPose::new(grid, c));
+            let pose = BoardPose::new(grid, c);
+            check_in_image(&pose, image, what)?;
+            return Ok(pose);
         }
         let found = crate::locate::locate(image, grid)
             .with_context(|| format!("no --corners given, and locating the board in {what}"))?;
-        eprintln!(
+        errln!(
             "found the {grid} grid in {what}: --corners \"{}\" (confidence {:.2})",
             corners_text(&found.corners),
             found.confidence
@@ -114,6 +123,34 @@ impl BoardArgs {
     }
 }
 
+/// Refuses corners that put the whole board outside the image (a typo, corners
+/// of another photo's size): no site of the grid would be seen.
+pub fn check_in_image(
+    pose: &BoardPose,
+    image: &opencv::core::Mat,
+    what: &str,
+) -> anyhow::Result<()> {
+    use opencv::prelude::MatTraitConst;
+    let (w, h) = (image.cols().max(0) as u32, image.rows().max(0) as u32);
+    if pose.sites_in_image(w, h) == 0 {
+        bail!(
+            "the corners \"{}\" put the board outside {what}, which is {w}x{h} pixels: no square of the grid lies in it",
+            corners_text(&pose.corners)
+        );
+    }
+    Ok(())
+}
+
+/// The first frame of a video file.
+fn first_frame(path: &Path) -> anyhow::Result<opencv::core::Mat> {
+    let name = path.to_string_lossy();
+    let mut source = crate::capture::open(&name, Default::default())?;
+    match source.next() {
+        Some(frame) => Ok(frame?.image),
+        None => bail!("video '{}' has no frame", path.display()),
+    }
+}
+
 /// Corners as `--corners` takes them.
 pub fn corners_text(c: &Corners) -> String {
     c.points()
@@ -123,12 +160,17 @@ pub fn corners_text(c: &Corners) -> String {
         .join(" ")
 }
 
-/// Reads an image, undistorted when a lens profile is given.
+/// Reads an image (a photo, or a video's first frame), undistorted when a lens
+/// profile is given.
 pub fn read_frame(
     path: &Path,
     lens: Option<&mut Undistorter>,
 ) -> anyhow::Result<opencv::core::Mat> {
-    let image = read_image(path)?;
+    let image = if path.is_file() && !crate::capture::is_image_path(path) {
+        first_frame(path)?
+    } else {
+        read_image(path)?
+    };
     match lens {
         Some(u) => u
             .undistort(&image)

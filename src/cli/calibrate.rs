@@ -61,7 +61,7 @@ pub struct CameraArgs {
     pub pattern: String,
     /// Side of one printed square in millimetres (only scales the poses; the lens
     /// parameters do not depend on it).
-    #[arg(long, default_value_t = 25.0)]
+    #[arg(long, default_value_t = 25.0, value_parser = super::values::float_above(0.0, 10_000.0))]
     pub square_mm: f64,
     /// Name of the profile (default "camera"): written to calibration/cameras/NAME.toml.
     #[arg(long, default_value = "camera")]
@@ -116,6 +116,10 @@ fn board(a: BoardProfileArgs) -> anyhow::Result<()> {
             PathBuf::from("calibration/boards").join(format!("{}.toml", a.name))
         }
     };
+    let overlay = out.with_extension("overlay.png");
+    let mut inputs = vec![a.image.as_path()];
+    inputs.extend(a.camera.as_deref());
+    super::paths::check_outputs(&[("--out", &out), ("the overlay", &overlay)], &inputs)?;
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create '{}'", dir.display()))?;
@@ -147,9 +151,8 @@ fn board(a: BoardProfileArgs) -> anyhow::Result<()> {
             found.confidence
         )),
     };
-    std::fs::write(&out, profile.to_toml())
+    crate::record::write_atomic(&out, &profile.to_toml())
         .with_context(|| format!("cannot write '{}'", out.display()))?;
-    let overlay = out.with_extension("overlay.png");
     let mut drawn = image.clone();
     draw_overlay(&mut drawn, &BoardPose::new(grid, found.corners))?;
     let ok = opencv::imgcodecs::imwrite(
@@ -159,7 +162,7 @@ fn board(a: BoardProfileArgs) -> anyhow::Result<()> {
     )
     .unwrap_or(false);
     anyhow::ensure!(ok, "cannot write the overlay '{}'", overlay.display());
-    println!(
+    outln!(
         "found the {grid} grid (confidence {:.2}): wrote {}; check the grid drawn in {}, then record with --profile {}",
         found.confidence,
         out.display(),
@@ -217,14 +220,14 @@ fn camera(a: CameraArgs) -> anyhow::Result<()> {
             .with_context(|| format!("looking for the checkerboard in '{}'", path.display()))?;
         match found {
             Some(corners) => {
-                eprintln!("{}: found", path.display());
+                errln!("{}: found", path.display());
                 if let Some(dir) = &a.draw {
                     draw(dir, path, &img, pattern, &corners)?;
                 }
                 views.push((path.clone(), corners));
             }
             None => {
-                eprintln!("{}: not found", path.display());
+                errln!("{}: not found", path.display());
                 missed.push(path.clone());
             }
         }
@@ -245,21 +248,29 @@ fn camera(a: CameraArgs) -> anyhow::Result<()> {
     profile.date = Some(super::record::today());
     profile.note = a.note.clone();
     for ((path, _), rms) in views.iter().zip(&cal.view_rms_px) {
-        println!("{}: reprojection error {rms:.3} px", path.display());
+        outln!("{}: reprojection error {rms:.3} px", path.display());
     }
     let p = &profile;
-    println!(
+    outln!(
         "{} of {} photos used, {w}x{h}; RMS reprojection error {:.3} px",
         views.len(),
         files.len(),
         p.rms_px.unwrap_or(f64::NAN)
     );
-    println!(
+    outln!(
         "fx {:.2} fy {:.2} cx {:.2} cy {:.2}; k1 {:.5} k2 {:.5} p1 {:.5} p2 {:.5} k3 {:.5}",
-        p.fx, p.fy, p.cx, p.cy, p.k1, p.k2, p.p1, p.p2, p.k3
+        p.fx,
+        p.fy,
+        p.cx,
+        p.cy,
+        p.k1,
+        p.k2,
+        p.p1,
+        p.p2,
+        p.k3
     );
     if p.rms_px.is_some_and(|r| r > 1.0) {
-        eprintln!(
+        errln!(
             "warning: an RMS error over 1 px suggests bad photos (blur, a board that is not flat): \
              drop the photos with the largest errors above and calibrate again"
         );
@@ -270,7 +281,7 @@ fn camera(a: CameraArgs) -> anyhow::Result<()> {
     }
     std::fs::write(&out, profile.to_toml())
         .with_context(|| format!("cannot write '{}'", out.display()))?;
-    println!("camera profile: {}", out.display());
+    outln!("camera profile: {}", out.display());
     Ok(())
 }
 

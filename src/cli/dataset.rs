@@ -26,14 +26,14 @@ pub enum DatasetKind {
         #[arg(long)]
         out: PathBuf,
         /// Share of scenes with a hand over the board.
-        #[arg(long, default_value_t = 0.3)]
+        #[arg(long, default_value_t = 0.3, value_parser = super::values::float_in(0.0, 1.0))]
         hands: f64,
         /// Keep this share of empty sites (boards are mostly empty).
-        #[arg(long, default_value_t = 0.5)]
+        #[arg(long, default_value_t = 0.5, value_parser = super::values::float_in(0.0, 1.0))]
         keep_empty: f64,
         /// Share of scenes drawn from the renderer's presets (overhead club webcam,
         /// vinyl board, travel set, Tablut, oblique Go) with random positions.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = super::values::float_in(0.0, 1.0))]
         presets: f64,
     },
     /// Crops of a real photo set whose licence allows training, with hand-annotated
@@ -52,12 +52,12 @@ pub enum DatasetKind {
         #[arg(long, default_value_t = 4)]
         copies: u32,
         /// Corner jitter, in cells.
-        #[arg(long, default_value_t = 0.06)]
+        #[arg(long, default_value_t = 0.06, value_parser = super::values::float_in(0.0, 0.5))]
         jitter: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Keep this share of empty sites.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, value_parser = super::values::float_in(0.0, 1.0))]
         keep_empty: f64,
         /// Leave out images whose path in the set starts with this (a held-out
         /// evaluation part, such as t3/ of imago-go).
@@ -91,7 +91,7 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
                 let l = sets::random_scene(Rng::derive(seed, i).next_u64(), &opts)?;
                 add(&mut set, &l, keep_empty, &mut rng)?;
                 if (i + 1) % 100 == 0 {
-                    eprintln!("{} scenes, {} crops", i + 1, set.len());
+                    errln!("{} scenes, {} crops", i + 1, set.len());
                 }
             }
             set.write(
@@ -99,7 +99,7 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
                 &serde_json::json!({"source": if presets > 0.0 { "synth-presets" } else { "synth" },
                     "scenes": count, "seed": seed, "hands": hands, "presets": presets}),
             )?;
-            println!(
+            outln!(
                 "{} crops {:?} in {}",
                 set.len(),
                 set.counts(),
@@ -153,7 +153,7 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
                 &serde_json::json!({"source": name, "split": split, "images": refs.len(), "copies": copies}),
             )
             .with_context(|| format!("writing {}", out.display()))?;
-            println!(
+            outln!(
                 "{} crops {:?} in {}",
                 set.len(),
                 set.counts(),

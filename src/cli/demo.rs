@@ -57,14 +57,14 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         light_swing: 0.15,
         bump: None,
     };
-    eprintln!("rendering the Opera Game (Paris, 1858) with hands and changing light...");
+    errln!("rendering the Opera Game (Paris, 1858) with hands and changing light...");
     let clip = write_clip(
         &clip_path,
         &params,
         &game_states(&start, &moves, WhiteSide::Bottom),
         &opts,
     )?;
-    println!(
+    outln!(
         "clip: {} ({} frames)",
         clip_path.display(),
         clip.frames.len()
@@ -73,7 +73,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
     // The corners a user would read off the first frame.
     let c = clip.frames[0].corners;
     let corners = Corners::new(c.map(|[x, y]| (x, y)))?;
-    println!("corners: --corners \"{corners}\"");
+    outln!("corners: --corners \"{corners}\"");
     let pgn = a.pgn.clone().unwrap_or_else(|| a.out.join("opera.pgn"));
     let mut classifier = a.model.load()?;
     let mut source = capture::open(&clip_path.to_string_lossy(), SourceOptions::default())?;
@@ -94,6 +94,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         debug: false,
         progress: false,
         adapt: true,
+        timeline: Default::default(),
     };
     let summary = pipeline::record(
         start.clone(),
@@ -106,8 +107,8 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
     let recorded = parse_pgn(&std::fs::read_to_string(&pgn)?).map_err(anyhow::Error::msg)?;
     let want: Vec<&str> = truth.moves.iter().map(|m| m.san.as_str()).collect();
     let got: Vec<&str> = recorded.moves.iter().map(|m| m.san.as_str()).collect();
-    println!();
-    println!("{:>5}  {:<10} {:<10}", "ply", "true game", "recorded");
+    outln!();
+    outln!("{:>5}  {:<10} {:<10}", "ply", "true game", "recorded");
     let mut matching = 0;
     for i in 0..want.len().max(got.len()) {
         let (w, r) = (
@@ -116,7 +117,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         );
         let ok = w == r;
         matching += ok as usize;
-        println!(
+        outln!(
             "{:>5}  {:<10} {:<10} {}",
             i + 1,
             w,
@@ -124,8 +125,8 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
             if ok { "" } else { "  <-- differs" }
         );
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "{matching} of {} half-moves match; result {} (true {}); white found at the {} edge; PGN: {}",
         want.len(),
         recorded.result,

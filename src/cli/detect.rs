@@ -57,7 +57,7 @@ pub fn run(a: DetectArgs) -> anyhow::Result<()> {
         let view = CropView::new(&pose);
         let rect = view.rectify(&first)?;
         if !classifier.adapt_to(&view, &rect, &classes, |_| true)? {
-            eprintln!("warning: this model has no embedding output; --adapt-fen has no effect");
+            errln!("warning: this model has no embedding output; --adapt-fen has no effect");
         }
     }
     for (k, path) in a.images.iter().enumerate() {
@@ -106,12 +106,12 @@ pub fn run(a: DetectArgs) -> anyhow::Result<()> {
                     .map(|r| (0..grid.cols).map(|c| at(r, c).occluded > 0.5).collect())
                     .collect(),
             };
-            println!("{}", serde_json::to_string(&j)?);
+            outln!("{}", serde_json::to_string(&j)?);
         } else {
-            println!("{name}");
+            outln!("{name}");
             for r in rows {
                 let line: String = (0..grid.cols).map(|c| at(r, c).label()).collect();
-                println!("{line}");
+                outln!("{line}");
             }
         }
     }

@@ -30,11 +30,17 @@ pub struct EvalArgs {
     pub seed: u64,
     /// synth: share of scenes drawn from the renderer's presets (1 = only the
     /// overhead webcam, vinyl, travel set, Tablut and oblique Go scenes).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = super::values::float_in(0.0, 1.0))]
     pub presets: f64,
     #[arg(long, default_value = "../shared/data")]
     pub data: PathBuf,
-    #[arg(long, default_value = "tests/data/real_corners.json")]
+    /// The annotated corners of the real sets (a JSON file; `--corners` is kept
+    /// as another name for it).
+    #[arg(
+        long = "annotations",
+        alias = "corners",
+        default_value = "tests/data/real_corners.json"
+    )]
     pub corners: PathBuf,
     /// Only images whose path in the set starts with one of these (e.g. t3/).
     #[arg(long)]
@@ -126,7 +132,7 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
                 for g in games {
                     let s = super::eval_record::record_bgu_game(&mut classifier, &a.data, g, &dir)?;
                     if a.json {
-                        println!("{}", serde_json::to_string(&s)?);
+                        outln!("{}", serde_json::to_string(&s)?);
                     } else {
                         super::eval_record::print_score(&s);
                     }
@@ -183,7 +189,7 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
     }
     for r in &reports {
         if a.json {
-            println!("{}", serde_json::to_string(r)?);
+            outln!("{}", serde_json::to_string(r)?);
         } else {
             print_report(r);
         }
@@ -331,14 +337,14 @@ fn finish(mut r: EvalReport) -> EvalReport {
 }
 
 fn print_report(r: &EvalReport) {
-    println!("{}", r.name);
+    outln!("{}", r.name);
     if r.not_located > 0 {
-        println!(
+        outln!(
             "  no board found in {} photos (their sites count wrong)",
             r.not_located
         );
     }
-    println!(
+    outln!(
         "  sites {}  accuracy {:.4}%  exact boards {}/{}  flagged hidden {} (accuracy on the rest {:.4}%)",
         r.sites,
         100.0 * r.accuracy,
@@ -347,14 +353,17 @@ fn print_report(r: &EvalReport) {
         r.flagged_hidden,
         100.0 * r.accuracy_unflagged
     );
-    println!("  confusion (rows truth, columns predicted): empty white black hidden");
+    outln!("  confusion (rows truth, columns predicted): empty white black hidden");
     for (name, row) in ["empty", "white", "black", "hidden"]
         .iter()
         .zip(r.confusion)
     {
-        println!(
+        outln!(
             "  {name:>7} {:>7} {:>7} {:>7} {:>7}",
-            row[0], row[1], row[2], row[3]
+            row[0],
+            row[1],
+            row[2],
+            row[3]
         );
     }
 }

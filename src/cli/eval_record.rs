@@ -78,6 +78,7 @@ pub fn record_bgu_game(
         debug: false,
         progress: false,
         adapt: true,
+        timeline: Default::default(),
     };
     classifier.forget_board();
     let summary = pipeline::record(Chess::new(), classifier, source.as_mut(), &job, &mut |_| {})
@@ -103,7 +104,7 @@ pub fn record_bgu_game(
 }
 
 pub fn print_score(s: &GameScore) {
-    println!(
+    outln!(
         "bgu-chess game {}: {} of {} half-moves match (recorded {}{}), {} unexplained changes{}; {}",
         s.game,
         s.matching,

@@ -3,85 +3,184 @@
 //! bar on a terminal that is cleared before any other line is written.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use crate::pipeline::{clock, Event, EventSink};
+use crate::pipeline::{Command, Event, EventSink, Timeline};
+
+/// A progress bar on one line of stderr, redrawn in place; any other line is
+/// written only after clearing it.
+pub struct Bar {
+    err: Box<dyn Write>,
+    on: bool,
+    shown: bool,
+}
+
+impl Bar {
+    /// A bar on stderr when stderr is a terminal; otherwise one that shows nothing.
+    pub fn on_terminal() -> Bar {
+        let on = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        Bar::to(Box::new(std::io::stderr()), on)
+    }
+
+    pub fn to(err: Box<dyn Write>, on: bool) -> Bar {
+        Bar {
+            err,
+            on,
+            shown: false,
+        }
+    }
+
+    /// Draws `done` of `total`, then `extra`.
+    pub fn show(&mut self, done: usize, total: usize, extra: &str) {
+        if !self.on || total == 0 {
+            return;
+        }
+        let pct = (done.min(total) * 100 / total).min(100);
+        let bar = "#".repeat(pct / 4);
+        let _ = write!(
+            self.err,
+            "\r\x1b[2K[{bar:<25}] {pct:>3}% frame {}/{total}{extra}",
+            done.min(total)
+        );
+        let _ = self.err.flush();
+        self.shown = true;
+    }
+
+    /// Clears the bar's line (the cursor back at its start).
+    pub fn clear(&mut self) {
+        if self.shown {
+            let _ = write!(self.err, "\r\x1b[2K");
+            let _ = self.err.flush();
+            self.shown = false;
+        }
+    }
+
+    /// A line of text, after clearing the bar.
+    pub fn line(&mut self, text: &str) {
+        self.clear();
+        let _ = writeln!(self.err, "{text}");
+        let _ = self.err.flush();
+    }
+}
+
+/// Called once White's edge is known (the first still view, or `--white`): what
+/// `record --overlay` draws.
+pub type OnOrientation = Box<dyn FnMut(crate::infer::WhiteSide) -> anyhow::Result<String>>;
 
 pub struct Presenter {
     /// JSON lines on stdout.
     json: bool,
-    /// A progress bar on stderr.
-    bar: bool,
-    /// The bar is on screen (the cursor is at the end of its line).
-    bar_shown: bool,
+    out: Box<dyn Write>,
+    bar: Bar,
+    /// The bar's last frame and total.
+    at: Option<(usize, usize)>,
     /// Half-moves accepted so far, for the bar.
     plies: usize,
-    /// stdout failed once (a closed pipe): say so once and stop writing JSON.
+    /// stdout failed once (a closed pipe, a full disk): said once, JSON stops.
     stdout_broken: bool,
+    /// Set by a signal: the recording is asked to stop.
+    stop: Option<Arc<AtomicBool>>,
+    stop_sent: bool,
+    timeline: Timeline,
+    on_orientation: Option<OnOrientation>,
 }
 
 impl Presenter {
     pub fn new(json: bool, bar: bool) -> Presenter {
+        Presenter::with_writers(
+            json,
+            Box::new(std::io::stdout()),
+            Bar::to(Box::new(std::io::stderr()), bar),
+        )
+    }
+
+    /// A presenter writing JSON to `out` and text to `bar` (tests capture both).
+    pub fn with_writers(json: bool, out: Box<dyn Write>, bar: Bar) -> Presenter {
         Presenter {
             json,
+            out,
             bar,
-            bar_shown: false,
+            at: None,
             plies: 0,
             stdout_broken: false,
+            stop: None,
+            stop_sent: false,
+            timeline: Timeline::Clock,
+            on_orientation: None,
         }
+    }
+
+    /// Asks the recording to stop once `flag` turns true.
+    pub fn stop_on(mut self, flag: Arc<AtomicBool>) -> Presenter {
+        self.stop = Some(flag);
+        self
+    }
+
+    /// Names moments as the record does (photo names for photo folders).
+    pub fn timeline(mut self, timeline: Timeline) -> Presenter {
+        self.timeline = timeline;
+        self
+    }
+
+    /// Half-moves already in the record before this run.
+    pub fn set_base(&mut self, plies: usize) {
+        self.plies = plies;
+    }
+
+    /// Runs `f` when the orientation is decided from the first still view.
+    pub fn on_orientation(mut self, f: OnOrientation) -> Presenter {
+        self.on_orientation = Some(f);
+        self
     }
 
     /// A line on stderr, after clearing the bar.
     pub fn say(&mut self, text: &str) {
-        let mut err = std::io::stderr().lock();
-        if self.bar_shown {
-            let _ = write!(err, "\r\x1b[2K");
-            self.bar_shown = false;
-        }
-        let _ = writeln!(err, "{text}");
+        self.bar.line(text);
     }
 
-    /// Ends the bar's line so that what follows starts on its own.
-    pub fn finish(&mut self) {
-        if self.bar_shown {
-            let _ = writeln!(std::io::stderr());
-            self.bar_shown = false;
+    /// Ends the bar: at 100% when the recording read its input to the end (or
+    /// ended with the game), then cleared so what follows starts on its own line.
+    pub fn finish(&mut self, complete: bool) {
+        if let (true, Some((_, total))) = (complete, self.at) {
+            self.draw(total, total);
         }
+        self.bar.clear();
     }
 
     fn json_line(&mut self, e: &Event) {
         if !self.json || self.stdout_broken {
             return;
         }
-        let mut out = std::io::stdout().lock();
-        if let Err(err) = writeln!(out, "{}", e.to_json()).and_then(|_| out.flush()) {
+        let line = e.to_json();
+        if let Err(err) = writeln!(self.out, "{line}").and_then(|_| self.out.flush()) {
             self.stdout_broken = true;
-            drop(out);
             self.say(&format!(
                 "warning: cannot write events to standard output ({err}); recording goes on"
             ));
         }
     }
 
-    fn progress(&mut self, frame: usize, total: Option<usize>) {
-        if !self.bar {
-            return;
-        }
-        let Some(total) = total.filter(|t| *t > 0) else {
-            return;
-        };
-        let pct = (frame * 100 / total).min(100);
-        let bar = "#".repeat(pct / 4);
+    fn draw(&mut self, frame: usize, total: usize) {
         let plies = self.plies;
         let moves = if plies == 1 {
             "half-move"
         } else {
             "half-moves"
         };
-        let _ = write!(
-            std::io::stderr(),
-            "\r[{bar:<25}] {pct:>3}% frame {frame}/{total}, {plies} {moves}"
-        );
-        self.bar_shown = true;
+        self.bar.show(frame, total, &format!(", {plies} {moves}"));
+    }
+
+    fn progress(&mut self, frame: usize, total: Option<usize>) {
+        let Some(total) = total.filter(|t| *t > 0) else {
+            return;
+        };
+        self.at = Some((frame, total));
+        self.draw(frame, total);
+    }
+
+    fn moment(&self, time: f64) -> String {
+        self.timeline.moment(time)
     }
 }
 
@@ -116,11 +215,26 @@ impl EventSink for Presenter {
                 }
                 return;
             }
-            Event::Move { .. } => self.plies += 1,
+            Event::Move { .. } => {
+                self.plies += 1;
+                if let Some((frame, total)) = self.at {
+                    self.draw(frame, total);
+                }
+            }
             Event::Orientation { white, .. } => {
                 self.say(&format!(
                     "white is at the {white} edge (decided from the first still view)"
                 ));
+                if let (Some(f), Ok(side)) = (
+                    self.on_orientation.as_mut(),
+                    white.parse::<crate::infer::WhiteSide>(),
+                ) {
+                    let said = f(side);
+                    match said {
+                        Ok(text) => self.say(&text),
+                        Err(e) => self.say(&format!("warning: {e:#}")),
+                    }
+                }
             }
             Event::GridSnapped { rows, cols, corners } => self.say(&format!(
                 "moved the grid {rows} rows and {cols} columns to where it reads as the start position: --corners \"{}\"",
@@ -130,44 +244,60 @@ impl EventSink for Presenter {
                 time,
                 squares,
                 advice,
-            } => self.say(&format!(
-                "warning: the view at {} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",
-                clock(*time),
-                squares.len(),
-                squares.join(",")
-            )),
+            } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "warning: the view at {at} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",
+                    squares.len(),
+                    squares.join(",")
+                ))
+            }
             Event::IllegalMove { time, text, .. }
             | Event::PieceRemoved { time, text, .. }
             | Event::Displaced { time, text, .. }
-            | Event::Unreadable { time, text, .. } => self.say(&format!(
-                "warning: {text} at {}; recording waits for a legal position",
-                clock(*time)
-            )),
+            | Event::Unreadable { time, text, .. } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "warning: {text} at {at}; recording waits for a legal position"
+                ))
+            }
             Event::NewGame {
                 time,
                 game,
                 position,
                 after,
-            } => self.say(&format!(
-                "warning: play went on after an irregularity ({after}) at {}: recording game {game} from {position}",
-                clock(*time)
-            )),
-            Event::Unexplained { time, squares } => self.say(&format!(
-                "warning: unexplained change at {}: {} (possible illegal move; recording waits for a legal position)",
-                clock(*time),
-                squares.join(",")
-            )),
-            Event::Regrid { time, corners } => self.say(&format!(
-                "note: the board moved in the image at {}; grid found again at \"{}\"",
-                clock(*time),
-                corners_text(corners)
-            )),
-            Event::Relocated { time, .. } => self.say(&format!(
-                "note: at {time:.1} s the board moved too far to follow; located it again"
-            )),
-            Event::BoardLost { time } => self.say(&format!(
-                "warning: at {time:.1} s the board moved and was not found again; waiting"
-            )),
+            } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "warning: play went on after an irregularity ({after}) at {at}: recording game {game} from {position}"
+                ))
+            }
+            Event::Unexplained { time, squares } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "warning: unexplained change at {at}: {} (possible illegal move; recording waits for a legal position)",
+                    squares.join(",")
+                ))
+            }
+            Event::Regrid { time, corners } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "note: the board moved in the image at {at}; grid found again at \"{}\"",
+                    corners_text(corners)
+                ))
+            }
+            Event::Relocated { time, .. } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "note: at {at} the board moved too far to follow; located it again"
+                ))
+            }
+            Event::BoardLost { time } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "warning: at {at} the board moved and was not found again; waiting"
+                ))
+            }
             Event::SourceWarning { message } => self.say(&format!("warning: {message}")),
             Event::Resynced { .. }
             | Event::SeenTogether { .. }
@@ -177,6 +307,17 @@ impl EventSink for Presenter {
         }
         self.json_line(&event);
     }
+
+    fn poll(&mut self) -> Option<Command> {
+        if self.stop_sent {
+            return None;
+        }
+        if self.stop.as_ref().is_some_and(|f| f.load(Ordering::SeqCst)) {
+            self.stop_sent = true;
+            return Some(Command::Stop);
+        }
+        None
+    }
 }
 
 fn corners_text(c: &[[f64; 2]; 4]) -> String {
@@ -184,4 +325,123 @@ fn corners_text(c: &[[f64; 2]; 4]) -> String {
         .map(|[x, y]| format!("{x:.1},{y:.1}"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A writer tests read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+        }
+    }
+
+    /// A writer that always fails, as stdout does into /dev/full.
+    struct Full;
+
+    impl Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::from_raw_os_error(libc::ENOSPC))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Err(std::io::Error::from_raw_os_error(libc::ENOSPC))
+        }
+    }
+
+    fn a_move(ply: usize) -> Event {
+        Event::Move {
+            time: 1.0,
+            ply,
+            san: "e4".into(),
+            uci: "e2e4".into(),
+            confidence: 0.9,
+            assumed: false,
+        }
+    }
+
+    #[test]
+    fn issue22_the_bar_is_cleared_before_other_lines_counts_moves_and_ends_at_100() {
+        let err = Shared::default();
+        let mut p = Presenter::with_writers(
+            false,
+            Box::new(std::io::sink()),
+            Bar::to(Box::new(err.clone()), true),
+        );
+        p.emit(Event::Progress {
+            frame: 990,
+            total: Some(1000),
+        });
+        p.emit(a_move(1));
+        p.emit(Event::SourceWarning {
+            message: "x".into(),
+        });
+        p.finish(true);
+        let text = err.text();
+        // The warning starts its own line: the bar's line was cleared first.
+        assert!(text.contains("\r\x1b[2Kwarning: x\n"), "{text:?}");
+        assert!(text.contains("99% frame 990/1000, 1 half-move"), "{text:?}");
+        assert!(
+            text.contains("100% frame 1000/1000, 1 half-move"),
+            "{text:?}"
+        );
+        assert!(text.ends_with("\r\x1b[2K"), "{text:?}");
+    }
+
+    #[test]
+    fn issue22_a_broken_events_consumer_is_reported_once_and_the_recording_goes_on() {
+        let err = Shared::default();
+        let mut p =
+            Presenter::with_writers(true, Box::new(Full), Bar::to(Box::new(err.clone()), false));
+        for ply in 1..=5 {
+            p.emit(a_move(ply));
+        }
+        let text = err.text();
+        assert_eq!(text.matches("cannot write events").count(), 1, "{text}");
+        assert_eq!(p.plies, 5);
+    }
+
+    #[test]
+    fn issue22_a_signal_asks_the_recording_to_stop_once() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut p = Presenter::new(false, false).stop_on(flag.clone());
+        assert_eq!(p.poll(), None);
+        flag.store(true, Ordering::SeqCst);
+        assert_eq!(p.poll(), Some(Command::Stop));
+        assert_eq!(p.poll(), None);
+    }
+
+    #[test]
+    fn issue22_photo_folders_are_named_by_photo_in_messages() {
+        let err = Shared::default();
+        let mut p = Presenter::with_writers(
+            false,
+            Box::new(std::io::sink()),
+            Bar::to(Box::new(err.clone()), false),
+        )
+        .timeline(Timeline::Photos {
+            fps: 1.0,
+            names: vec!["a.jpg".into(), "b.jpg".into()],
+        });
+        p.emit(Event::Unexplained {
+            time: 1.0,
+            squares: vec!["e4".into()],
+        });
+        assert!(err.text().contains("at photo 'b.jpg'"), "{}", err.text());
+    }
 }

@@ -3,8 +3,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::json;
 
+use super::board::read_frame;
 use super::rectify::write_image;
-use crate::capture::read_image;
 use crate::geometry::{draw_overlay, BoardPose, GridSpec};
 use crate::locate::eval::{real_trials, summary, synth_trial, Trial, BANDS};
 use crate::locate::locate;
@@ -37,8 +37,13 @@ pub struct LocateArgs {
     /// --eval-real: the real photo sets.
     #[arg(long, default_value = "../shared/data")]
     pub data: PathBuf,
-    /// --eval-real: the annotated corners.
-    #[arg(long, default_value = "tests/data/real_corners.json")]
+    /// --eval-real: the annotated corners (a JSON file; `--corners` elsewhere is a
+    /// quadrilateral, so this is `--annotations`, with `--corners` kept as before).
+    #[arg(
+        long = "annotations",
+        alias = "corners",
+        default_value = "tests/data/real_corners.json"
+    )]
     pub corners: PathBuf,
     /// --eval-synth: write the frames located worse than a quarter cell here, grid drawn.
     #[arg(long)]
@@ -62,9 +67,7 @@ pub fn run(a: LocateArgs) -> anyhow::Result<()> {
     let mut failed = 0;
     for path in &a.images {
         let name = path.display().to_string();
-        let result = read_image(path)
-            .map_err(anyhow::Error::from)
-            .and_then(|img| Ok((locate(&img, grid)?, img)));
+        let result = read_frame(path, None).and_then(|img| Ok((locate(&img, grid)?, img)));
         match result {
             Ok((found, img)) => {
                 let pts = found.corners.points();
@@ -72,7 +75,7 @@ pub fn run(a: LocateArgs) -> anyhow::Result<()> {
                     let corners: Vec<[f64; 2]> =
                         pts.iter().map(|p| [round2(p.0), round2(p.1)]).collect();
                     let conf = (found.confidence * 1000.0).round() / 1000.0;
-                    println!(
+                    outln!(
                         "{}",
                         json!({"image": name, "corners": corners, "confidence": conf})
                     );
@@ -81,32 +84,35 @@ pub fn run(a: LocateArgs) -> anyhow::Result<()> {
                         .iter()
                         .map(|p| format!("{:.1},{:.1}", p.0, p.1))
                         .collect();
-                    println!(
+                    outln!(
                         "{name}: --corners \"{}\" (confidence {:.2})",
                         text.join(" "),
                         found.confidence
                     );
                 }
                 if let Some(dir) = &a.overlay {
+                    let out = overlay_path(dir, path);
+                    let inputs: Vec<&Path> = a.images.iter().map(|p| p.as_path()).collect();
+                    super::paths::check_outputs(&[("--overlay", &out)], &inputs)?;
                     let mut view = img;
                     draw_overlay(&mut view, &BoardPose::new(grid, found.corners))?;
-                    write_image(&overlay_path(dir, path), &view)?;
+                    write_image(&out, &view)?;
                 }
             }
             Err(e) => {
                 failed += 1;
                 if a.json {
-                    println!("{}", json!({"image": name, "error": format!("{e:#}")}));
+                    outln!("{}", json!({"image": name, "error": format!("{e:#}")}));
                 } else {
-                    println!("{name}: {e:#}");
+                    outln!("{name}: {e:#}");
                 }
             }
         }
     }
     anyhow::ensure!(
         failed == 0,
-        "{failed} of {} images: no grid located",
-        a.images.len()
+        "{failed} of {}: no grid located",
+        super::values::plural(a.images.len(), "image", "images")
     );
     Ok(())
 }
@@ -115,12 +121,18 @@ fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
+/// The overlay of `image` in `dir`: the photo's own name, so `photo7.jpeg` stays
+/// `photo7.jpeg`; a video's first frame becomes `clip.mp4.jpg`.
 fn overlay_path(dir: &Path, image: &Path) -> PathBuf {
-    let stem = image
-        .file_stem()
+    let name = image
+        .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "image".into());
-    dir.join(format!("{stem}.jpg"))
+    if crate::capture::is_image_path(image) {
+        dir.join(name)
+    } else {
+        dir.join(format!("{name}.jpg"))
+    }
 }
 
 fn eval_synth(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
@@ -138,7 +150,7 @@ fn eval_synth(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
         .split(',')
         .map(|g| g.parse::<GridSpec>())
         .collect::<Result<_, _>>()?;
-    println!(
+    outln!(
         "rendered scenes {w}x{h}, seeds from {}, elevation 30-90 degrees, pieces on 5-60% of sites",
         a.seed
     );
@@ -165,14 +177,14 @@ fn eval_synth(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
             }
             trials.push(t);
         }
-        println!("{grid}: all        {}", summary(&trials));
+        outln!("{grid}: all        {}", summary(&trials));
         for (lo, hi) in BANDS {
             let band: Vec<Trial> = trials
                 .iter()
                 .filter(|t| (lo..hi).contains(&t.elevation_deg))
                 .cloned()
                 .collect();
-            println!(
+            outln!(
                 "{grid}: {lo:2.0}-{:2.0} deg  {}",
                 hi.floor(),
                 summary(&band)
@@ -189,18 +201,30 @@ fn eval_real(a: &LocateArgs) -> anyhow::Result<()> {
         let trials = match real_trials(&a.data, &a.corners, set, |name, t| {
             if verbose {
                 match t.error_cells {
-                    Some(e) => println!("  {name}: error {e:.3} cells, {:.0} ms", t.ms),
-                    None => println!("  {name}: not found, {:.0} ms", t.ms),
+                    Some(e) => outln!("  {name}: error {e:.3} cells, {:.0} ms", t.ms),
+                    None => outln!("  {name}: not found, {:.0} ms", t.ms),
                 }
             }
         }) {
             Ok(t) => t,
             Err(e) => {
-                println!("{set}: skipped ({e:#})");
+                outln!("{set}: skipped ({e:#})");
                 continue;
             }
         };
-        println!("{set}: {}", summary(&trials));
+        outln!("{set}: {}", summary(&trials));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn issue22_overlays_keep_the_photo_name_and_extension() {
+        let dir = std::path::Path::new("out");
+        let p = |s: &str| super::overlay_path(dir, std::path::Path::new(s));
+        assert_eq!(p("a/photo7.jpeg"), dir.join("photo7.jpeg"));
+        assert_eq!(p("b/IMG_1.PNG"), dir.join("IMG_1.PNG"));
+        assert_eq!(p("clip.mp4"), dir.join("clip.mp4.jpg"));
+    }
 }

@@ -1,5 +1,7 @@
 //! The command line: raw flags as typed (clap), resolved into what each run needs.
 
+#[macro_use]
+pub mod out;
 mod bench;
 mod bench_record;
 mod board;
@@ -12,10 +14,13 @@ mod eval_record;
 mod events;
 mod locate;
 mod model;
+mod paths;
 mod perft;
 mod record;
 mod rectify;
 pub mod render;
+pub mod signals;
+mod values;
 
 use clap::{Parser, Subcommand};
 
@@ -35,31 +40,121 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Find the board's grid in photos: its four corners, as JSON or --corners text.
+    /// Record a game from a video, a camera, a stream or a folder of photos.
+    Record(Box<record::RecordArgs>),
+    /// Find the board's grid in photos (or a video's first frame): its four corners.
     Locate(Box<locate::LocateArgs>),
     /// Warp a camera view of a board to a top-down grid, and draw the grid on the photo.
     Rectify(rectify::RectifyArgs),
-    /// Make a perspective view of a known board and rectify it (what `make demo` runs).
-    Demo(demo::DemoArgs),
     /// Classify every cell of board photos: empty, white or black piece, hidden.
     Detect(detect::DetectArgs),
-    /// Export training crops (rendered scenes, or licensed real photos).
-    Dataset(dataset::DatasetArgs),
-    /// Render labelled images, game clips and contact sheets (tests, demo, training).
+    /// Measure the camera: `calibrate camera` makes a lens profile for `--camera`,
+    /// `calibrate board` a board profile for `--profile`.
+    Calibrate(calibrate::CalibrateArgs),
+    /// Count the leaf move sequences of a given depth (tests a rules engine).
+    Perft(perft::PerftArgs),
+    /// Render the Opera Game as a clip, record it and compare the record with the
+    /// true game (what `make demo` runs).
+    Demo(demo::DemoArgs),
+    /// Render labelled images, game clips, photo series and contact sheets.
     Render(render::RenderArgs),
     /// Measure the classifier on a labelled set: per-site accuracy, exact boards, confusion.
     Eval(eval::EvalArgs),
+    /// Export training crops (rendered scenes, or licensed real photos).
+    Dataset(dataset::DatasetArgs),
     /// Measure the hot paths (medians): rendering, classification, inference, recording.
     Bench(bench::BenchArgs),
-    /// Record a game from a video, a camera or a folder of photos.
-    Record(Box<record::RecordArgs>),
-    /// Count the leaf move sequences of a given depth (tests a rules engine).
-    Perft(perft::PerftArgs),
-    /// Measure the camera: `calibrate camera` makes a lens profile for `--camera`.
-    Calibrate(calibrate::CalibrateArgs),
+}
+
+/// The command line is wrong: a flag's value malformed or out of range, flags that
+/// conflict or are missing. Exit status 2, as clap gives its own usage errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// A recording ended with its record written but not to be trusted as complete:
+/// nothing recorded, out of sync, or the input ended early. Exit status 3.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Incomplete(pub String);
+
+/// A usage error with a formatted message.
+macro_rules! usage {
+    ($($arg:tt)*) => {
+        anyhow::Error::new($crate::cli::UsageError(format!($($arg)*)))
+    };
+}
+pub(crate) use usage;
+
+/// The exit status for an error (see the README's table): 2 for usage errors, 3
+/// for an incomplete recording, 1 for everything else.
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    if e.downcast_ref::<UsageError>().is_some() {
+        2
+    } else if e.downcast_ref::<Incomplete>().is_some() {
+        3
+    } else {
+        1
+    }
+}
+
+/// An error as one line: causes joined by `: `, line breaks folded, and OpenCV's
+/// raw assertion texts (source paths, condition codes) cut to what they say.
+pub fn error_line(e: &anyhow::Error) -> String {
+    let text = format!("{e:#}");
+    let text = tidy_opencv(&text);
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `OpenCV(4.6.0) /build/.../resize.cpp:4052: error: (-215:Assertion failed)
+/// !ssize.empty() in function 'resize'` becomes `OpenCV could not process the
+/// image (resize: !ssize.empty())`.
+fn tidy_opencv(text: &str) -> String {
+    let Some(start) = text.find("OpenCV(") else {
+        return text.to_string();
+    };
+    let rest = &text[start..];
+    let Some(err) = rest.find("error: (") else {
+        return text.to_string();
+    };
+    let after = &rest[err + "error: (".len()..];
+    let Some(close) = after.find(')') else {
+        return text.to_string();
+    };
+    let detail = after[close + 1..].trim();
+    let (cond, func) = match detail.rfind(" in function '") {
+        Some(i) => (
+            detail[..i].trim(),
+            detail[i + " in function '".len()..]
+                .trim_end()
+                .trim_end_matches('\'')
+                .split('\'')
+                .next()
+                .unwrap_or(""),
+        ),
+        None => (detail, ""),
+    };
+    let what = if func.is_empty() {
+        cond.to_string()
+    } else {
+        format!("{func}: {cond}")
+    };
+    format!(
+        "{}OpenCV could not process the image ({what})",
+        &text[..start]
+    )
+}
+
+/// Whether the command wants SIGPIPE ignored: a recording goes on when the reader
+/// of its `--events` goes away; other commands end quietly, as `head` expects.
+pub fn keeps_running_on_sigpipe(cli: &Cli) -> bool {
+    matches!(cli.command, Command::Record(_))
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    // OpenCV's own log lines (GStreamer warnings before "camera 0 could not be
+    // opened") would come before our clear message; our errors say what matters.
+    let _ = opencv::core::set_log_level(opencv::core::LogLevel::LOG_LEVEL_SILENT);
     match cli.command {
         Command::Locate(a) => locate::run(*a),
         Command::Rectify(a) => rectify::run(a),
@@ -72,5 +167,24 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Dataset(a) => dataset::run(a),
         Command::Detect(a) => detect::run(a),
         Command::Calibrate(a) => calibrate::run(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn opencv_assertions_are_cut_to_what_they_say() {
+        let raw = "recording 'a': OpenCV(4.6.0) /build/opencv-x/modules/imgproc/src/resize.cpp:4052: error: (-215:Assertion failed) !ssize.empty() in function 'resize'\n";
+        let e = anyhow::anyhow!(raw.to_string());
+        assert_eq!(
+            super::error_line(&e),
+            "recording 'a': OpenCV could not process the image (resize: !ssize.empty())"
+        );
+        let e = anyhow::Error::new(super::UsageError("x".into()));
+        assert_eq!(super::exit_code(&e), 2);
+        assert_eq!(super::exit_code(&e.context("more")), 2);
+        let e = anyhow::Error::new(super::Incomplete("y".into())).context("z");
+        assert_eq!(super::exit_code(&e), 3);
+        assert_eq!(super::exit_code(&anyhow::anyhow!("other")), 1);
     }
 }

@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 
 use crate::rules::{self, GameKind, Rules};
@@ -16,17 +16,24 @@ pub struct PerftArgs {
     /// Start position in the game's own text format (same as --fen; Tablut's name for it).
     #[arg(long)]
     pub position: Option<String>,
-    /// Number of plies.
-    #[arg(long)]
+    /// Number of plies, 0 to 20 (a count deeper than that would not end in a
+    /// lifetime, and the search recurses once a ply).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_DEPTH as i64))]
     pub depth: u32,
     /// Also print the count below each legal move of the start position.
     #[arg(long)]
     pub divide: bool,
 }
 
+pub const MAX_DEPTH: u32 = 20;
+
 pub fn run(a: PerftArgs) -> anyhow::Result<()> {
     let position = match (&a.fen, &a.position) {
-        (Some(_), Some(_)) => bail!("give the start position once, with --fen or --position"),
+        (Some(_), Some(_)) => {
+            return Err(super::usage!(
+                "give the start position once, with --fen or --position"
+            ))
+        }
         (f, p) => f.as_deref().or(p.as_deref()),
     };
     match a.game {
@@ -67,11 +74,11 @@ fn count<R: Rules>(game: &R, depth: u32, divide: bool) -> anyhow::Result<()> {
             let mut next = game.clone();
             let id = game.move_id(&m);
             next.play(&m);
-            println!("{id}: {}", next.perft(depth - 1));
+            outln!("{id}: {}", next.perft(depth - 1));
         }
     }
     let n = game.perft(depth);
-    eprintln!("depth {depth}: {:.3} s", start.elapsed().as_secs_f64());
-    println!("{n}");
+    errln!("depth {depth}: {:.3} s", start.elapsed().as_secs_f64());
+    outln!("{n}");
     Ok(())
 }

@@ -1,15 +1,18 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
 
 use super::events::Presenter;
-use super::{BoardArgs, ModelArgs};
+use super::values::plural;
+use super::{signals, usage, BoardArgs, Incomplete, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
+use crate::geometry::{BoardPose, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
-use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary};
-use crate::record::log::{RecordTags, Recordable};
+use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary, Timeline};
+use crate::record::log::{GameRecord, RecordFile, RecordTags, Recordable};
+use crate::record::RecordLock;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
@@ -19,16 +22,36 @@ use crate::track::TrackConfig;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum RecordGame {
     Chess,
-    #[value(name = "russian-draughts")]
+    #[value(name = "russian-draughts", alias = "draughts")]
     RussianDraughts,
     Tablut,
     Free,
 }
 
+impl RecordGame {
+    /// The grid the game is played on; None for `free`, which takes any.
+    fn grid(self) -> Option<GridSpec> {
+        match self {
+            RecordGame::Chess | RecordGame::RussianDraughts => Some(GridSpec::cells(8, 8)),
+            RecordGame::Tablut => Some(GridSpec::cells(9, 9)),
+            RecordGame::Free => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            RecordGame::Chess => "chess",
+            RecordGame::RussianDraughts => "russian-draughts",
+            RecordGame::Tablut => "tablut",
+            RecordGame::Free => "free",
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct RecordArgs {
-    /// The game: chess, russian-draughts, tablut, or free (no rules: every stable
-    /// change of the sites as placements and removals, any grid).
+    /// The game: chess, russian-draughts (or draughts), tablut, or free (no rules:
+    /// every stable change of the sites as placements and removals, any grid).
     #[arg(long, default_value = "chess")]
     pub game: RecordGame,
     /// A video file, a folder of photos, a single photo, camera:N, or a stream URL.
@@ -38,8 +61,8 @@ pub struct RecordArgs {
     pub board: BoardArgs,
     /// The edge of the corner quadrilateral on White's side (bottom = BL→BR), or auto
     /// to decide from the first still view against the start position.
-    #[arg(long, default_value = "auto")]
-    pub white: String,
+    #[arg(long, default_value = "auto", value_parser = parse_white)]
+    pub white: std::option::Option<WhiteSide>,
     /// Start position (chess FEN, or PDN FEN for draughts); default the game's start.
     #[arg(long)]
     pub fen: Option<String>,
@@ -55,6 +78,18 @@ pub struct RecordArgs {
     /// Where to write the record (any game).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Go on with the game in the record (after a crash, a closed laptop, a camera
+    /// unplugged): from the position after its last move, with its tags and
+    /// comments. Without it, a record that already holds a game is not touched.
+    #[arg(long, conflicts_with = "force")]
+    pub resume: bool,
+    /// Replace a record that already holds a game.
+    #[arg(long)]
+    pub force: bool,
+    /// Write the first view of the board with the grid drawn, a1 and White's edge
+    /// marked (once White's edge is known): the picture to check before a game.
+    #[arg(long)]
+    pub overlay: Option<PathBuf>,
     /// Print JSON lines on stdout: one per accepted move, unexplained change, sync change.
     #[arg(long)]
     pub events: bool,
@@ -62,21 +97,27 @@ pub struct RecordArgs {
     #[arg(long)]
     pub debug: bool,
     /// Frames per second for photo folders (timestamps), or to override a video's rate.
-    #[arg(long)]
+    #[arg(long, value_parser = super::values::float_in(0.001, 1000.0))]
     pub fps: Option<f64>,
     /// Videos and cameras: look at no more than this many frames a second (the
     /// rest are decoded but not converted or analysed); 0 looks at every frame.
-    #[arg(long, default_value_t = 15.0)]
+    #[arg(long, default_value_t = 15.0, value_parser = super::values::float_in(0.0, 1000.0))]
     pub max_fps: f64,
-    /// Seconds the board must be still before a view counts (default 0.4; photo
-    /// folders: 0, every photo is a candidate state).
-    #[arg(long)]
+    /// Seconds the board must be still before a view counts (default 0.4; photos:
+    /// 0, every photo is a candidate state).
+    #[arg(long, value_parser = super::values::float_in(0.0, 60.0))]
     pub quiet: Option<f64>,
-    /// Record tags.
+    /// Cameras and streams: seconds to keep reconnecting when frames stop before
+    /// the recording ends.
+    #[arg(long, default_value_t = 60.0, value_parser = super::values::float_in(0.0, 86_400.0))]
+    pub reconnect: f64,
+    /// The Event tag: the tournament or match.
     #[arg(long, default_value = "")]
     pub event: String,
+    /// The Site tag: where the game is played (city, club).
     #[arg(long, default_value = "")]
     pub site: String,
+    /// The Round tag.
     #[arg(long, default_value = "")]
     pub round: String,
     /// Name of the player of the white pieces.
@@ -85,8 +126,8 @@ pub struct RecordArgs {
     /// Name of the player of the black pieces.
     #[arg(long = "black-name", default_value = "")]
     pub black_name: String,
-    /// Date tag, YYYY.MM.DD (default today).
-    #[arg(long)]
+    /// Date tag, YYYY.MM.DD, ? for unknown digits (default today).
+    #[arg(long, value_parser = super::values::date)]
     pub date: Option<String>,
     /// Do not adapt the classifier to this board at the first still view.
     #[arg(long)]
@@ -98,41 +139,193 @@ pub struct RecordArgs {
     pub model: ModelArgs,
 }
 
+/// `--white`: an edge, or `auto` (None).
+fn parse_white(s: &str) -> Result<Option<WhiteSide>, String> {
+    match s {
+        "auto" => Ok(None),
+        s => s.parse::<WhiteSide>().map(Some),
+    }
+}
+
+/// The record's path and the flag that named it, checked against the game.
+fn output(a: &RecordArgs) -> anyhow::Result<(&'static str, PathBuf)> {
+    let (flag, path) = match (&a.pgn, &a.pdn, &a.out) {
+        (Some(p), None, None) => ("--pgn", p),
+        (None, Some(p), None) => ("--pdn", p),
+        (None, None, Some(p)) => ("--out", p),
+        (None, None, None) => {
+            return Err(usage!(
+                "say where to write the record: --pgn, --pdn or --out"
+            ))
+        }
+        _ => return Err(usage!("give one output: --pgn, --pdn or --out")),
+    };
+    match (flag, a.game) {
+        ("--pgn", RecordGame::Chess) | ("--pdn", RecordGame::RussianDraughts) | ("--out", _) => {}
+        ("--pgn", g) => {
+            return Err(usage!(
+                "--pgn is for chess records; a {} record goes to --out (or --pdn for draughts)",
+                g.name()
+            ))
+        }
+        (_, g) => {
+            return Err(usage!(
+                "--pdn is for draughts records; a {} record goes to --out (or --pgn for chess)",
+                g.name()
+            ))
+        }
+    }
+    Ok((flag, path.clone()))
+}
+
+/// What is in the record file before the recording starts.
+enum Existing {
+    /// No file, or one with nothing in it.
+    Nothing,
+    /// Text of a record.
+    Record(String),
+}
+
+fn existing(path: &Path) -> anyhow::Result<Existing> {
+    match std::fs::read(path) {
+        Ok(bytes) if bytes.iter().all(|b| b.is_ascii_whitespace()) => Ok(Existing::Nothing),
+        Ok(bytes) => Ok(Existing::Record(String::from_utf8(bytes).map_err(
+            |_| anyhow::anyhow!("'{}' is not a text record", path.display()),
+        )?)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Existing::Nothing),
+        Err(e) => bail!("cannot read the record '{}': {e}", path.display()),
+    }
+}
+
 pub fn run(a: RecordArgs) -> anyhow::Result<()> {
-    let out = match (&a.pgn, &a.pdn, &a.out) {
-        (Some(p), None, None) | (None, Some(p), None) | (None, None, Some(p)) => p.clone(),
-        (None, None, None) => bail!("say where to write the record: --pgn, --pdn or --out"),
-        _ => bail!("give one output: --pgn, --pdn or --out"),
+    let (out_flag, out) = output(&a)?;
+    if a.resume && a.game == RecordGame::Free {
+        return Err(usage!(
+            "--resume goes on with a game of chess, draughts or Tablut; a --game free log cannot be resumed (use --force, or another --out)"
+        ));
+    }
+    if a.fen.is_some() && a.position.is_some() {
+        return Err(usage!(
+            "give the start position once, with --fen or --position"
+        ));
+    }
+    if (a.fen.is_some() || a.position.is_some()) && a.resume {
+        return Err(usage!(
+            "--resume starts from the record's last position; leave out --fen and --position"
+        ));
+    }
+    let mut board = a.board.clone();
+    board.default_grid = a.game.grid();
+    let profile = board.load_profile()?;
+    let grid = board.grid(profile.as_ref())?;
+    if let Some(want) = a.game.grid() {
+        if grid != want {
+            return Err(usage!(
+                "{} is played on a {want} grid, not {grid}: leave out --grid, or give --grid {want}",
+                a.game.name()
+            ));
+        }
+    }
+    if let Some(o) = &a.overlay {
+        if !crate::capture::is_image_path(o) {
+            return Err(usage!(
+                "--overlay '{}' must name an image: .png or .jpg",
+                o.display()
+            ));
+        }
+    }
+
+    // What is read must never be written over, and what is written must be a
+    // regular file (or nothing yet).
+    let input_path = Path::new(&a.input);
+    let mut inputs: Vec<&Path> = Vec::new();
+    if !a.input.starts_with("camera:") && !crate::capture::is_stream_url(&a.input) {
+        inputs.push(input_path);
+    }
+    inputs.extend(board.profile.as_deref());
+    inputs.extend(board.camera.as_deref());
+    inputs.extend(a.model.model.as_deref());
+    let mut outputs = vec![(out_flag, out.as_path())];
+    if let Some(o) = &a.overlay {
+        outputs.push(("--overlay", o.as_path()));
+    }
+    super::paths::check_outputs(&outputs, &inputs)?;
+
+    // One recorder per record; the lock is held until the run ends.
+    let _lock = RecordLock::acquire(&out).map_err(anyhow::Error::msg)?;
+    let previous = match existing(&out)? {
+        Existing::Nothing => None,
+        Existing::Record(_) if a.force => None,
+        Existing::Record(text) if a.resume => Some(text),
+        Existing::Record(_) => bail!(
+            "'{}' already holds a record: --resume goes on with its game, --force replaces it",
+            out.display()
+        ),
     };
-    let white = match a.white.as_str() {
-        "auto" => None,
-        s => Some(s.parse::<WhiteSide>().map_err(anyhow::Error::msg)?),
-    };
+    if a.resume && previous.is_none() && !a.force {
+        errln!(
+            "note: '{}' holds no record yet; starting a new one",
+            out.display()
+        );
+    }
+
+    let stop = signals::install();
     let mut classifier = a.model.load()?;
-    let lens = a.board.undistorter()?;
-    let mut source = capture::open(
+    let lens = board.undistorter()?;
+    let source = capture::open(
         &a.input,
         SourceOptions {
             fps: a.fps,
             max_fps: (a.max_fps > 0.0).then_some(a.max_fps),
+            reconnect_s: Some(a.reconnect),
+            interrupt: Some(stop.clone()),
         },
     )?;
-    if let Some(lens) = lens {
-        source = Box::new(capture::UndistortedSource::new(source, lens));
-    }
+    let source: Box<dyn FrameSource> = match lens {
+        Some(lens) => Box::new(capture::UndistortedSource::new(source, lens)),
+        None => source,
+    };
+    let photos: Option<Vec<String>> = source.photos().map(|files| {
+        files
+            .iter()
+            .map(|p| {
+                p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                )
+            })
+            .collect()
+    });
+    let timeline = match &photos {
+        Some(names) => Timeline::Photos {
+            fps: source.fps(),
+            names: names.clone(),
+        },
+        None => Timeline::Clock,
+    };
     let Found {
         pose,
         located_in,
         mut source,
-    } = find_board(&a.board, source)?;
-    let folder = std::path::Path::new(&a.input).is_dir();
+        first,
+    } = find_board(&board, source, &stop, &a.input)?;
+    let Some(first) = first else {
+        bail!(
+            "'{}' gave no frame{}",
+            a.input,
+            match stop_reason() {
+                Some(s) => format!(" before {s}"),
+                None => String::new(),
+            }
+        );
+    };
     let track = TrackConfig {
-        quiet_s: a.quiet.unwrap_or(if folder { 0.0 } else { 0.4 }),
+        quiet_s: a.quiet.unwrap_or(if photos.is_some() { 0.0 } else { 0.4 }),
         ..TrackConfig::default()
     };
     let job = RecordJob {
         pose,
-        white,
+        white: a.white,
         track,
         infer: InferConfig {
             // A photo may be taken with a hand still over the board: a change no
@@ -152,33 +345,59 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         debug: a.debug || std::env::var_os("BOARDSCRIBE_DEBUG").is_some(),
         progress: true,
         adapt: !a.no_adapt,
+        timeline: timeline.clone(),
     };
-    let bar = source.is_offline() && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let mut presenter = Presenter::new(a.events, bar);
-    let start = a.fen.as_deref().or(a.position.as_deref());
-    let summary = match a.game {
+    let offline = source.is_offline();
+    let bar = offline && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut presenter = Presenter::new(a.events, bar)
+        .stop_on(stop.clone())
+        .timeline(timeline);
+
+    // The overlay: the first view with the grid, and a1 and White's edge once
+    // White's edge is known.
+    if let Some(path) = &a.overlay {
+        let frame = located_in.clone().unwrap_or(first);
+        let mut draw = overlay_writer(path.clone(), frame, pose);
+        match a
+            .white
+            .or(a.game.grid().is_none().then_some(WhiteSide::Bottom))
+        {
+            Some(side) => presenter.say(&draw(Some(side))?),
+            None => {
+                presenter.say(&draw(None)?);
+                presenter = presenter.on_orientation(Box::new(move |side| draw(Some(side))));
+            }
+        }
+    }
+
+    let outcome = match a.game {
         RecordGame::Free => {
             let s = pipeline::record_free(&mut classifier, source.as_mut(), &job, &mut presenter)
                 .with_context(|| format!("recording '{}'", a.input));
-            presenter.finish();
+            presenter.finish(s.is_ok() && stop_reason().is_none());
             let s = s?;
-            eprintln!(
-                "recorded {} changes from {} frames ({} still views, {} sites classified) into {}",
-                s.changes,
-                s.frames,
-                s.still_views,
-                s.sites_read,
+            presenter.say(&format!(
+                "recorded {} from {} ({}, {} classified) into {}",
+                plural(s.changes, "change", "changes"),
+                plural(s.frames, "frame", "frames"),
+                plural(s.still_views, "still view", "still views"),
+                plural(s.sites_read, "site", "sites"),
                 out.display()
-            );
-            return Ok(());
+            ));
+            let mut problems = Vec::new();
+            if s.still_views == 0 {
+                problems.push(no_still_view(&track, s.frames));
+            }
+            return finish(problems, source.as_ref(), offline, &out);
         }
         RecordGame::Chess => {
-            let g = match start {
+            let g = match &a.fen {
                 Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
                 None => Chess::new(),
             };
             record_game(
                 g,
+                previous.as_deref(),
                 &mut classifier,
                 source.as_mut(),
                 job,
@@ -188,12 +407,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         }
         RecordGame::RussianDraughts => {
             let o = DraughtsOptions::default();
-            let g = match start {
+            let g = match &a.fen {
                 Some(f) => RussianDraughts::from_fen(f, o).map_err(anyhow::Error::msg)?,
                 None => RussianDraughts::new(o),
             };
             record_game(
                 g,
+                previous.as_deref(),
                 &mut classifier,
                 source.as_mut(),
                 job,
@@ -206,12 +426,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             if a.white_first {
                 o.first_move = crate::rules::Side::White;
             }
-            let g = match start {
+            let g = match a.position.as_deref().or(a.fen.as_deref()) {
                 Some(p) => Tablut::from_position(p, o).map_err(anyhow::Error::msg)?,
                 None => Tablut::new(o),
             };
             record_game(
                 g,
+                previous.as_deref(),
                 &mut classifier,
                 source.as_mut(),
                 job,
@@ -221,39 +442,157 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         }
     }
     .with_context(|| format!("recording '{}'", a.input));
-    presenter.finish();
-    let summary = summary?;
-    eprintln!(
-        "recorded {} half-moves from {} frames ({} still views, {} sites classified, {} unexplained changes{}) into {}",
-        summary.plies,
-        summary.frames,
-        summary.still_views,
-        summary.sites_read,
-        summary.unexplained,
+    presenter.finish(outcome.is_ok() && stop_reason().is_none());
+    let (summary, base) = outcome?;
+    let total = if base > 0 {
+        format!(" ({} in all)", summary.plies + base)
+    } else {
+        String::new()
+    };
+    presenter.say(&format!(
+        "recorded {}{total} from {} ({}, {} classified, {}{}) into {}",
+        plural(summary.plies, "half-move", "half-moves"),
+        plural(summary.frames, "frame", "frames"),
+        plural(summary.still_views, "still view", "still views"),
+        plural(summary.sites_read, "site", "sites"),
+        plural(
+            summary.unexplained,
+            "unexplained change",
+            "unexplained changes"
+        ),
         if summary.in_sync {
             ""
         } else {
             "; ended out of sync"
         },
         out.display()
-    );
-    Ok(())
+    ));
+    let mut problems = Vec::new();
+    if summary.still_views == 0 {
+        problems.push(no_still_view(&track, summary.frames));
+    } else if summary.plies == 0 {
+        problems.push(format!(
+            "no move was recorded{} in {} of the board",
+            if base > 0 {
+                " after the resumed record's last"
+            } else {
+                ""
+            },
+            plural(summary.still_views, "still view", "still views")
+        ));
+    }
+    if !summary.in_sync {
+        problems.push(
+            "the recording ended out of sync: the board shows a change no legal move explains (see the record's last comment)".to_string(),
+        );
+    }
+    finish(problems, source.as_ref(), offline, &out)
 }
 
-/// Records `game`; a grid located automatically in `located_in` is first moved by
-/// whole cells to where that frame reads most like the game's start.
+/// Why nothing came of the frames read.
+fn no_still_view(track: &TrackConfig, frames: usize) -> String {
+    format!(
+        "nothing was recorded: the board was never still for --quiet {} s in {}",
+        track.quiet_s,
+        plural(frames, "frame", "frames")
+    )
+}
+
+/// The signal that stopped the recording, by name.
+fn stop_reason() -> Option<String> {
+    signals::caught().map(signals::name)
+}
+
+/// The end of a recording: exit status 0, or 3 with every reason on one line when
+/// the record, written as it is, is not to be trusted as complete.
+fn finish(
+    mut problems: Vec<String>,
+    source: &dyn FrameSource,
+    offline: bool,
+    out: &Path,
+) -> anyhow::Result<()> {
+    if let Some(why) = source.end_reason() {
+        problems.insert(0, why);
+    }
+    if let Some(sig) = stop_reason() {
+        // Stopping a camera or a stream is how a live recording ends; a file
+        // stopped half-way is not recorded whole.
+        if offline {
+            problems.insert(0, format!("stopped by {sig} before the end of the input"));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(anyhow::Error::new(Incomplete(format!(
+        "the record '{}' is incomplete: {}",
+        out.display(),
+        problems.join("; ")
+    ))))
+}
+
+/// Draws the overlay for `record --overlay`: the grid, and a1 and White's edge
+/// once the side is known.
+fn overlay_writer(
+    path: PathBuf,
+    frame: opencv::core::Mat,
+    pose: BoardPose,
+) -> impl FnMut(Option<WhiteSide>) -> anyhow::Result<String> {
+    move |side| {
+        let mut img = frame.clone();
+        crate::geometry::draw_overlay(&mut img, &pose)?;
+        let mut said = format!("overlay: {}", path.display());
+        if let Some(side) = side {
+            let (rows, cols) = (pose.grid.rows, pose.grid.cols);
+            let a1 = side.site(crate::rules::Square::new(0, 0), rows, cols);
+            let edge = match side {
+                WhiteSide::Top => 0,
+                WhiteSide::Right => 1,
+                WhiteSide::Bottom => 2,
+                WhiteSide::Left => 3,
+            };
+            crate::geometry::draw_orientation(&mut img, &pose, a1, "a1", edge, "White")?;
+            said.push_str(&format!(" (White at the {side} edge)"));
+        }
+        super::rectify::write_image(&path, &img)?;
+        Ok(said)
+    }
+}
+
+/// Records `game` (or goes on with the record `previous`, `--resume`); a grid
+/// located automatically in `located_in` is first moved by whole cells to where
+/// that frame reads most like the game's start. Returns the summary and the
+/// half-moves the record held before.
 fn record_game<R: Recordable>(
     game: R,
+    previous: Option<&str>,
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     mut job: RecordJob,
     located_in: Option<&opencv::core::Mat>,
-    events: &mut dyn EventSink,
-) -> anyhow::Result<RecordSummary> {
+    presenter: &mut Presenter,
+) -> anyhow::Result<(RecordSummary, usize)> {
+    let resumed = match previous {
+        Some(text) => {
+            let (game, mut record) = RecordFile::resume(text, &game, &job.tags)
+                .map_err(|e| anyhow::anyhow!("cannot resume '{}': {e}", job.out.display()))?;
+            let result = record.current.result_token();
+            if result != "*" {
+                bail!(
+                    "cannot resume '{}': its game is over ({result})",
+                    job.out.display()
+                );
+            }
+            record.current.note("recording resumed");
+            Some((game, record))
+        }
+        None => None,
+    };
+    let start = resumed.as_ref().map_or(&game, |(g, _)| g);
     if let Some(image) = located_in {
-        let (pose, (dr, dc)) = pipeline::snap_to_start(&game, classifier, image, job.pose)?;
+        let (pose, (dr, dc)) = pipeline::snap_to_start(start, classifier, image, job.pose)?;
         if (dr, dc) != (0, 0) {
-            events.emit(Event::GridSnapped {
+            presenter.emit(Event::GridSnapped {
                 rows: dr,
                 cols: dc,
                 corners: pose.corners.points().map(|(x, y)| [x, y]),
@@ -261,7 +600,23 @@ fn record_game<R: Recordable>(
         }
         job.pose = pose;
     }
-    pipeline::record(game, classifier, source, &job, events)
+    match resumed {
+        Some((game, record)) => {
+            let base = record.plies();
+            presenter.say(&format!(
+                "resuming '{}' after {}",
+                job.out.display(),
+                plural(base, "half-move", "half-moves")
+            ));
+            presenter.set_base(base);
+            let s = pipeline::record_onto(game, record, classifier, source, &job, presenter)?;
+            Ok((s, base))
+        }
+        None => Ok((
+            pipeline::record(game, classifier, source, &job, presenter)?,
+            0,
+        )),
+    }
 }
 
 /// Frames looked at for the board before giving up, when no corners are given.
@@ -274,22 +629,50 @@ struct Found {
     located_in: Option<opencv::core::Mat>,
     /// The source, with the frames looked at put back in front.
     source: Box<dyn FrameSource>,
+    /// The first frame (None: the input has none).
+    first: Option<opencv::core::Mat>,
 }
 
-/// The board's pose: from the corners given, or else found in the first frames
-/// (every few frames, so a hand passing by does not stop it).
-fn find_board(board: &super::BoardArgs, mut source: Box<dyn FrameSource>) -> anyhow::Result<Found> {
+/// The board's pose: from the corners given (checked against the first frame),
+/// or else found in the first frames (every few frames, so a hand passing by does
+/// not stop it). A signal stops the search.
+fn find_board(
+    board: &super::BoardArgs,
+    mut source: Box<dyn FrameSource>,
+    stop: &std::sync::atomic::AtomicBool,
+    input: &str,
+) -> anyhow::Result<Found> {
+    let stopped = || stop.load(std::sync::atomic::Ordering::SeqCst);
     if !board.needs_locating()? {
+        let pose = board.pose()?;
+        let mut held = Vec::new();
+        if let Some(frame) = source.next() {
+            let frame = frame?;
+            let what = frame.path.as_ref().map_or_else(
+                || format!("the first frame of '{input}'"),
+                |p| format!("'{}'", p.display()),
+            );
+            super::board::check_in_image(&pose, &frame.image, &what)?;
+            held.push(frame);
+        }
+        let first = held.first().map(|f| f.image.clone());
         return Ok(Found {
-            pose: board.pose()?,
+            pose,
             located_in: None,
-            source,
+            source: Box::new(capture::Prepended::new(held, source)),
+            first,
         });
     }
     let mut held = Vec::new();
     let mut last_error = None;
     let step = (source.fps() / 2.0).round().max(1.0) as usize;
     while let Some(frame) = source.next() {
+        if stopped() {
+            bail!(
+                "stopped by {} before the board was found",
+                stop_reason().unwrap_or_else(|| "a signal".into())
+            );
+        }
         held.push(frame?);
         let n = held.len() - 1;
         if n % step != 0 {
@@ -299,10 +682,12 @@ fn find_board(board: &super::BoardArgs, mut source: Box<dyn FrameSource>) -> any
         match board.pose_in(&frame.image, &format!("the frame at {:.1} s", frame.time_s)) {
             Ok(pose) => {
                 let image = frame.image.clone();
+                let first = held.first().map(|f| f.image.clone());
                 return Ok(Found {
                     pose,
                     located_in: Some(image),
                     source: Box::new(capture::Prepended::new(held, source)),
+                    first,
                 });
             }
             Err(e) => last_error = Some(e),
@@ -310,6 +695,9 @@ fn find_board(board: &super::BoardArgs, mut source: Box<dyn FrameSource>) -> any
         if n / step + 1 >= LOCATE_TRIES {
             break;
         }
+    }
+    if let Some(why) = source.end_reason() {
+        bail!("{why}");
     }
     Err(last_error.unwrap_or_else(|| anyhow::anyhow!("the input has no frames")))
 }

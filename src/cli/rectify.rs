@@ -11,7 +11,7 @@ use crate::geometry::{draw_overlay, draw_rectified_grid, rectify, RectifyLayout}
 pub struct RectifyArgs {
     #[command(flatten)]
     pub board: BoardArgs,
-    /// The camera image.
+    /// The camera image (a photo, or a video whose first frame is used).
     pub image: PathBuf,
     /// Where to write the rectified board (PNG or JPEG), with the grid drawn.
     #[arg(short = 'o', long = "out")]
@@ -32,6 +32,14 @@ pub struct RectifyArgs {
 
 pub fn run(a: RectifyArgs) -> anyhow::Result<()> {
     let layout = layout(a.cell_px, a.margin)?;
+    let mut outputs = vec![("-o", a.out.as_path())];
+    if let Some(o) = &a.overlay {
+        outputs.push(("--overlay", o.as_path()));
+    }
+    let mut inputs = vec![a.image.as_path()];
+    inputs.extend(a.board.profile.as_deref());
+    inputs.extend(a.board.camera.as_deref());
+    super::paths::check_outputs(&outputs, &inputs)?;
     let mut lens = a.board.undistorter()?;
     let image = read_frame(&a.image, lens.as_mut())?;
     let pose = a
@@ -46,7 +54,7 @@ pub fn run(a: RectifyArgs) -> anyhow::Result<()> {
         !a.no_grid,
     )?;
     for w in written {
-        println!("{w}");
+        outln!("{w}");
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::rules::tablut::Tablut;
 use crate::rules::Rules;
 use crate::sets::synthetic::kinds_for;
 use crate::sets::{game_states, render_random, SynthSetOptions};
-use crate::synth::clip::{write_clip, ClipBump, ClipOptions};
+use crate::synth::clip::{write_clip_with, ClipBump, ClipOptions};
 use crate::synth::params::{PieceColor, SquareScheme};
 use crate::synth::{contact_sheet, Label, Rng, SceneParams};
 
@@ -40,16 +40,17 @@ pub struct ImagePicks {
     #[arg(long, value_enum, conflicts_with = "grid")]
     preset: Option<Preset>,
     /// Share of scenes drawn from the presets instead of random styles.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = super::values::float_in(0.0, 1.0))]
     presets: f64,
     /// Board squares.
     #[arg(long, value_enum)]
     board: Option<Board>,
-    /// Colour of the light pieces.
-    #[arg(long, value_enum)]
+    /// Colour of the light pieces (`--white` is kept as another name; elsewhere
+    /// `--white` is White's edge of the board).
+    #[arg(long = "white-pieces", alias = "white", value_enum)]
     white: Option<Colour>,
-    /// Colour of the dark pieces.
-    #[arg(long, value_enum)]
+    /// Colour of the dark pieces (`--black` is kept as another name).
+    #[arg(long = "black-pieces", alias = "black", value_enum)]
     black: Option<Colour>,
     /// Camera elevation range in degrees, MIN,MAX (90 = straight above) [default: 25,90].
     #[arg(long, value_parser = parse_range)]
@@ -182,7 +183,7 @@ pub enum RenderWhat {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Share of scenes with a hand over the board.
-        #[arg(long, default_value_t = 0.3)]
+        #[arg(long, default_value_t = 0.3, value_parser = super::values::float_in(0.0, 1.0))]
         hands: f64,
         #[command(flatten)]
         pick: ImagePicks,
@@ -203,35 +204,42 @@ pub enum RenderWhat {
         out: PathBuf,
         #[arg(long, value_enum)]
         preset: Option<Preset>,
-        #[arg(long, default_value_t = 640)]
+        /// Frame size, WxH, as `render images` and `render photos` take it
+        /// [default: 640x480].
+        #[arg(long, value_parser = super::values::size_in(64, 4096), conflicts_with_all = ["width", "height"])]
+        size: Option<(u32, u32)>,
+        /// Frame width (the older spelling of --size).
+        #[arg(long, default_value_t = 640, value_parser = clap::value_parser!(u32).range(64..=4096))]
         width: u32,
-        #[arg(long, default_value_t = 480)]
+        /// Frame height (the older spelling of --size).
+        #[arg(long, default_value_t = 480, value_parser = clap::value_parser!(u32).range(64..=4096))]
         height: u32,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long, default_value_t = 10.0)]
+        /// Frames a second.
+        #[arg(long, default_value_t = 10.0, value_parser = super::values::float_in(1.0, 120.0))]
         fps: f64,
         /// Seconds of still board after each move.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, value_parser = super::values::float_in(0.0, 600.0))]
         still: f64,
         /// Seconds a hand takes for one move.
-        #[arg(long, default_value_t = 1.2)]
+        #[arg(long, default_value_t = 1.2, value_parser = super::values::float_in(0.1, 600.0))]
         move_time: f64,
         /// Camera elevation in degrees (90 = straight above); default the preset's.
-        #[arg(long)]
+        #[arg(long, value_parser = super::values::float_in(5.0, 90.0))]
         elevation: Option<f64>,
         /// Camera rotation around the board in degrees; default the preset's.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true, value_parser = super::values::float_in(-360.0, 360.0))]
         azimuth: Option<f64>,
         /// Camera shake amplitude (0 none, 1 small).
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = super::values::float_in(0.0, 10.0))]
         shake: f64,
         /// Plies (1-based) after which the board is never left still: the next ply
         /// follows at once.
         #[arg(long, value_delimiter = ',')]
         no_pause_after: Vec<usize>,
         /// Slow light changes: brightness swings by up to this fraction.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = super::values::float_in(0.0, 0.9))]
         light_swing: f64,
         /// Knock the camera (4 degrees round, 3 down, aim shifted) as the hand comes
         /// for this ply (1-based); it stays there.
@@ -262,10 +270,10 @@ pub enum RenderWhat {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Camera shake between shots (0 none, 1 about 0.3 degrees and 2 mm).
-        #[arg(long, default_value_t = 1.5)]
+        #[arg(long, default_value_t = 1.5, value_parser = super::values::float_in(0.0, 10.0))]
         shake: f64,
         /// Share of photos with a hand over the board.
-        #[arg(long, default_value_t = 0.1)]
+        #[arg(long, default_value_t = 0.1, value_parser = super::values::float_in(0.0, 1.0))]
         hands: f64,
     },
     /// A contact sheet of renders of every kind of scene (the README's picture).
@@ -300,7 +308,11 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 let label = Label::new(&r.state, &r.rendered, s);
                 std::fs::write(stem.with_extension("json"), label.to_json() + "\n")?;
             }
-            println!("{count} images with labels in {}", out.display());
+            outln!(
+                "{} with labels in {}",
+                super::values::plural(count as usize, "image", "images"),
+                out.display()
+            );
         }
         RenderWhat::Clip {
             pgn,
@@ -308,6 +320,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             tablut,
             out,
             preset,
+            size,
             width,
             height,
             seed,
@@ -335,6 +348,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                     d_target: [0.04, -0.03],
                 }),
             };
+            let (width, height) = size.unwrap_or((width, height));
             let look = |default: Preset| {
                 let mut p = preset_params(preset.unwrap_or(default), seed);
                 p.width = width;
@@ -348,6 +362,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 }
                 p
             };
+            let game_path = pgn.clone().or(pdn.clone()).or(tablut.clone());
             let states = match (pgn, pdn, tablut) {
                 (Some(p), None, None) => {
                     let (g, m) = chess_game(&p)?;
@@ -370,11 +385,20 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 _ => bail!("give one game: --pgn, --pdn or --tablut"),
             };
             let (params, states) = states;
-            let truth = write_clip(&out, &params, &states, &clip)?;
-            println!(
-                "{} frames, {} positions: {} (truth in {})",
-                truth.frames.len(),
-                states.len(),
+            let inputs: Vec<&Path> = game_path.iter().map(|p| p.as_path()).collect();
+            let sidecar = crate::synth::clip::sidecar_path(&out);
+            super::paths::check_outputs(&[("--out", &out), ("the sidecar", &sidecar)], &inputs)?;
+            let total = crate::synth::clip::clip_frames(states.len(), &clip);
+            let mut bar = super::events::Bar::on_terminal();
+            let truth = write_clip_with(&out, &params, &states, &clip, |done| {
+                bar.show(done, total, "");
+            });
+            bar.clear();
+            let truth = truth?;
+            outln!(
+                "{}, {}: {} (truth in {})",
+                super::values::plural(truth.frames.len(), "frame", "frames"),
+                super::values::plural(states.len(), "position", "positions"),
                 out.display(),
                 crate::synth::clip::sidecar_path(&out).display()
             );
@@ -424,7 +448,11 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 _ => bail!("give one game: --pgn, --pdn or --tablut"),
             };
             write_photos(&out, &params, &states, &game_file, shake, hands)?;
-            println!("{} photos: {}", states.len(), out.display());
+            outln!(
+                "{}: {}",
+                super::values::plural(states.len(), "photo", "photos"),
+                out.display()
+            );
         }
         RenderWhat::Sheet { out, seed } => {
             let mut images = Vec::new();
@@ -452,7 +480,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             sheet
                 .save(&out)
                 .with_context(|| format!("writing {}", out.display()))?;
-            println!("contact sheet: {}", out.display());
+            outln!("contact sheet: {}", out.display());
         }
     }
     Ok(())

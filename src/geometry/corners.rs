@@ -13,6 +13,10 @@ pub struct Corners([(f64, f64); 4]);
 /// Smallest side accepted, in pixels: below that no cell is large enough to classify.
 const MIN_SIDE_PX: f64 = 8.0;
 
+/// Largest coordinate accepted, in pixels: no image read is larger (see
+/// `capture::MAX_PIXELS`), and far beyond it the maps lose their precision.
+pub const MAX_COORD_PX: f64 = 100_000.0;
+
 impl Corners {
     pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, GeometryError> {
         let text = format_points(&pts);
@@ -22,6 +26,14 @@ impl Corners {
         };
         if pts.iter().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
             return Err(bad("coordinates must be finite numbers".into()));
+        }
+        if pts
+            .iter()
+            .any(|(x, y)| x.abs() > MAX_COORD_PX || y.abs() > MAX_COORD_PX)
+        {
+            return Err(bad(format!(
+                "coordinates must lie within {MAX_COORD_PX} px of the image's top left"
+            )));
         }
         for i in 0..4 {
             let (a, b) = (pts[i], pts[(i + 1) % 4]);
@@ -65,6 +77,16 @@ impl Corners {
             return Err(bad(format!(
                 "the quadrilateral is degenerate (area {area:.1} px²)"
             )));
+        }
+        // Both ways between the grid and the image must be solvable: every later
+        // map (rectification, overlays) relies on it.
+        let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        if super::Homography::from_points(&unit, &pts).is_none()
+            || super::Homography::from_points(&pts, &unit).is_none()
+        {
+            return Err(bad(
+                "the quadrilateral is too close to degenerate to map".into()
+            ));
         }
         Ok(Corners(pts))
     }
@@ -165,6 +187,8 @@ mod tests {
             ("0,0 50,0 100,0 0,100", "one line"),
             ("0,0 0,0 100,100 0,100", "distinct"),
             ("0,0 100,0 100,nan 0,100", "finite"),
+            ("0,0 1e7,0 1e7,1e7 0,1e7", "within"),
+            ("0,0 100,0 100,inf 0,100", "finite"),
         ];
         for (text, want) in cases {
             let err = text.parse::<Corners>().unwrap_err().to_string();

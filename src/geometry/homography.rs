@@ -13,6 +13,24 @@ impl Homography {
     /// The map taking each `src[i]` to `dst[i]`. `None` when the points are degenerate
     /// (three collinear, repeated points).
     pub fn from_points(src: &[(f64, f64); 4], dst: &[(f64, f64); 4]) -> Option<Homography> {
+        // Points of very different scales (thousands of pixels against the unit
+        // square) can defeat the plain solve; the same solve on points moved to
+        // their centroid and scaled to unit size then finds the map.
+        Homography::from_points_plain(src, dst).or_else(|| {
+            let (ts, ns) = normalising(src)?;
+            let (td, nd) = normalising(dst)?;
+            let h = Homography::from_points_plain(&ns, &nd)?;
+            let td_inv = invert3(&td)?;
+            let m = mul3(&td_inv, &mul3(&h.m, &ts));
+            if m[2][2].abs() < 1e-300 || !m[2][2].is_finite() {
+                return None;
+            }
+            let m = m.map(|row| row.map(|v| v / m[2][2]));
+            Homography::from_matrix(m)
+        })
+    }
+
+    fn from_points_plain(src: &[(f64, f64); 4], dst: &[(f64, f64); 4]) -> Option<Homography> {
         // Unknowns h00..h21 with h22 = 1; two equations per correspondence.
         let mut a = [[0.0f64; 9]; 8];
         for i in 0..4 {
@@ -22,6 +40,9 @@ impl Homography {
             a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
         }
         let h = solve8(a)?;
+        if h.iter().any(|v| !v.is_finite()) {
+            return None;
+        }
         let m = [[h[0], h[1], h[2]], [h[3], h[4], h[5]], [h[6], h[7], 1.0]];
         Homography::from_matrix(m)
     }
@@ -66,6 +87,24 @@ impl Homography {
     pub fn then(&self, other: &Homography) -> Option<Homography> {
         Homography::from_matrix(mul3(&other.m, &self.m))
     }
+}
+
+type Matrix3 = [[f64; 3]; 3];
+
+/// The similarity moving points to their centroid with a mean distance of √2, and
+/// the points moved.
+fn normalising(p: &[(f64, f64); 4]) -> Option<(Matrix3, [(f64, f64); 4])> {
+    let (cx, cy) = (
+        p.iter().map(|q| q.0).sum::<f64>() / 4.0,
+        p.iter().map(|q| q.1).sum::<f64>() / 4.0,
+    );
+    let mean = p.iter().map(|q| (q.0 - cx).hypot(q.1 - cy)).sum::<f64>() / 4.0;
+    if !(mean.is_finite() && mean > 0.0) {
+        return None;
+    }
+    let s = std::f64::consts::SQRT_2 / mean;
+    let t = [[s, 0.0, -s * cx], [0.0, s, -s * cy], [0.0, 0.0, 1.0]];
+    Some((t, p.map(|q| (s * (q.0 - cx), s * (q.1 - cy)))))
 }
 
 fn apply(m: &[[f64; 3]; 3], (x, y): (f64, f64)) -> Option<(f64, f64)> {

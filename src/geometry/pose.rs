@@ -24,6 +24,18 @@ impl BoardPose {
         }
     }
 
+    /// How many site centres lie inside an image of `width` x `height` pixels:
+    /// none means the corners put the board outside the image.
+    pub fn sites_in_image(&self, width: u32, height: u32) -> usize {
+        (0..self.grid.rows)
+            .flat_map(|r| (0..self.grid.cols).map(move |c| (r, c)))
+            .filter(|&(r, c)| {
+                let (x, y) = self.site_center(r, c);
+                x >= 0.0 && y >= 0.0 && x < width as f64 && y < height as f64
+            })
+            .count()
+    }
+
     /// Board units to image pixels.
     pub fn homography(&self) -> &Homography {
         &self.board_to_image

@@ -60,6 +60,7 @@ impl RectifyLayout {
     pub fn image_to_rectified(&self, pose: &BoardPose) -> Homography {
         let dst = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
             .map(|p| self.board_to_rectified(pose, p));
+        // Corners::new refuses corners for which this has no solution.
         Homography::from_points(&pose.corners.points(), &dst)
             .expect("validated corners always give an invertible homography")
     }
@@ -144,6 +145,58 @@ pub fn draw_overlay(img: &mut Mat, pose: &BoardPose) -> Result<(), GeometryError
         )
         .map_err(GeometryError::cv)?;
     }
+    Ok(())
+}
+
+/// Marks one site (outlined, labelled) and one edge of the grid (a thick line,
+/// labelled): where a record's a1 and White's side are, to check at a glance
+/// (`record --overlay`). Edges: 0 TL-TR, 1 TR-BR, 2 BR-BL, 3 BL-TL.
+pub fn draw_orientation(
+    img: &mut Mat,
+    pose: &BoardPose,
+    site: (u32, u32),
+    site_label: &str,
+    edge: usize,
+    edge_label: &str,
+) -> Result<(), GeometryError> {
+    let thick = ((img.cols().max(img.rows()) as f64) / 400.0)
+        .ceil()
+        .max(1.0) as i32;
+    let orange = Scalar::new(0.0, 140.0, 255.0, 0.0);
+    let cyan = Scalar::new(255.0, 255.0, 0.0, 0.0);
+    let corners = pose.corners.points();
+    let (a, b) = (corners[edge % 4], corners[(edge + 1) % 4]);
+    draw_segment(img, a, b, cyan, 3 * thick)?;
+    let poly = pose.site_polygon(site.0, site.1);
+    for i in 0..4 {
+        draw_segment(img, poly[i], poly[(i + 1) % 4], orange, 2 * thick)?;
+    }
+    let scale = 0.5 * thick as f64;
+    let mut label = |text: &str, at: (f64, f64), colour: Scalar| -> Result<(), GeometryError> {
+        if !(at.0.is_finite() && at.1.is_finite()) {
+            return Ok(());
+        }
+        imgproc::put_text(
+            img,
+            text,
+            Point::new(at.0.round() as i32, at.1.round() as i32),
+            imgproc::FONT_HERSHEY_SIMPLEX,
+            scale,
+            colour,
+            thick,
+            imgproc::LINE_AA,
+            false,
+        )
+        .map_err(GeometryError::cv)
+    };
+    let centre = pose.site_center(site.0, site.1);
+    label(
+        site_label,
+        (centre.0 - 10.0 * scale, centre.1 + 5.0 * scale),
+        orange,
+    )?;
+    let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+    label(edge_label, mid, cyan)?;
     Ok(())
 }
 

@@ -38,6 +38,18 @@ pub fn record_free(
     let side = job.white.unwrap_or(WhiteSide::Bottom);
     let names = site_names(side, grid.rows, grid.cols);
     let mut log = FreeLog::new(&grid.to_string(), &job.tags.date);
+    let t = &job.tags;
+    log.tags = [
+        ("Event", &t.event),
+        ("Site", &t.site),
+        ("Round", &t.round),
+        ("White", &t.white),
+        ("Black", &t.black),
+    ]
+    .into_iter()
+    .filter(|(_, v)| !v.trim().is_empty())
+    .map(|(k, v)| (k.to_string(), v.trim().to_string()))
+    .collect();
     let write = |log: &FreeLog| {
         write_atomic(&job.out, &log.render())
             .with_context(|| format!("cannot write the record '{}'", job.out.display()))

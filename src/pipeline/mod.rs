@@ -5,6 +5,7 @@
 mod event;
 mod free;
 mod snap;
+mod timeline;
 mod watch;
 
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ use event::{corner_list, ms};
 pub use event::{Command, Event, EventSink, SiteColour};
 pub use free::{record_free, FreeSummary};
 pub use snap::snap_to_start;
+pub use timeline::Timeline;
 pub use watch::{StillView, WatchCounts, Watched, Watcher};
 
 /// Everything a recording needs besides the game.
@@ -45,6 +47,9 @@ pub struct RecordJob {
     /// Adapt the classifier to the board at the first still view, whose position is
     /// the game's start.
     pub adapt: bool,
+    /// How moments are named in the record (a clock, or the photos' names) and
+    /// whether move times are written.
+    pub timeline: Timeline,
 }
 
 /// What a finished recording reports.
@@ -71,6 +76,22 @@ pub fn record<R: Recordable>(
     job: &RecordJob,
     events: &mut dyn EventSink,
 ) -> anyhow::Result<RecordSummary> {
+    let record = RecordFile::new(&game, &job.tags);
+    record_onto(game, record, classifier, source, job, events)
+}
+
+/// Goes on with a record read back from disk (`record --resume`): `game` is the
+/// position after its last move (with the history the rules need), `record` what
+/// was written, whose moves new ones follow; half-moves are numbered on from it.
+pub fn record_onto<R: Recordable>(
+    game: R,
+    mut record: RecordFile<R>,
+    classifier: &mut Classifier,
+    source: &mut dyn FrameSource,
+    job: &RecordJob,
+    events: &mut dyn EventSink,
+) -> anyhow::Result<RecordSummary> {
+    let mut base = record.plies();
     let grid = job.pose.grid;
     let (files, ranks) = game.dims();
     let fits = |side: WhiteSide| SiteMap::new(side, grid.rows, grid.cols, files, ranks);
@@ -86,7 +107,6 @@ pub fn record<R: Recordable>(
         }
         _ => {}
     }
-    let mut record = RecordFile::new(&game, &job.tags);
     let write = |record: &RecordFile<R>| {
         write_atomic(&job.out, &record.render())
             .with_context(|| format!("cannot write the record '{}'", job.out.display()))
@@ -128,7 +148,7 @@ pub fn record<R: Recordable>(
             if moved_cells(&pose, corners) >= 0.5 {
                 record.current.note(&format!(
                     "the board moved in the image at {}; grid found again",
-                    clock(still.time_s)
+                    job.timeline.moment(still.time_s)
                 ));
             }
             pose = BoardPose::new(pose.grid, *corners);
@@ -219,7 +239,15 @@ pub fn record<R: Recordable>(
             }
         }
         for event in seen {
-            apply_event(&event, f, &mut record, &mut summary, still.time_s, events);
+            apply_event(
+                &event,
+                f,
+                &mut record,
+                &mut summary,
+                (&mut base, still.time_s),
+                job,
+                events,
+            );
         }
         record.current.set_result(f.game(), false);
         write(&record)?;
@@ -233,7 +261,15 @@ pub fn record<R: Recordable>(
     if let Some(f) = &mut follower {
         let time = watcher.last_time().unwrap_or(0.0);
         for event in f.finish() {
-            apply_event(&event, f, &mut record, &mut summary, time, events);
+            apply_event(
+                &event,
+                f,
+                &mut record,
+                &mut summary,
+                (&mut base, time),
+                job,
+                events,
+            );
         }
         record.current.set_result(f.game(), true);
         summary.in_sync = f.in_sync();
@@ -274,9 +310,18 @@ fn apply_event<R: Recordable>(
     f: &Follower<R>,
     record: &mut RecordFile<R>,
     summary: &mut RecordSummary,
-    time: f64,
+    (base, time): (&mut usize, f64),
+    job: &RecordJob,
     events: &mut dyn EventSink,
 ) {
+    let base = match event {
+        // A new game's plies count from its own start.
+        FollowEvent::NewGame { .. } => {
+            *base = 0;
+            0
+        }
+        _ => *base,
+    };
     let before = |ply: usize| {
         f.position_before(ply)
             .expect("an accepted ply has a position")
@@ -290,13 +335,16 @@ fn apply_event<R: Recordable>(
             assumed,
         } => {
             let before = before(*ply);
-            record.current.push(before, mv, *emt);
+            // Photos are taken whenever: the time between them is no move time.
+            record
+                .current
+                .push(before, mv, emt.filter(|_| job.timeline.timed()));
             if *assumed {
                 record.current.note("the camera cannot tell the promoted piece; assumed a queen");
             }
             events.emit(Event::Move {
                 time: ms(time),
-                ply: ply + 1,
+                ply: base + ply + 1,
                 san: before.notation(mv),
                 uci: before.move_id(mv),
                 confidence: (1.0 / (1.0 + (-margin).exp()) * 1e4).round() / 1e4,
@@ -310,11 +358,11 @@ fn apply_event<R: Recordable>(
                 Some(w) => format!(
                     "{} at {}; recording waits for a legal position",
                     w.describe(),
-                    clock(time)
+                    job.timeline.moment(time)
                 ),
                 None => format!(
                     "unexplained change at {}: {} (recording waits for a legal position)",
-                    clock(time),
+                    job.timeline.moment(time),
                     names.join(",")
                 ),
             };
@@ -331,7 +379,7 @@ fn apply_event<R: Recordable>(
             record.current.note(&format!(
                 "{} at {} (not a move; recording goes on)",
                 what.describe(),
-                clock(time)
+                job.timeline.moment(time)
             ));
             events.emit(Event::irregularity(ms(time), what));
         }
@@ -343,7 +391,7 @@ fn apply_event<R: Recordable>(
                 &format!(
                     "play went on after the irregularity ({}): the moves that followed are game {game} of this file, from the position it left (at {})",
                     after.describe(),
-                    clock(time)
+                    job.timeline.moment(time)
                 ),
                 &format!(
                     "game {game}: continues game {} from the position left by an irregularity ({}); the arbiter decides (FIDE 7.5)",
@@ -367,7 +415,9 @@ fn apply_event<R: Recordable>(
             });
         }
         FollowEvent::Resynced => {
-            record.current.note(&format!("back in sync at {}", clock(time)));
+            record
+                .current
+                .note(&format!("back in sync at {}", job.timeline.moment(time)));
             events.emit(Event::Resynced {
                 time: ms(time),
                 in_sync: true,
@@ -376,7 +426,7 @@ fn apply_event<R: Recordable>(
         FollowEvent::Corrected { ply, mv, upto } => {
             // Rebuild the record from the corrected ply on; moves accepted in the same
             // view follow as their own events.
-            record.current.truncate(*ply);
+            record.current.truncate(base + *ply);
             for (i, m) in f.moves().iter().enumerate().take(*upto).skip(*ply) {
                 record.current.push(before(i), m, None);
                 if i == *ply {
@@ -385,7 +435,7 @@ fn apply_event<R: Recordable>(
             }
             events.emit(Event::Corrected {
                 time: ms(time),
-                ply: ply + 1,
+                ply: base + ply + 1,
                 san: before(*ply).notation(mv),
                 uci: before(*ply).move_id(mv),
             });

@@ -66,6 +66,8 @@ pub struct Change {
 pub struct FreeLog {
     pub grid: String,
     pub date: String,
+    /// Other tags (Event, Site, Round, White, Black), written after the date.
+    pub tags: Vec<(String, String)>,
     /// Time of the first still view and what stood on the board then.
     pub start: Option<(f64, Vec<(Stone, String)>)>,
     pub changes: Vec<Change>,
@@ -76,6 +78,7 @@ impl FreeLog {
         FreeLog {
             grid: grid.to_string(),
             date: date.to_string(),
+            tags: Vec::new(),
             start: None,
             changes: Vec::new(),
         }
@@ -85,6 +88,18 @@ impl FreeLog {
         let mut s = String::new();
         let _ = writeln!(s, "[Grid \"{}\"]", self.grid);
         let _ = writeln!(s, "[Date \"{}\"]", self.date);
+        for (name, value) in &self.tags {
+            let name: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+            if name.is_empty() || name == "Grid" || name == "Date" {
+                continue;
+            }
+            // The value reads back up to the closing quote and bracket.
+            let value: String = value
+                .chars()
+                .map(|c| if c == '"' || c.is_control() { '\'' } else { c })
+                .collect();
+            let _ = writeln!(s, "[{name} \"{}\"]", value.trim());
+        }
         if let Some((t, stones)) = &self.start {
             let _ = write!(s, "start {}", clock(*t));
             for side in [Stone::White, Stone::Black] {
@@ -128,7 +143,7 @@ impl FreeLog {
                 match name {
                     "Grid" => log.grid = value,
                     "Date" => log.date = value,
-                    _ => {}
+                    _ => log.tags.push((name.to_string(), value)),
                 }
                 continue;
             }

@@ -64,6 +64,10 @@ pub trait GameRecord<R: Rules> {
     fn set_result(&mut self, game: &R, final_view: bool);
     /// The complete file.
     fn render(&self) -> String;
+    /// Half-moves recorded.
+    fn plies(&self) -> usize;
+    /// The result written: `*` while the game goes on.
+    fn result_token(&self) -> String;
 }
 
 /// A record file: the games finished in it and the one being written. Play that
@@ -95,6 +99,27 @@ impl<R: Recordable> RecordFile<R> {
         self.current.note(opening);
     }
 
+    /// A file read back (`record --resume`): the games before the last are kept as
+    /// they are, the last goes on. Returns the position after its last move too.
+    pub fn resume(text: &str, like: &R, tags: &RecordTags) -> Result<(R, RecordFile<R>), String> {
+        let mut games = split_games(text);
+        let last = games.pop().unwrap_or_default();
+        let (game, current) = R::resume(&last, like)?;
+        Ok((
+            game,
+            RecordFile {
+                done: games,
+                current,
+                tags: tags.clone(),
+            },
+        ))
+    }
+
+    /// Half-moves of the game being written.
+    pub fn plies(&self) -> usize {
+        self.current.plies()
+    }
+
     /// Games in the file, the current one included.
     pub fn games(&self) -> usize {
         self.done.len() + 1
@@ -112,6 +137,34 @@ impl<R: Recordable> RecordFile<R> {
     }
 }
 
+/// A record file's games, each from its `[Event` tag on (every format here opens
+/// a game with it).
+fn split_games(text: &str) -> Vec<String> {
+    let mut games: Vec<String> = Vec::new();
+    let mut in_moves = false;
+    for line in text.lines() {
+        let tag = line.trim_start().starts_with('[');
+        if line.trim_start().starts_with("[Event ") && (games.is_empty() || in_moves) {
+            games.push(String::new());
+            in_moves = false;
+        }
+        if !tag && !line.trim().is_empty() {
+            in_moves = true;
+        }
+        match games.last_mut() {
+            Some(g) => {
+                g.push_str(line);
+                g.push('\n');
+            }
+            None => games.push(format!("{line}\n")),
+        }
+    }
+    if games.is_empty() {
+        games.push(String::new());
+    }
+    games
+}
+
 /// Games that have a record format.
 pub trait Recordable: Rules {
     type Record: GameRecord<Self>;
@@ -119,6 +172,12 @@ pub trait Recordable: Rules {
     fn claimable(&self) -> Option<String> {
         None
     }
+    /// Reads a record back (`record --resume`): the game after its last move, with
+    /// the history its rules need (repetitions), and the record to write on.
+    /// `like` gives the rule options when the format does not.
+    fn resume(text: &str, like: &Self) -> Result<(Self, Self::Record), String>
+    where
+        Self: Sized;
 }
 
 fn result_of<R: Recordable>(game: &R, final_view: bool) -> Option<Outcome> {
@@ -134,6 +193,11 @@ impl Recordable for Chess {
     type Record = PgnRecord;
     fn claimable(&self) -> Option<String> {
         self.claimable_draw()
+    }
+    fn resume(text: &str, _like: &Chess) -> Result<(Chess, PgnRecord), String> {
+        let rec = crate::record::pgn::parse_pgn(text)?;
+        let game = rec.replay()?;
+        Ok((game, rec))
     }
 }
 
@@ -162,6 +226,12 @@ impl GameRecord<Chess> for PgnRecord {
     fn render(&self) -> String {
         self.to_pgn_string()
     }
+    fn plies(&self) -> usize {
+        self.moves.len()
+    }
+    fn result_token(&self) -> String {
+        self.result.clone()
+    }
 }
 
 impl Recordable for RussianDraughts {
@@ -171,6 +241,10 @@ impl Recordable for RussianDraughts {
             Outcome::Draw { reason } => reason,
             Outcome::Win { reason, .. } => reason,
         })
+    }
+    fn resume(text: &str, like: &RussianDraughts) -> Result<(RussianDraughts, PdnRecord), String> {
+        let rec = PdnRecord::parse(text, like.options())?;
+        Ok((rec.game().clone(), rec))
     }
 }
 
@@ -221,10 +295,21 @@ impl GameRecord<RussianDraughts> for PdnRecord {
     fn render(&self) -> String {
         self.to_pdn_string()
     }
+    fn plies(&self) -> usize {
+        self.moves().len()
+    }
+    fn result_token(&self) -> String {
+        self.result()
+    }
 }
 
 impl Recordable for Tablut {
     type Record = TablutRecord;
+    fn resume(text: &str, _like: &Tablut) -> Result<(Tablut, TablutRecord), String> {
+        let rec = TablutRecord::parse(text)?;
+        let game = rec.replay()?;
+        Ok((game, rec))
+    }
 }
 
 impl GameRecord<Tablut> for TablutRecord {
@@ -251,5 +336,35 @@ impl GameRecord<Tablut> for TablutRecord {
     fn render(&self) -> String {
         self.to_text()
             .unwrap_or_else(|e| format!("[Event \"?\"]\n\n{{record error: {e}}} *\n"))
+    }
+    fn plies(&self) -> usize {
+        self.moves.len()
+    }
+    fn result_token(&self) -> String {
+        match self.replay().ok().and_then(|g| g.outcome()) {
+            Some(o) => o.result_token().to_string(),
+            None => self.result.clone().unwrap_or_else(|| "*".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_of_two_games_resumes_the_second_and_keeps_the_first() {
+        let first = "[Event \"A\"]\n[Result \"*\"]\n\n1. e4 e5 {irregular} *\n";
+        let second = "[Event \"A\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"r1bqkbnr/1ppp1ppp/p1n5/1B2pN2/4P3/8/PPPP1PPP/RNBQK2R b KQkq - 1 4\"]\n\n4... Nf6 *\n";
+        let text = format!("{first}\n{second}");
+        assert_eq!(split_games(&text).len(), 2);
+        let (game, file) =
+            RecordFile::<Chess>::resume(&text, &Chess::new(), &RecordTags::default()).unwrap();
+        assert_eq!(file.games(), 2);
+        assert_eq!(file.plies(), 1);
+        assert!(game.fen().starts_with("r1bqkb1r/1ppp1ppp/p1n2n2/1B2pN2"), "{}", game.fen());
+        let out = file.render();
+        assert!(out.contains("1. e4 e5"), "{out}");
+        assert!(out.contains("4... Nf6"), "{out}");
     }
 }

@@ -10,29 +10,165 @@ pub mod pgn;
 pub mod tablut_record;
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes `text` to `path` through a temporary file in the same folder and a rename,
-/// so a reader (or a crash) never sees a half-written record.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "record".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
+/// What a path holds when it is there but is not a regular file: a record is
+/// never written over one (`None` when absent or regular).
+pub fn not_regular(path: &Path) -> Option<&'static str> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
     }
-    std::fs::rename(&tmp, path).inspect_err(|_| {
+    if t.is_symlink() {
+        return Some("a symbolic link");
+    }
+    if t.is_dir() {
+        return Some("a folder");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// The folder a record's temporary and lock files go in: the record's own.
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+fn file_name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "record".into())
+}
+
+/// A name no other process can guess: the process id and a per-call random number.
+fn unguessable() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    format!("{}.{:016x}", std::process::id(), h.finish())
+}
+
+/// Writes `text` to `path` through a temporary file created exclusively (never an
+/// existing file, never through a symbolic link) in the same folder, then a
+/// rename, so a reader (or a crash) never sees a half-written record. A path that
+/// holds something other than a regular file (a symbolic link, a FIFO, a device,
+/// a folder) is refused, never replaced. The record keeps its permissions.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(kind) = not_regular(path) {
+        return Err(std::io::Error::other(format!(
+            "'{}' is {kind}; a record is only written over a regular file",
+            path.display()
+        )));
+    }
+    let dir = folder_of(path);
+    std::fs::create_dir_all(dir)?;
+    let name = file_name_of(path);
+    let (tmp, mut f) = loop {
+        let tmp = dir.join(format!(".{name}.{}.tmp", unguessable()));
+        // create_new is O_CREAT | O_EXCL: it fails on anything already there,
+        // a symbolic link included.
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = (|| {
+        f.write_all(text.as_bytes())?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            f.set_permissions(meta.permissions())?;
+        }
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
-    })
+    }
+    written
+}
+
+/// A lock on a record: while it is held, no other recorder writes the same path.
+/// It is an advisory lock (`flock`) on `.NAME.lock` beside the record, so a
+/// crashed recorder leaves no lock behind that holds (only a stale file, taken
+/// over by the next). The lock file is removed when the lock is dropped.
+#[derive(Debug)]
+pub struct RecordLock {
+    path: PathBuf,
+    _file: std::fs::File,
+}
+
+impl RecordLock {
+    /// Takes the lock on `record`, or says which process holds it.
+    pub fn acquire(record: &Path) -> Result<RecordLock, String> {
+        let dir = folder_of(record);
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the folder '{}': {e}", dir.display()))?;
+        let path = dir.join(format!(".{}.lock", file_name_of(record)));
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW).mode(0o644);
+        }
+        let mut file = options
+            .open(&path)
+            .map_err(|e| format!("cannot open the lock file '{}': {e}", path.display()))?;
+        #[cfg(unix)]
+        {
+            use std::io::Read;
+            use std::os::unix::io::AsRawFd;
+            // SAFETY: flock on a file descriptor this function owns.
+            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if r != 0 {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                let who = if holder.is_empty() {
+                    "another recorder".to_string()
+                } else {
+                    format!("another recorder (process {holder})")
+                };
+                return Err(format!(
+                    "{who} is writing '{}'; stop it first, or record into another file",
+                    record.display()
+                ));
+            }
+        }
+        let _ = file.set_len(0);
+        let _ = writeln!(file, "{}", std::process::id());
+        Ok(RecordLock { path, _file: file })
+    }
+}
+
+impl Drop for RecordLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 #[cfg(test)]
@@ -46,5 +182,59 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "second, longer");
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn issue22_the_atomic_write_never_replaces_a_link_a_fifo_or_a_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.pgn");
+        std::fs::write(&target, "kept").unwrap();
+        let link = dir.path().join("link.pgn");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let err = super::write_atomic(&link, "new").unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+        let fifo = dir.path().join("fifo.pgn");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let err = super::write_atomic(&fifo, "new").unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        let err = super::write_atomic(std::path::Path::new("/dev/null"), "new").unwrap_err();
+        assert!(err.to_string().contains("device"), "{err}");
+        // Nothing but the three left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn issue22_the_atomic_write_keeps_the_record_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("game.pgn");
+        super::write_atomic(&path, "a").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        super::write_atomic(&path, "b").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn issue22_a_second_recorder_is_kept_off_the_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("game.pgn");
+        let first = super::RecordLock::acquire(&path).unwrap();
+        let err = super::RecordLock::acquire(&path).unwrap_err();
+        assert!(err.contains("another recorder"), "{err}");
+        assert!(err.contains(&std::process::id().to_string()), "{err}");
+        drop(first);
+        // Released: taken again, and the lock file goes with the lock.
+        let again = super::RecordLock::acquire(&path).unwrap();
+        drop(again);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

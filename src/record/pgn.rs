@@ -499,6 +499,7 @@ impl Lexer {
                 }
                 Ok(Some(Token::Nag))
             }
+            '}' | ']' => Err(format!("unexpected '{c}' near line {}", self.line())),
             _ => {
                 let start = self.pos;
                 while self
@@ -916,6 +917,9 @@ Nc6 2...a6?? {not reached} 0-1\n";
         assert!(parse_pgn("1. e4 (1. d4").is_err());
         assert!(parse_pgn("[Event \"x").is_err());
         assert!(parse_pgn("").is_err());
+        // A stray closing brace or bracket is an error, not an endless loop.
+        assert!(parse_pgn("1. e4 } e5 *").unwrap_err().contains("'}'"));
+        assert!(parse_pgn("1. e4 ] *").unwrap_err().contains("']'"));
         let ep = parse_pgn("1. e4 Nf6 2. e5 d5 3. exd6 e.p. *").unwrap();
         assert_eq!(ep.moves[4].uci, "e5d6");
         assert_eq!(ep.moves[4].san, "exd6");

@@ -209,7 +209,7 @@ pub trait Rules: Clone {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GameKind {
     Chess,
-    #[value(name = "russian-draughts")]
+    #[value(name = "russian-draughts", alias = "draughts")]
     RussianDraughts,
     Tablut,
 }

@@ -498,8 +498,11 @@ impl Position {
             return Err(bad(&why));
         }
         if !marked.is_empty() {
+            // Both in one order: captures come in the order the sides are
+            // checked, marks in the order written.
             marked.sort();
-            let actual = self.captures(&mv);
+            let mut actual = self.captures(&mv);
+            actual.sort();
             if marked != actual {
                 return Err(bad(&format!(
                     "wrong capture marks; this move reads {}",
@@ -1029,12 +1032,27 @@ mod tests {
         let m = mv("c1-c3");
         assert_eq!(p.notation(&m), "c1-c3xb3xd3xc4");
         let n = p.play(&m);
+        issue22_capture_marks_read_back_in_any_order(&p, &m);
         for s in ["b3", "d3", "c4"] {
             assert_eq!(n.piece_at(sq(s)), None, "{s}");
         }
         assert_eq!(n.to_string(), "9/1k7/9/9/2a6/9/a1a1a4/9/9 w");
         let p = setup("w: kb8 dd1 ac2 ae2 db2 df2");
         assert_eq!(p.notation(&mv("d1-d2")), "d1-d2xc2xe2");
+    }
+
+    /// Issue 22 (found by the property tests): the writer's own marks were
+    /// refused when the squares' order differed from the sorted order.
+    fn issue22_capture_marks_read_back_in_any_order(p: &Position, m: &Move) {
+        for text in [
+            "c1-c3xb3xd3xc4",
+            "c1-c3xc4xd3xb3",
+            "c1-c3xd3xb3xc4",
+            "c1-c3",
+        ] {
+            assert_eq!(p.parse_move(text).as_ref(), Ok(m), "{text}");
+        }
+        assert!(p.parse_move("c1-c3xb3xd3").is_err());
     }
 
     #[test]

@@ -219,6 +219,30 @@ pub fn write_clip(
     states: &[BoardState],
     opts: &ClipOptions,
 ) -> Result<ClipTruth, SynthError> {
+    write_clip_with(path, params, states, opts, |_| {})
+}
+
+/// The number of frames `render_clip` makes of `states` positions.
+pub fn clip_frames(states: usize, opts: &ClipOptions) -> usize {
+    if states == 0 || !(opts.fps > 0.0 && opts.still_s >= 0.0 && opts.move_s > 0.0) {
+        return 0;
+    }
+    let still = (opts.still_s * opts.fps).round().max(1.0) as usize;
+    let moving = (opts.move_s * opts.fps).round().max(2.0) as usize;
+    let pauses = (0..states - 1)
+        .filter(|&i| !opts.no_pause_after.contains(&i) || i + 2 == states)
+        .count();
+    still * (1 + pauses) + moving * (states - 1)
+}
+
+/// [`write_clip`], telling `progress` how many frames are written after each.
+pub fn write_clip_with(
+    path: &Path,
+    params: &SceneParams,
+    states: &[BoardState],
+    opts: &ClipOptions,
+    mut progress: impl FnMut(usize),
+) -> Result<ClipTruth, SynthError> {
     let cv = |e: opencv::Error| SynthError(format!("video '{}': {}", path.display(), e.message));
     let avi = path
         .extension()
@@ -240,9 +264,13 @@ pub fn write_clip(
             path.display()
         )));
     }
+    let mut done = 0;
     let truth = render_clip(params, states, opts, |img, _| {
         let mat = crate::sets::rgb_to_bgr_mat(img).map_err(cv)?;
-        writer.write(&mat).map_err(cv)
+        writer.write(&mat).map_err(cv)?;
+        done += 1;
+        progress(done);
+        Ok(())
     })?;
     writer.release().map_err(cv)?;
     let json = serde_json::to_string(&truth).map_err(|e| SynthError(e.to_string()))?;

@@ -386,6 +386,12 @@ fn calibrate_and_camera_errors_name_the_bad_input() {
     )
     .unwrap();
     let o = record(&vga);
-    assert!(o.status.success(), "{}", stderr(&o));
+    // Recorded (a blank board: no move, which exits 3 since issue 22).
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("from 3 frames"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no move was recorded"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -70,29 +70,45 @@ fn rectify_errors_name_the_bad_input() {
     camera_view(&view);
     let out = dir.path().join("x.png");
     let corners = "152,88 508,112 574,430 84,402";
-    let cases: Vec<(Vec<&str>, &str)> = vec![
+    // Flag values that are malformed are usage errors (exit status 2, as clap's
+    // own); a file that cannot be used is an error (1).
+    let cases: Vec<(Vec<&str>, &str, i32)> = vec![
         (
             vec!["--grid", "8x8", "--corners", "0,0 0,100 100,100 100,0"],
             "anticlockwise",
+            2,
         ),
         (
             vec!["--grid", "8x8", "--corners", "0,0 100,100 100,0 0,100"],
             "not convex",
+            2,
         ),
-        (vec!["--grid", "8x8", "--corners", "1,2 3,4"], "four points"),
-        (vec!["--grid", "8by8", "--corners", corners], "'8by8'"),
-        (vec!["--grid", "30x30", "--corners", corners], "'30x30'"),
-        (vec!["--corners", corners], "no grid"),
+        (
+            vec!["--grid", "8x8", "--corners", "1,2 3,4"],
+            "four points",
+            2,
+        ),
+        (vec!["--grid", "8by8", "--corners", corners], "'8by8'", 2),
+        (vec!["--grid", "30x30", "--corners", corners], "'30x30'", 2),
+        (vec!["--corners", corners], "no grid", 2),
         (
             vec!["--profile", "/nonexistent/board.toml"],
             "/nonexistent/board.toml",
+            1,
         ),
     ];
-    for (flags, needle) in cases {
+    for (flags, needle, code) in cases {
         let mut args = vec!["rectify"];
         args.extend(flags);
         args.extend([p(&view), "-o", p(&out)]);
-        assert_fails_with(&run(&args), needle);
+        let o = run(&args);
+        if code == 1 {
+            assert_fails_with(&o, needle);
+        } else {
+            let err = super::util::stderr(&o);
+            assert_eq!(o.status.code(), Some(code), "{needle}: {err}");
+            assert!(err.contains(needle) && !err.contains("panicked"), "{err}");
+        }
     }
     // Without corners the board is located; a picture with no board names itself.
     let grey = dir.path().join("grey.png");

@@ -39,6 +39,11 @@ fn a_short_game_clip_has_the_right_frames_states_and_sidecar() {
     // ply 2, where the next hand comes at once.
     let expected = 5 + 3 * 6 + 2 * 5;
     assert_eq!(truth.frames.len(), expected);
+    // What `render clip`'s progress bar counts to (issue 22).
+    assert_eq!(
+        boardscribe::synth::clip::clip_frames(states.len(), &opts),
+        expected
+    );
     assert_eq!(truth.states.len(), 4);
     assert_eq!(truth.grid, "8x8");
     let shown: Vec<usize> = truth.frames.iter().map(|f| f.state).collect();

@@ -131,8 +131,9 @@ fn cli_prints_one_json_record_per_image_and_fails_on_a_plain_image() {
     assert!((0.0..=1.0).contains(&conf));
     assert_eq!(lines[1]["image"], p(&grey));
     assert_eq!(lines[1]["error"], "no 8x8 grid found");
-    assert!(overlays.join("board.jpg").is_file());
-    assert!(!overlays.join("grey.jpg").exists());
+    // Overlays keep the image's own name and extension (issue 22).
+    assert!(overlays.join("board.png").is_file());
+    assert!(!overlays.join("grey.png").exists());
 
     let o = run(&["locate", "--grid", "8x8", p(&board)]);
     assert!(o.status.success());

@@ -43,6 +43,7 @@ fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
         debug: false,
         progress: false,
         adapt: true,
+        timeline: Default::default(),
     };
     let total = (10.0 * 60.0 * opts.fps) as usize;
     let mut src = MemorySampled::new(MemorySource::cycling(frames, opts.fps, total), total / 20);
