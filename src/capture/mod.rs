@@ -29,6 +29,7 @@ macro_rules! frame_source_of_inner {
 mod folder;
 mod memory;
 mod natural;
+mod paced;
 mod prepend;
 mod undistort;
 mod video;
@@ -40,6 +41,7 @@ use opencv::core::Mat;
 pub use folder::FolderSource;
 pub use memory::{resident_bytes, MemorySampled, MemorySource};
 pub use natural::natural_cmp;
+pub use paced::{FrameSlot, Paced, Tapped, TappedFrame};
 pub use prepend::Prepended;
 pub use undistort::UndistortedSource;
 pub use video::VideoSource;

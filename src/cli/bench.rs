@@ -19,7 +19,8 @@ use crate::synth::{BoardState, RandomRanges, Rng, Scene, SceneParams};
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// What to measure: classify, render, infer, record, or all; or memory (a
-    /// long recording's resident memory, not part of all).
+    /// long recording's resident memory, not part of all); or boards (how many
+    /// 640x480 15 fps boards one core records in real time, not part of all).
     #[arg(long, default_value = "all")]
     pub what: String,
     /// Minutes of video for `--what memory`.
@@ -35,6 +36,12 @@ pub struct BenchArgs {
     /// time goes (thread CPU ms per stage, the mean over the runs).
     #[arg(long)]
     pub stages: bool,
+    /// With `--what boards`: the numbers of simultaneous boards to try.
+    #[arg(long, value_delimiter = ',', default_values_t = [4, 8, 12, 16])]
+    pub boards: Vec<usize>,
+    /// With `--what boards`: the core the benchmark is held to.
+    #[arg(long, default_value_t = 0)]
+    pub core: usize,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -72,6 +79,9 @@ pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {
 }
 
 pub fn run(a: BenchArgs) -> anyhow::Result<()> {
+    if a.what == "boards" {
+        return super::bench_boards::run(&a.boards, a.core, &a.model);
+    }
     let all = a.what == "all";
     if all || a.what == "render" {
         bench_render(a.runs, &a.sizes, a.stages)?;

@@ -1,6 +1,7 @@
 //! The command line: raw flags as typed (clap), resolved into what each run needs.
 
 mod bench;
+mod bench_boards;
 mod bench_record;
 mod board;
 mod calibrate;
@@ -9,6 +10,7 @@ mod demo;
 mod detect;
 mod eval;
 mod eval_record;
+mod event;
 mod events;
 mod locate;
 mod model;
@@ -53,6 +55,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Record a game from a video, a camera or a folder of photos.
     Record(Box<record::RecordArgs>),
+    /// Record every board of a round (a round file), with a live page and the round PGN.
+    Event(Box<event::EventArgs>),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
     Perft(perft::PerftArgs),
     /// Measure the camera: `calibrate camera` makes a lens profile for `--camera`.
@@ -66,6 +70,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Record(a) => record::run(*a),
+        Command::Event(a) => event::run(*a),
         Command::Bench(a) => bench::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Render(a) => render::run(a),

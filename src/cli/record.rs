@@ -3,13 +3,16 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Args;
 
+use super::event::{serve_spec, Serve};
 use super::events::Presenter;
 use super::{BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary};
-use crate::record::log::{RecordTags, Recordable};
+use crate::record::log::RecordTags;
+use crate::record::resume::Resume;
+use crate::round::GameKind;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
@@ -94,6 +97,10 @@ pub struct RecordArgs {
     /// Tablut: White moves first instead of Black.
     #[arg(long)]
     pub white_first: bool,
+    /// Serve a live page for this board at ADDR (such as 127.0.0.1:8080): diagram,
+    /// moves, camera frame, alerts, the record for broadcasts, arbiter actions.
+    #[arg(long, value_name = "ADDR")]
+    pub serve: Option<String>,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -108,6 +115,21 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         "auto" => None,
         s => Some(s.parse::<WhiteSide>().map_err(anyhow::Error::msg)?),
     };
+    let serve = match (&a.serve, a.game) {
+        (None, _) => None,
+        (Some(_), RecordGame::Free) => {
+            bail!("--serve shows games with rules: chess, russian-draughts or tablut")
+        }
+        (Some(addr), game) => {
+            let kind = match game {
+                RecordGame::RussianDraughts => GameKind::RussianDraughts,
+                RecordGame::Tablut => GameKind::Tablut,
+                _ => GameKind::Chess,
+            };
+            let spec = serve_spec(kind, &a.input, &a.white_name, &a.black_name);
+            Some(Serve::start(addr, spec, tags(&a), out.clone())?)
+        }
+    };
     let mut classifier = a.model.load()?;
     let lens = a.board.undistorter()?;
     let mut source = capture::open(
@@ -119,6 +141,9 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     )?;
     if let Some(lens) = lens {
         source = Box::new(capture::UndistortedSource::new(source, lens));
+    }
+    if let Some(s) = &serve {
+        source = s.tap(source);
     }
     let Found {
         pose,
@@ -140,14 +165,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             misfit_views: if track.quiet_s == 0.0 { 2 } else { 1 },
             ..InferConfig::default()
         },
-        tags: RecordTags {
-            event: a.event.clone(),
-            site: a.site.clone(),
-            date: a.date.clone().unwrap_or_else(today),
-            round: a.round.clone(),
-            white: a.white_name.clone(),
-            black: a.black_name.clone(),
-        },
+        tags: tags(&a),
         out: out.clone(),
         debug: a.debug || std::env::var_os("BOARDSCRIBE_DEBUG").is_some(),
         progress: true,
@@ -184,6 +202,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 job,
                 located_in.as_ref(),
                 &mut presenter,
+                serve.as_ref(),
             )
         }
         RecordGame::RussianDraughts => {
@@ -199,6 +218,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 job,
                 located_in.as_ref(),
                 &mut presenter,
+                serve.as_ref(),
             )
         }
         RecordGame::Tablut => {
@@ -217,6 +237,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 job,
                 located_in.as_ref(),
                 &mut presenter,
+                serve.as_ref(),
             )
         }
     }
@@ -240,15 +261,29 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The record's tags from the flags.
+fn tags(a: &RecordArgs) -> RecordTags {
+    RecordTags {
+        event: a.event.clone(),
+        site: a.site.clone(),
+        date: a.date.clone().unwrap_or_else(today),
+        round: a.round.clone(),
+        white: a.white_name.clone(),
+        black: a.black_name.clone(),
+    }
+}
+
 /// Records `game`; a grid located automatically in `located_in` is first moved by
-/// whole cells to where that frame reads most like the game's start.
-fn record_game<R: Recordable>(
+/// whole cells to where that frame reads most like the game's start. With `serve`,
+/// a live page follows the recording.
+fn record_game<R: Resume>(
     game: R,
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     mut job: RecordJob,
     located_in: Option<&opencv::core::Mat>,
     events: &mut dyn EventSink,
+    serve: Option<&Serve>,
 ) -> anyhow::Result<RecordSummary> {
     if let Some(image) = located_in {
         let (pose, (dr, dc)) = pipeline::snap_to_start(&game, classifier, image, job.pose)?;
@@ -261,24 +296,30 @@ fn record_game<R: Recordable>(
         }
         job.pose = pose;
     }
-    pipeline::record(game, classifier, source, &job, events)
+    match serve {
+        Some(s) => s.record(game, classifier, source, &job, events),
+        None => pipeline::record(game, classifier, source, &job, events),
+    }
 }
 
 /// Frames looked at for the board before giving up, when no corners are given.
 const LOCATE_TRIES: usize = 60;
 
 /// The board as `find_board` leaves it.
-struct Found {
-    pose: crate::geometry::BoardPose,
+pub(super) struct Found {
+    pub pose: crate::geometry::BoardPose,
     /// The frame the grid was located in; `None` when its corners were given.
-    located_in: Option<opencv::core::Mat>,
+    pub located_in: Option<opencv::core::Mat>,
     /// The source, with the frames looked at put back in front.
-    source: Box<dyn FrameSource>,
+    pub source: Box<dyn FrameSource>,
 }
 
 /// The board's pose: from the corners given, or else found in the first frames
 /// (every few frames, so a hand passing by does not stop it).
-fn find_board(board: &super::BoardArgs, mut source: Box<dyn FrameSource>) -> anyhow::Result<Found> {
+pub(super) fn find_board(
+    board: &super::BoardArgs,
+    mut source: Box<dyn FrameSource>,
+) -> anyhow::Result<Found> {
     if !board.needs_locating()? {
         return Ok(Found {
             pose: board.pose()?,

@@ -152,6 +152,9 @@ pub enum Command {
     /// End the recording now, as if the input had ended (a signal, a closed page):
     /// the record is finished and written.
     Stop,
+    /// Write this comment into the record now, after the last move (an arbiter's
+    /// action, with its time); games without rules ignore it.
+    Note(String),
 }
 
 /// Where a recording's events go, and where it asks for commands.

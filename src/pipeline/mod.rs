@@ -68,6 +68,22 @@ pub fn record<R: Recordable>(
     job: &RecordJob,
     events: &mut dyn EventSink,
 ) -> anyhow::Result<RecordSummary> {
+    let record = R::Record::start(&game, &job.tags);
+    record_resumed(game, record, 0, classifier, source, job, events)
+}
+
+/// Goes on recording a game taken up from its record (`record::resume`): `game` is
+/// the position after the record's `plies` moves, and `record` goes on being
+/// written to `job.out`. Move numbers in events count from the record's start.
+pub fn record_resumed<R: Recordable>(
+    game: R,
+    mut record: R::Record,
+    plies: usize,
+    classifier: &mut Classifier,
+    source: &mut dyn FrameSource,
+    job: &RecordJob,
+    events: &mut dyn EventSink,
+) -> anyhow::Result<RecordSummary> {
     let grid = job.pose.grid;
     let (files, ranks) = game.dims();
     let fits = |side: WhiteSide| SiteMap::new(side, grid.rows, grid.cols, files, ranks);
@@ -83,7 +99,6 @@ pub fn record<R: Recordable>(
         }
         _ => {}
     }
-    let mut record = R::Record::start(&game, &job.tags);
     let write = |record: &R::Record| {
         write_atomic(&job.out, &record.render())
             .with_context(|| format!("cannot write the record '{}'", job.out.display()))
@@ -113,6 +128,11 @@ pub fn record<R: Recordable>(
         )?;
         let still = match watched {
             None | Some(Watched::Command(Command::Stop)) => break,
+            Some(Watched::Command(Command::Note(text))) => {
+                record.note(&text);
+                write(&record)?;
+                continue;
+            }
             Some(Watched::Still(still)) => still,
         };
         let probs = visible_probs(watcher.readings());
@@ -190,7 +210,15 @@ pub fn record<R: Recordable>(
             }
         }
         for event in seen {
-            apply_event(&event, f, &mut record, &mut summary, still.time_s, events);
+            apply_event(
+                &event,
+                f,
+                plies,
+                &mut record,
+                &mut summary,
+                still.time_s,
+                events,
+            );
         }
         record.set_result(f.game(), false);
         write(&record)?;
@@ -204,7 +232,7 @@ pub fn record<R: Recordable>(
     if let Some(f) = &mut follower {
         let time = watcher.last_time().unwrap_or(0.0);
         for event in f.finish() {
-            apply_event(&event, f, &mut record, &mut summary, time, events);
+            apply_event(&event, f, plies, &mut record, &mut summary, time, events);
         }
         record.set_result(f.game(), true);
         summary.in_sync = f.in_sync();
@@ -240,9 +268,12 @@ fn visible_probs(readings: &[Option<SiteReading>]) -> Vec<SiteProbs> {
         .collect()
 }
 
+/// Writes what the follower saw into the record; `base` moves stood in the record
+/// before the follower's first.
 fn apply_event<R: Recordable>(
     event: &FollowEvent<R::Move>,
     f: &Follower<R>,
+    base: usize,
     record: &mut R::Record,
     summary: &mut RecordSummary,
     time: f64,
@@ -267,7 +298,7 @@ fn apply_event<R: Recordable>(
             }
             events.emit(Event::Move {
                 time: ms(time),
-                ply: ply + 1,
+                ply: base + ply + 1,
                 san: before.notation(mv),
                 uci: before.move_id(mv),
                 confidence: (1.0 / (1.0 + (-margin).exp()) * 1e4).round() / 1e4,
@@ -297,7 +328,7 @@ fn apply_event<R: Recordable>(
         FollowEvent::Corrected { ply, mv, upto } => {
             // Rebuild the record from the corrected ply on; moves accepted in the same
             // view follow as their own events.
-            record.truncate(*ply);
+            record.truncate(base + *ply);
             for (i, m) in f.moves().iter().enumerate().take(*upto).skip(*ply) {
                 record.push(before(i), m, None);
                 if i == *ply {
@@ -306,7 +337,7 @@ fn apply_event<R: Recordable>(
             }
             events.emit(Event::Corrected {
                 time: ms(time),
-                ply: ply + 1,
+                ply: base + ply + 1,
                 san: before(*ply).notation(mv),
                 uci: before(*ply).move_id(mv),
             });

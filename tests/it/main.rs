@@ -5,6 +5,7 @@ mod capture;
 mod cli;
 mod clip;
 mod clips;
+mod event;
 mod external;
 mod locate;
 mod memory;

@@ -1,0 +1,281 @@
+//! A board's recorder as the round sees it: its events change the board's live
+//! state and go out to the pages; the arbiter's actions come back to it as
+//! commands between frames; an edit of the record (a result, a take-back) stops
+//! it, is made on disk, and the game goes on from the record.
+
+use std::sync::Arc;
+
+use super::live::{AlertKind, Board, Edit, Queued, Round, Status};
+use crate::capture::FrameSource;
+use crate::classify::Classifier;
+use crate::pipeline::{self, clock, Command, Event, EventSink, RecordJob, RecordSummary};
+use crate::record::log::GameRecord;
+use crate::record::resume::{Resume, Resumed};
+
+/// A move whose confidence is under this is raised for the arbiter to confirm.
+pub const UNSURE_BELOW: f64 = 0.9;
+
+/// The events of one board's recorder.
+pub struct BoardSink<'a, 'b> {
+    round: &'a Round,
+    board: &'a Board,
+    /// Where the events go besides (the command line's presenter).
+    inner: Option<&'a mut (dyn EventSink + 'b)>,
+    /// The record on disk changed since the page last read it.
+    dirty: bool,
+    /// An edit that stopped the recorder, to be made once it has.
+    pending: Option<Edit>,
+}
+
+impl<'a, 'b> BoardSink<'a, 'b> {
+    pub fn new(
+        round: &'a Round,
+        board: &'a Board,
+        inner: Option<&'a mut (dyn EventSink + 'b)>,
+    ) -> Self {
+        BoardSink {
+            round,
+            board,
+            inner,
+            dirty: false,
+            pending: None,
+        }
+    }
+
+    fn status(&self, status: Status) {
+        self.board.change(|s| {
+            s.status = status;
+            s.detail = None;
+        });
+    }
+}
+
+impl EventSink for BoardSink<'_, '_> {
+    fn emit(&mut self, event: Event) {
+        if let Some(inner) = self.inner.as_deref_mut() {
+            inner.emit(event.clone());
+        }
+        let b = self.board;
+        let mut changed = true;
+        match &event {
+            Event::Progress { .. } | Event::Readings { .. } => return,
+            Event::Orientation { .. } => self.status(Status::InSync),
+            Event::Move {
+                ply,
+                san,
+                confidence,
+                assumed,
+                ..
+            } => {
+                self.dirty = true;
+                if b.state().status != Status::InSync {
+                    self.status(Status::InSync);
+                }
+                if *assumed || *confidence < UNSURE_BELOW {
+                    let why = if *assumed {
+                        "the promoted piece is assumed".to_string()
+                    } else {
+                        format!("confidence {confidence:.2}")
+                    };
+                    b.alert(
+                        AlertKind::Unsure,
+                        format!("move {ply} {san} ({why})"),
+                        Some(*ply),
+                    );
+                }
+            }
+            Event::Unexplained { time, squares } => {
+                self.dirty = true;
+                self.status(Status::OutOfSync);
+                b.alert(
+                    AlertKind::Unexplained,
+                    format!(
+                        "unexplained change at {}: {} (possible illegal move; recording waits for a legal position)",
+                        clock(*time),
+                        squares.join(",")
+                    ),
+                    None,
+                );
+            }
+            Event::Resynced { time, .. } => {
+                self.dirty = true;
+                self.status(Status::InSync);
+                b.change(|s| {
+                    for a in s
+                        .alerts
+                        .iter_mut()
+                        .filter(|a| a.open && a.kind == AlertKind::Unexplained)
+                    {
+                        if a.resolution.is_none() {
+                            a.resolution = Some(format!("back in sync at {}", clock(*time)));
+                        }
+                    }
+                });
+            }
+            Event::Corrected { ply, san, .. } => {
+                self.dirty = true;
+                b.alert(
+                    AlertKind::Correction,
+                    format!("move {ply} corrected to {san}: later play shows which piece the pawn became"),
+                    Some(*ply),
+                );
+            }
+            Event::Regrid { corners, .. } | Event::Relocated { corners, .. } => {
+                self.dirty = true;
+                let c = *corners;
+                b.change(|s| s.corners = Some(c));
+                if matches!(event, Event::Relocated { .. }) {
+                    b.alert(
+                        AlertKind::Warning,
+                        "the board moved too far to follow and was found again".into(),
+                        None,
+                    );
+                }
+            }
+            Event::GridSnapped { corners, .. } => {
+                let c = *corners;
+                b.change(|s| s.corners = Some(c));
+            }
+            Event::BoardLost { time } => {
+                self.status(Status::Waiting);
+                b.alert(
+                    AlertKind::BoardLost,
+                    format!(
+                        "the board moved and was not found again at {}; recording waits for it",
+                        clock(*time)
+                    ),
+                    None,
+                );
+            }
+            Event::SourceWarning { message } => {
+                b.alert(AlertKind::Warning, message.clone(), None);
+            }
+            Event::Start { .. } | Event::Change { .. } => changed = false,
+        }
+        let mut json = serde_json::to_value(&event).unwrap_or_default();
+        if let Some(o) = json.as_object_mut() {
+            o.insert("board".into(), b.number().into());
+        }
+        self.round.send(super::live::Update::Record(
+            b.number(),
+            Arc::from(json.to_string()),
+        ));
+        if changed {
+            self.round.publish(b);
+        }
+    }
+
+    fn poll(&mut self) -> Option<Command> {
+        // Polled between frames: whatever the last still view changed is on disk.
+        if std::mem::take(&mut self.dirty) {
+            let _ = self.round.refresh(self.board);
+        }
+        if let Some(c) = self.inner.as_deref_mut().and_then(|i| i.poll()) {
+            return Some(c);
+        }
+        match self.board.next_queued()? {
+            Queued::Note(text) => {
+                self.dirty = true;
+                Some(Command::Note(text))
+            }
+            Queued::Edit(edit) => {
+                self.pending = Some(edit);
+                Some(Command::Stop)
+            }
+        }
+    }
+}
+
+/// How a board's recording ended.
+#[derive(Debug, Default)]
+pub struct BoardEnd {
+    /// The game has a result (else the input ended, and the game may go on
+    /// another time).
+    pub finished: bool,
+    /// The last recording's summary, when one ran.
+    pub summary: Option<RecordSummary>,
+}
+
+/// Records a board's game from `source`: taken up from its record on disk when
+/// there is one (a new record from `start` otherwise), again after every take-back,
+/// until the input ends or the game has a result. `inner` hears the events too.
+pub fn record_board<R: Resume>(
+    round: &Round,
+    board: &Board,
+    start: R,
+    classifier: &mut Classifier,
+    source: &mut dyn FrameSource,
+    job: &RecordJob,
+    mut inner: Option<&mut dyn EventSink>,
+) -> anyhow::Result<BoardEnd> {
+    loop {
+        let fresh = board.take_fresh();
+        let resumed = match (fresh, board.read(&start)?) {
+            (false, Some(r)) => r,
+            _ => Resumed::fresh(start.clone(), R::Record::start(&start, &job.tags)),
+        };
+        if resumed.finished() {
+            board.change(|s| s.status = Status::Finished);
+            round.publish(board);
+            return Ok(BoardEnd {
+                finished: true,
+                summary: None,
+            });
+        }
+        board.change(|s| {
+            s.status = Status::Waiting;
+            s.detail = None;
+        });
+        round.publish(board);
+        let plies = resumed.moves.len();
+        board.set_running(true);
+        let mut sink = BoardSink::new(round, board, inner.as_deref_mut());
+        let result = pipeline::record_resumed(
+            resumed.game,
+            resumed.record,
+            plies,
+            classifier,
+            source,
+            job,
+            &mut sink,
+        );
+        let pending = sink.pending.take();
+        // What the arbiter sent as the recorder stopped is made on disk now.
+        for q in board.set_running(false) {
+            if let Err(e) = round.apply(board, &q) {
+                board.alert(
+                    AlertKind::Error,
+                    format!("an arbiter's action failed: {e:#}"),
+                    None,
+                );
+            }
+        }
+        round.refresh(board)?;
+        let summary = result?;
+        let Some(edit) = pending else {
+            let finished = board.state().result != "*";
+            board.change(|s| {
+                s.status = if finished {
+                    Status::Finished
+                } else {
+                    Status::Ended
+                }
+            });
+            round.publish(board);
+            return Ok(BoardEnd {
+                finished,
+                summary: Some(summary),
+            });
+        };
+        round.apply(board, &Queued::Edit(edit.clone()))?;
+        round.refresh(board)?;
+        if matches!(&edit, Edit::SetResult { token, .. } if token != "*") {
+            board.change(|s| s.status = Status::Finished);
+            round.publish(board);
+            return Ok(BoardEnd {
+                finished: true,
+                summary: Some(summary),
+            });
+        }
+    }
+}
