@@ -206,6 +206,8 @@ pub fn run(counts: &[usize], core: usize, model: &ModelArgs) -> anyhow::Result<(
         // Models loaded and inputs opened before the clock starts.
         std::thread::sleep(Duration::from_secs_f64(1.0 + 0.3 * n as f64));
         let rss_loaded = resident_bytes().unwrap_or(0);
+        let process_cpu_before = process_cpu_s();
+        let clock = Instant::now();
         ready.store(true, Ordering::SeqCst);
         let samples = Arc::new(Mutex::new(Vec::new()));
         let done = Arc::new(AtomicBool::new(false));
@@ -224,6 +226,8 @@ pub fn run(counts: &[usize], core: usize, model: &ModelArgs) -> anyhow::Result<(
             .into_iter()
             .map(|h| h.join().map_err(|_| anyhow::anyhow!("a board panicked"))?)
             .collect::<anyhow::Result<_>>()?;
+        let process_cpu = process_cpu_s() - process_cpu_before;
+        let elapsed = clock.elapsed().as_secs_f64();
         done.store(true, Ordering::SeqCst);
         let _ = sampler.join();
         let samples = samples.lock().unwrap().clone();
@@ -235,10 +239,11 @@ pub fn run(counts: &[usize], core: usize, model: &ModelArgs) -> anyhow::Result<(
             .skip(samples.len() / 4)
             .fold((u64::MAX, 0), |(lo, hi), &s| (lo.min(s), hi.max(s)));
         println!(
-            "{n:>3} boards: {kept}/{n} kept up (median lag {:.2} s, worst {:.2} s), {exact}/{n} recorded exactly; CPU per board {:.1}% of the core (median), wall {:.1} s; memory {:.0} MB before, {:.0} MB loaded ({:.1} MB a board), {:.0}-{:.0} MB while recording (after the first quarter)",
+            "{n:>3} boards: {kept}/{n} kept up (median lag {:.2} s, worst {:.2} s), {exact}/{n} recorded exactly; CPU per board {:.1}% of the core (median of the boards' threads; the whole process {:.1}% a board), wall {:.1} s; memory {:.0} MB before, {:.0} MB loaded ({:.1} MB a board), {:.0}-{:.0} MB while recording (after the first quarter)",
             median(runs.iter().map(|r| r.max_lag_s).collect()),
             runs.iter().map(|r| r.max_lag_s).fold(0.0, f64::max),
             median(runs.iter().map(|r| 100.0 * r.cpu_s / r.wall_s).collect()),
+            100.0 * process_cpu / elapsed / n as f64,
             median(runs.iter().map(|r| r.wall_s).collect()),
             mb(rss_before),
             mb(rss_loaded),
@@ -249,6 +254,17 @@ pub fn run(counts: &[usize], core: usize, model: &ModelArgs) -> anyhow::Result<(
         let _ = std::fs::remove_dir_all(&records);
     }
     Ok(())
+}
+
+/// CPU time of the whole process (every thread, decoders included), s.
+fn process_cpu_s() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return f64::NAN;
+    }
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
 }
 
 fn tempfile_dir(dir: &Path, n: usize) -> anyhow::Result<PathBuf> {

@@ -288,9 +288,17 @@ impl Board {
         std::mem::take(&mut lock(&self.control).fresh)
     }
 
-    /// Adds an alert; returns its id.
+    /// Adds an alert; returns its id. A failure while one is still open replaces
+    /// its text (one alert for a camera that keeps failing).
     pub(crate) fn alert(&self, kind: AlertKind, text: String, ply: Option<usize>) -> u64 {
         self.change(|s| {
+            if kind == AlertKind::Error {
+                if let Some(a) = s.alerts.iter_mut().find(|a| a.open && a.kind == kind) {
+                    a.text = text;
+                    a.at = utc_now();
+                    return a.id;
+                }
+            }
             let id = s.next_alert;
             s.next_alert += 1;
             s.alerts.push(Alert {

@@ -209,14 +209,18 @@ pub fn record_board<R: Resume>(
     mut inner: Option<&mut dyn EventSink>,
 ) -> anyhow::Result<BoardEnd> {
     loop {
+        // From here on the arbiter's actions wait for the recorder, so that none is
+        // made on disk between reading the record and writing it again.
+        let running = Running::start(round, board);
         let fresh = board.take_fresh();
         let resumed = match (fresh, board.read(&start)?) {
             (false, Some(r)) => r,
             _ => Resumed::fresh(start.clone(), R::Record::start(&start, &job.tags)),
         };
         if resumed.finished() {
+            drop(running);
             board.change(|s| s.status = Status::Finished);
-            round.publish(board);
+            round.refresh(board)?;
             return Ok(BoardEnd {
                 finished: true,
                 summary: None,
@@ -228,7 +232,6 @@ pub fn record_board<R: Resume>(
         });
         round.publish(board);
         let plies = resumed.moves.len();
-        board.set_running(true);
         let mut sink = BoardSink::new(round, board, inner.as_deref_mut());
         let result = pipeline::record_resumed(
             resumed.game,
@@ -241,15 +244,7 @@ pub fn record_board<R: Resume>(
         );
         let pending = sink.pending.take();
         // What the arbiter sent as the recorder stopped is made on disk now.
-        for q in board.set_running(false) {
-            if let Err(e) = round.apply(board, &q) {
-                board.alert(
-                    AlertKind::Error,
-                    format!("an arbiter's action failed: {e:#}"),
-                    None,
-                );
-            }
-        }
+        drop(running);
         round.refresh(board)?;
         let summary = result?;
         let Some(edit) = pending else {
@@ -267,7 +262,9 @@ pub fn record_board<R: Resume>(
                 summary: Some(summary),
             });
         };
+        let running = Running::start(round, board);
         round.apply(board, &Queued::Edit(edit.clone()))?;
+        drop(running);
         round.refresh(board)?;
         if matches!(&edit, Edit::SetResult { token, .. } if token != "*") {
             board.change(|s| s.status = Status::Finished);
@@ -276,6 +273,34 @@ pub fn record_board<R: Resume>(
                 finished: true,
                 summary: Some(summary),
             });
+        }
+    }
+}
+
+/// While held, the board's recorder counts as running: arbiter actions are queued
+/// for it. Dropped, what was queued is made on disk.
+struct Running<'a> {
+    round: &'a Round,
+    board: &'a Board,
+}
+
+impl<'a> Running<'a> {
+    fn start(round: &'a Round, board: &'a Board) -> Running<'a> {
+        board.set_running(true);
+        Running { round, board }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        for q in self.board.set_running(false) {
+            if let Err(e) = self.round.apply(self.board, &q) {
+                self.board.alert(
+                    AlertKind::Error,
+                    format!("an arbiter's action failed: {e:#}"),
+                    None,
+                );
+            }
         }
     }
 }

@@ -75,6 +75,7 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
     }
     loop {
         attempts += 1;
+        let began = std::time::Instant::now();
         // A panic in one board's recorder is that board's failure, not the round's.
         let outcome =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runner.run(round, board)))
@@ -87,6 +88,8 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
                     Err(anyhow::anyhow!("the recorder panicked: {why}"))
                 });
         let e = match outcome {
+            // A camera or stream that ends has failed: it is opened again.
+            Ok(end) if !end.finished && !board.spec.is_offline() => "the input ended".to_string(),
             Ok(_) => {
                 return BoardReport {
                     number: board.number(),
@@ -96,7 +99,6 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
             }
             Err(e) => format!("{e:#}"),
         };
-        let _ = board.set_running(false);
         if limit.is_some_and(|n| attempts >= n) {
             board.alert(
                 AlertKind::Error,
@@ -113,6 +115,10 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
                 error: Some(e),
                 attempts,
             };
+        }
+        // A board that recorded a good while before failing starts its pauses anew.
+        if began.elapsed() > LONGEST_PAUSE {
+            pause = FIRST_PAUSE;
         }
         board.alert(
             AlertKind::Error,

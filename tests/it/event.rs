@@ -447,6 +447,8 @@ fn issue20_event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_a
     assert_eq!(games[1].result, "0-1", "{after}");
     assert_eq!(games[1].moves.len(), 3);
     let text = std::fs::read_to_string(out.join("board-2.pgn")).unwrap();
+    // Comments are wrapped at 79 columns.
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(text.contains("acknowledged: unexplained change"), "{text}");
     assert!(text.contains("UTC: result set to 0-1"), "{text}");
     drop(running);
@@ -493,7 +495,8 @@ fn browser_check(addr: &str, token: &str, truth: &Truth) {
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
     let url = format!("http://{addr}/?token={token}");
-    let dom = chromium(&["--virtual-time-budget=3000", "--dump-dom", &url]);
+    // No --virtual-time-budget: with the event stream open the page never idles.
+    let dom = chromium(&["--dump-dom", &url]);
     let card = |n: u32| {
         let start = dom
             .find(&format!("id=\"board-{n}\""))
@@ -544,7 +547,6 @@ fn browser_check(addr: &str, token: &str, truth: &Truth) {
     ] {
         let file = shots.join(name);
         chromium(&[
-            "--virtual-time-budget=3000",
             "--window-size=1280,1000",
             &format!("--screenshot={}", file.display()),
             &format!("http://{addr}{path}"),
@@ -554,4 +556,83 @@ fn browser_check(addr: &str, token: &str, truth: &Truth) {
             "{name}"
         );
     }
+}
+
+#[test]
+fn issue20_record_serve_gives_the_page_for_one_board() {
+    let dir = tmp();
+    let (_, moves, sans) = chess_line(&["e2e4", "e7e5", "g1f3"]);
+    let (clip, truth) = render(
+        dir.path(),
+        "served",
+        &small(SceneParams::chess_overhead(5, false)),
+        &states_of(&Chess::new(), &moves),
+        &fast_clip(),
+    );
+    let out = dir.path().join("served.pgn");
+    let mut child = bin()
+        .args([
+            "record",
+            "--game",
+            "chess",
+            "--input",
+            p(&clip),
+            "--grid",
+            "8x8",
+            "--corners",
+            &corners_arg(&truth),
+            "--white",
+            "bottom",
+            "--pgn",
+            p(&out),
+            "--serve",
+            "127.0.0.1:0",
+            "--white-name",
+            "Anna Novak",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("live page: http://")
+        .and_then(|a| a.strip_suffix("/board/1"))
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_string();
+    // The page answers while the game is recorded (the recording may be quick).
+    if let Ok(mut s) = TcpStream::connect(&addr) {
+        write!(s, "GET /board/1 HTTP/1.0\r\n\r\n").unwrap();
+        let mut page = String::new();
+        let _ = s.read_to_string(&mut page);
+        assert!(page.contains("Anna Novak"), "{page}");
+    }
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success(), "{first}{rest}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let games = parse_pgn_games(&text).unwrap();
+    let got: Vec<String> = games[0].moves.iter().map(|m| m.san.clone()).collect();
+    assert_eq!(got, sans, "{text}\n{rest}");
+
+    let o = bin()
+        .args([
+            "record",
+            "--game",
+            "free",
+            "--input",
+            p(&clip),
+            "--grid",
+            "8x8",
+            "--out",
+            p(&dir.path().join("x.txt")),
+            "--serve",
+            "127.0.0.1:0",
+        ])
+        .output()
+        .unwrap();
+    super::util::assert_fails_with(&o, "--serve shows games with rules");
 }
