@@ -158,7 +158,7 @@ impl Diagram {
                 }
             }
             // a1 is dark in chess and in draughts.
-            _ if (file + rank) % 2 == 0 => "sq dark",
+            _ if (file + rank).is_multiple_of(2) => "sq dark",
             _ => "sq light",
         }
     }

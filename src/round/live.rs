@@ -380,7 +380,7 @@ fn like_chess(spec: &BoardSpec) -> Chess {
     spec.fen
         .as_deref()
         .and_then(|f| Chess::from_fen(f).ok())
-        .unwrap_or_else(Chess::new)
+        .unwrap_or_default()
 }
 
 fn like_draughts(spec: &BoardSpec) -> RussianDraughts {

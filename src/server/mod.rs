@@ -232,7 +232,7 @@ async fn events(State(round): Shared) -> Sse<impl Stream<Item = Result<SseEvent,
                         }
                     }
                     Ok(Update::Record(_, json)) => {
-                        queue.push_back(SseEvent::default().event("record").data(json.to_string()))
+                        queue.push_back(SseEvent::default().event("record").data(&*json))
                     }
                     Ok(Update::End) => queue.push_back(end_event()),
                     // Fell behind: the whole state again is as good as what was missed.

@@ -59,13 +59,11 @@ fn get(addr: &str, path: &str) -> (u16, String, String) {
     (s, h, String::from_utf8(b).unwrap())
 }
 
+/// Server-Sent Events heard so far, as (event, data).
+type Heard = Arc<Mutex<Vec<(String, String)>>>;
+
 /// Server-Sent Events as (event, data), gathered on a thread until `end`.
-fn listen(
-    addr: &str,
-) -> (
-    Arc<Mutex<Vec<(String, String)>>>,
-    std::thread::JoinHandle<()>,
-) {
+fn listen(addr: &str) -> (Heard, std::thread::JoinHandle<()>) {
     let got = Arc::new(Mutex::new(Vec::new()));
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(240))).unwrap();
@@ -387,8 +385,7 @@ fn issue20_event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_a
         ev.iter()
             .filter(|(e, _)| e == "board")
             .map(|(_, d)| serde_json::from_str::<serde_json::Value>(d).unwrap())
-            .filter(|v| v["number"] == b)
-            .last()
+            .rfind(|v| v["number"] == b)
             .unwrap()
     };
     assert!(moves_of(1) >= 1 && moves_of(3) >= 1, "{records:?}");
