@@ -117,11 +117,15 @@ fn print_updates(round: &Arc<Round>, json: bool) -> std::thread::JoinHandle<()> 
                 };
                 let kind = v["type"].as_str().unwrap_or("");
                 match kind {
-                    "move" => eprintln!(
-                        "board {n}: {}. {}",
-                        v["ply"],
-                        v["san"].as_str().unwrap_or("")
-                    ),
+                    "move" => {
+                        let ply = v["ply"].as_u64().unwrap_or(0);
+                        let dots = if ply % 2 == 1 { "." } else { "..." };
+                        eprintln!(
+                            "board {n}: {}{dots} {}",
+                            ply.div_ceil(2),
+                            v["san"].as_str().unwrap_or("")
+                        )
+                    }
                     "unexplained" => eprintln!(
                         "board {n}: unexplained change at {}: {}",
                         v["time"], v["squares"]

@@ -304,3 +304,92 @@ impl Drop for Running<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::MemorySource;
+    use crate::classify::OccupancyModel;
+    use crate::geometry::BoardPose;
+    use crate::infer::WhiteSide;
+    use crate::record::log::RecordTags;
+    use crate::record::pgn::{parse_pgn, PgnRecord};
+    use crate::round::{Action, BoardSpec, EventInfo, GameKind};
+    use crate::rules::chess::Chess;
+    use crate::rules::Rules;
+
+    #[test]
+    fn a_take_back_stops_the_recorder_edits_the_record_and_the_game_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut g = Chess::new();
+        let mut rec = PgnRecord::start(&g, &RecordTags::default());
+        for u in ["e2e4", "e7e5"] {
+            let m = g.parse_uci(u).unwrap();
+            GameRecord::push(&mut rec, &g, &m, None);
+            g.play(&m);
+        }
+        std::fs::write(dir.path().join("board-1.pgn"), rec.render()).unwrap();
+        let spec = BoardSpec {
+            number: 1,
+            game: Some(GameKind::Chess),
+            input: "b1.mp4".into(),
+            ..BoardSpec::default()
+        };
+        let info = EventInfo {
+            name: "x".into(),
+            ..EventInfo::default()
+        };
+        let round = Round::new(
+            info,
+            "2026.01.01".into(),
+            vec![spec],
+            dir.path(),
+            "t".into(),
+        )
+        .unwrap();
+        let board = round.board(1).unwrap();
+        // The recorder counts as running: the take-back waits for it.
+        board.set_running(true);
+        let done = round.act(1, Action::TakeBack).unwrap();
+        assert!(done.contains("took back move 2 (e5)"), "{done}");
+        assert_eq!(board.state().sans.len(), 2, "not yet made");
+
+        let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/occupancy.onnx");
+        let mut classifier = Classifier::new(OccupancyModel::load(&model).unwrap());
+        // An input that has ended: the recorder polls once, stops for the edit,
+        // takes the game up again from the record and ends with the input.
+        let mut source = MemorySource::new(Vec::new(), 15.0);
+        let job = RecordJob {
+            pose: BoardPose::new(
+                "8x8".parse().unwrap(),
+                "10,10 200,10 200,200 10,200".parse().unwrap(),
+            ),
+            white: Some(WhiteSide::Bottom),
+            track: Default::default(),
+            infer: Default::default(),
+            tags: board.tags.clone(),
+            out: board.path.clone(),
+            debug: false,
+            progress: false,
+            adapt: true,
+        };
+        let end = record_board(
+            &round,
+            board,
+            Chess::new(),
+            &mut classifier,
+            &mut source,
+            &job,
+            None,
+        )
+        .unwrap();
+        assert!(!end.finished);
+        let text = std::fs::read_to_string(&board.path).unwrap();
+        let rec = parse_pgn(&text).unwrap();
+        assert_eq!(rec.ucis(), ["e2e4"], "{text}");
+        assert!(text.contains("took back move 2 (e5)"), "{text}");
+        assert_eq!(board.state().sans, ["e4"]);
+        assert_eq!(board.state().status, Status::Ended);
+        assert!(round.pgn().contains("took back"));
+    }
+}
