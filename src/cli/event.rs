@@ -70,6 +70,7 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     eprintln!("arbiter page: {base}/?token={token}");
     eprintln!("arbiter token: {token}");
     let printer = print_updates(&round, a.events);
+    stop_on_signal(&round);
     let runner = Arc::new(CliRunner { model: a.model });
     let reports = round::run_round(&round, runner);
     let _ = printer.join();
@@ -90,7 +91,7 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
         }
     }
     eprintln!("records in {}", a.out.display());
-    if a.linger > 0.0 {
+    if a.linger > 0.0 && !round.is_stopping() {
         eprintln!("serving {base}/ for {} s more", a.linger);
         std::thread::sleep(std::time::Duration::from_secs_f64(a.linger));
     }
@@ -140,6 +141,40 @@ fn print_updates(round: &Arc<Round>, json: bool) -> std::thread::JoinHandle<()> 
             Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
         }
     })
+}
+
+/// Set by SIGINT or SIGTERM.
+static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    // Only an atomic store: all a signal handler may safely do.
+    SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Ctrl-C or SIGTERM asks every recorder to finish its record (as when its input
+/// ends) and the command to end; a second one ends the process at once.
+fn stop_on_signal(round: &Arc<Round>) {
+    #[cfg(unix)]
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::signal(libc::SIGINT, handler);
+        libc::signal(libc::SIGTERM, handler);
+    }
+    let round = round.clone();
+    std::thread::spawn(move || {
+        while !SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        #[cfg(unix)]
+        // SAFETY: restoring the default action.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        }
+        eprintln!("stopping: every record is finished and written (again to end at once)");
+        round.stop();
+    });
 }
 
 /// A token for the arbiter's actions: 128 random bits as hex.

@@ -189,6 +189,8 @@ pub struct Round {
     /// The arbiter's token.
     pub token: String,
     ended: AtomicBool,
+    /// Asked to stop (a signal): recorders finish their records and are not retried.
+    stopping: AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -535,6 +537,7 @@ impl Round {
             pgn: Mutex::new(Arc::from("")),
             token,
             ended: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
         });
         let fresh = round.out_dir.is_none();
         for b in &round.boards {
@@ -577,6 +580,16 @@ impl Round {
     pub fn end(&self) {
         self.ended.store(true, Ordering::SeqCst);
         self.send(Update::End);
+    }
+
+    /// Asks every recorder to finish its record and stop (between frames), as
+    /// when its input ends; failed boards are not tried again.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
 
     pub fn has_ended(&self) -> bool {

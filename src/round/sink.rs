@@ -173,6 +173,9 @@ impl EventSink for BoardSink<'_, '_> {
         if let Some(c) = self.inner.as_deref_mut().and_then(|i| i.poll()) {
             return Some(c);
         }
+        if self.round.is_stopping() {
+            return Some(Command::Stop);
+        }
         match self.board.next_queued()? {
             Queued::Note(text) => {
                 self.dirty = true;
@@ -271,6 +274,14 @@ pub fn record_board<R: Resume>(
             round.publish(board);
             return Ok(BoardEnd {
                 finished: true,
+                summary: Some(summary),
+            });
+        }
+        if round.is_stopping() {
+            board.change(|s| s.status = Status::Ended);
+            round.publish(board);
+            return Ok(BoardEnd {
+                finished: false,
                 summary: Some(summary),
             });
         }

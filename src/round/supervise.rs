@@ -74,6 +74,13 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
         };
     }
     loop {
+        if round.is_stopping() && attempts > 0 {
+            return BoardReport {
+                number: board.number(),
+                error: None,
+                attempts,
+            };
+        }
         attempts += 1;
         let began = std::time::Instant::now();
         // A panic in one board's recorder is that board's failure, not the round's.
@@ -89,7 +96,9 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
                 });
         let e = match outcome {
             // A camera or stream that ends has failed: it is opened again.
-            Ok(end) if !end.finished && !board.spec.is_offline() => "the input ended".to_string(),
+            Ok(end) if !end.finished && !board.spec.is_offline() && !round.is_stopping() => {
+                "the input ended".to_string()
+            }
             Ok(_) => {
                 return BoardReport {
                     number: board.number(),
@@ -130,7 +139,10 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
             s.detail = Some(e);
         });
         round.publish(board);
-        std::thread::sleep(pause);
+        let until = std::time::Instant::now() + pause;
+        while std::time::Instant::now() < until && !round.is_stopping() {
+            std::thread::sleep(Duration::from_millis(100));
+        }
         pause = (pause * 2).min(LONGEST_PAUSE);
     }
 }
@@ -208,5 +220,39 @@ mod tests {
             ended |= matches!(u, super::super::live::Update::End);
         }
         assert!(ended);
+    }
+
+    /// Fails until the round is stopped.
+    struct Stuck;
+
+    impl BoardRunner for Stuck {
+        fn run(&self, round: &Round, board: &Board) -> anyhow::Result<BoardEnd> {
+            if board.number() == 1 {
+                round.stop();
+            }
+            anyhow::bail!("camera unplugged")
+        }
+    }
+
+    #[test]
+    fn a_stopped_round_tries_no_board_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let specs = (1..=2)
+            .map(|n| BoardSpec {
+                number: n,
+                game: Some(GameKind::Chess),
+                input: format!("camera:{n}"),
+                ..BoardSpec::default()
+            })
+            .collect();
+        let info = EventInfo {
+            name: "x".into(),
+            ..EventInfo::default()
+        };
+        let round = Round::new(info, "2026.01.01".into(), specs, dir.path(), "t".into()).unwrap();
+        let t = std::time::Instant::now();
+        let reports = run_round(&round, Arc::new(Stuck));
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        assert!(reports.iter().all(|r| r.attempts == 1), "{reports:?}");
     }
 }
