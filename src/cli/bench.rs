@@ -20,7 +20,9 @@ use crate::synth::{BoardState, RandomRanges, Rng, Scene, SceneParams};
 pub struct BenchArgs {
     /// What to measure: classify, render, infer, record, or all; or memory (a
     /// long recording's resident memory, not part of all); or soak (memory, then
-    /// the same hour as a stream over HTTP that stalls and comes back).
+    /// the same hour as a stream over HTTP that stalls and comes back); or boards
+    /// (how many 640x480 15 fps boards one core records in real time, not part of
+    /// all).
     #[arg(long, value_enum, default_value = "all")]
     pub what: BenchWhat,
     /// Minutes of video for `--what memory` and `--what soak`.
@@ -36,6 +38,12 @@ pub struct BenchArgs {
     /// time goes (thread CPU ms per stage, the mean over the runs).
     #[arg(long)]
     pub stages: bool,
+    /// With `--what boards`: the numbers of simultaneous boards to try.
+    #[arg(long, value_delimiter = ',', default_values_t = [4, 8, 12, 16])]
+    pub boards: Vec<usize>,
+    /// With `--what boards`: the core the benchmark is held to.
+    #[arg(long, default_value_t = 0)]
+    pub core: usize,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -50,6 +58,7 @@ pub enum BenchWhat {
     Record,
     Memory,
     Soak,
+    Boards,
 }
 
 pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -86,6 +95,9 @@ pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {
 
 pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     use BenchWhat as W;
+    if a.what == W::Boards {
+        return super::bench_boards::run(&a.boards, a.core, &a.model);
+    }
     let all = a.what == W::All;
     let runs = a.runs as usize;
     if all || a.what == W::Render {

@@ -252,14 +252,25 @@ impl EventSink for Presenter {
                     squares.join(",")
                 ))
             }
-            Event::IllegalMove { time, text, .. }
-            | Event::PieceRemoved { time, text, .. }
-            | Event::Displaced { time, text, .. }
-            | Event::Unreadable { time, text, .. } => {
+            Event::IllegalMove {
+                time, text, waits, ..
+            }
+            | Event::PieceRemoved {
+                time, text, waits, ..
+            }
+            | Event::Displaced {
+                time, text, waits, ..
+            }
+            | Event::Unreadable {
+                time, text, waits, ..
+            } => {
                 let at = self.moment(*time);
-                self.say(&format!(
-                    "warning: {text} at {at}; recording waits for a legal position"
-                ))
+                let then = if *waits {
+                    "recording waits for a legal position"
+                } else {
+                    "not a move; recording goes on"
+                };
+                self.say(&format!("warning: {text} at {at}; {then}"))
             }
             Event::NewGame {
                 time,

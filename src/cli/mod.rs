@@ -3,6 +3,7 @@
 #[macro_use]
 pub mod out;
 mod bench;
+mod bench_boards;
 mod bench_record;
 mod board;
 mod calibrate;
@@ -11,6 +12,7 @@ mod demo;
 mod detect;
 mod eval;
 mod eval_record;
+mod event;
 mod events;
 mod locate;
 mod model;
@@ -42,6 +44,8 @@ pub struct Cli {
 pub enum Command {
     /// Record a game from a video, a camera, a stream or a folder of photos.
     Record(Box<record::RecordArgs>),
+    /// Record every board of a round (a round file), with a live page and the round PGN.
+    Event(Box<event::EventArgs>),
     /// Find the board's grid in photos (or a video's first frame): its four corners.
     Locate(Box<locate::LocateArgs>),
     /// Warp a camera view of a board to a top-down grid, and draw the grid on the photo.
@@ -148,7 +152,7 @@ fn tidy_opencv(text: &str) -> String {
 /// Whether the command wants SIGPIPE ignored: a recording goes on when the reader
 /// of its `--events` goes away; other commands end quietly, as `head` expects.
 pub fn keeps_running_on_sigpipe(cli: &Cli) -> bool {
-    matches!(cli.command, Command::Record(_))
+    matches!(cli.command, Command::Record(_) | Command::Event(_))
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -161,6 +165,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Record(a) => record::run(*a),
+        Command::Event(a) => event::run(*a),
         Command::Bench(a) => bench::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Render(a) => render::run(a),

@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 
+use super::event::{serve_spec, Serve};
 use super::events::Presenter;
 use super::values::plural;
 use super::{signals, usage, BoardArgs, Incomplete, ModelArgs};
@@ -11,8 +12,10 @@ use crate::classify::Classifier;
 use crate::geometry::{BoardPose, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary, Timeline};
-use crate::record::log::{GameRecord, RecordFile, RecordTags, Recordable};
+use crate::record::log::{GameRecord, RecordFile, RecordTags};
+use crate::record::resume::Resume;
 use crate::record::RecordLock;
+use crate::round::GameKind;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
@@ -135,6 +138,10 @@ pub struct RecordArgs {
     /// Tablut: White moves first instead of Black.
     #[arg(long)]
     pub white_first: bool,
+    /// Serve a live page for this board at ADDR (such as 127.0.0.1:8080): diagram,
+    /// moves, camera frame, alerts, the record for broadcasts, arbiter actions.
+    #[arg(long, value_name = "ADDR")]
+    pub serve: Option<String>,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -270,6 +277,26 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     }
 
     let stop = signals::install();
+    let serve = match (&a.serve, a.game) {
+        (None, _) => None,
+        (Some(_), RecordGame::Free) => {
+            bail!("--serve shows games with rules: chess, russian-draughts or tablut")
+        }
+        (Some(addr), game) => {
+            let kind = match game {
+                RecordGame::RussianDraughts => GameKind::RussianDraughts,
+                RecordGame::Tablut => GameKind::Tablut,
+                _ => GameKind::Chess,
+            };
+            let spec = serve_spec(kind, &a.input, &a.white_name, &a.black_name);
+            let serve = Serve::start(addr, spec, tags(&a), out.clone())?;
+            if previous.is_none() {
+                // Not --resume: the page's recorder starts the game afresh.
+                serve.start_fresh();
+            }
+            Some(serve)
+        }
+    };
     let mut classifier = a.model.load()?;
     let lens = board.undistorter()?;
     let source = capture::open(
@@ -283,6 +310,10 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     )?;
     let source: Box<dyn FrameSource> = match lens {
         Some(lens) => Box::new(capture::UndistortedSource::new(source, lens)),
+        None => source,
+    };
+    let source = match &serve {
+        Some(s) => s.tap(source),
         None => source,
     };
     let photos: Option<Vec<String>> = source.photos().map(|files| {
@@ -333,14 +364,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             misfit_views: if track.quiet_s == 0.0 { 2 } else { 1 },
             ..InferConfig::default()
         },
-        tags: RecordTags {
-            event: a.event.clone(),
-            site: a.site.clone(),
-            date: a.date.clone().unwrap_or_else(today),
-            round: a.round.clone(),
-            white: a.white_name.clone(),
-            black: a.black_name.clone(),
-        },
+        tags: tags(&a),
         out: out.clone(),
         debug: a.debug || std::env::var_os("BOARDSCRIBE_DEBUG").is_some(),
         progress: true,
@@ -403,6 +427,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 job,
                 located_in.as_ref(),
                 &mut presenter,
+                serve.as_ref(),
             )
         }
         RecordGame::RussianDraughts => {
@@ -419,6 +444,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 job,
                 located_in.as_ref(),
                 &mut presenter,
+                serve.as_ref(),
             )
         }
         RecordGame::Tablut => {
@@ -438,6 +464,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 job,
                 located_in.as_ref(),
                 &mut presenter,
+                serve.as_ref(),
             )
         }
     }
@@ -559,11 +586,23 @@ fn overlay_writer(
     }
 }
 
+/// The record's tags from the flags.
+fn tags(a: &RecordArgs) -> RecordTags {
+    RecordTags {
+        event: a.event.clone(),
+        site: a.site.clone(),
+        date: a.date.clone().unwrap_or_else(today),
+        round: a.round.clone(),
+        white: a.white_name.clone(),
+        black: a.black_name.clone(),
+    }
+}
+
 /// Records `game` (or goes on with the record `previous`, `--resume`); a grid
 /// located automatically in `located_in` is first moved by whole cells to where
 /// that frame reads most like the game's start. Returns the summary and the
 /// half-moves the record held before.
-fn record_game<R: Recordable>(
+fn record_game<R: Resume>(
     game: R,
     previous: Option<&str>,
     classifier: &mut Classifier,
@@ -571,6 +610,7 @@ fn record_game<R: Recordable>(
     mut job: RecordJob,
     located_in: Option<&opencv::core::Mat>,
     presenter: &mut Presenter,
+    serve: Option<&Serve>,
 ) -> anyhow::Result<(RecordSummary, usize)> {
     let resumed = match previous {
         Some(text) => {
@@ -600,6 +640,12 @@ fn record_game<R: Recordable>(
         }
         job.pose = pose;
     }
+    if let Some(s) = serve {
+        // The page's recorder takes the record up from disk itself (--resume)
+        // or starts afresh.
+        let base = resumed.as_ref().map_or(0, |(_, r)| r.plies());
+        return Ok((s.record(game, classifier, source, &job, presenter)?, base));
+    }
     match resumed {
         Some((game, record)) => {
             let base = record.plies();
@@ -623,20 +669,20 @@ fn record_game<R: Recordable>(
 const LOCATE_TRIES: usize = 60;
 
 /// The board as `find_board` leaves it.
-struct Found {
-    pose: crate::geometry::BoardPose,
+pub(super) struct Found {
+    pub pose: crate::geometry::BoardPose,
     /// The frame the grid was located in; `None` when its corners were given.
-    located_in: Option<opencv::core::Mat>,
+    pub located_in: Option<opencv::core::Mat>,
     /// The source, with the frames looked at put back in front.
-    source: Box<dyn FrameSource>,
+    pub source: Box<dyn FrameSource>,
     /// The first frame (None: the input has none).
-    first: Option<opencv::core::Mat>,
+    pub first: Option<opencv::core::Mat>,
 }
 
 /// The board's pose: from the corners given (checked against the first frame),
 /// or else found in the first frames (every few frames, so a hand passing by does
 /// not stop it). A signal stops the search.
-fn find_board(
+pub(super) fn find_board(
     board: &super::BoardArgs,
     mut source: Box<dyn FrameSource>,
     stop: &std::sync::atomic::AtomicBool,

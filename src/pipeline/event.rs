@@ -63,18 +63,27 @@ pub enum Event {
         time: f64,
         squares: Vec<String>,
         text: String,
+        /// Whether recording waits for a legal position (false: noticed while
+        /// the recording goes on).
+        waits: bool,
     },
     /// A piece left the board with no legal move taking it.
     PieceRemoved {
         time: f64,
         squares: Vec<String>,
         text: String,
+        /// Whether recording waits for a legal position (false: noticed while
+        /// the recording goes on).
+        waits: bool,
     },
     /// Pieces moved or knocked over on or near their squares.
     Displaced {
         time: f64,
         squares: Vec<String>,
         text: String,
+        /// Whether recording waits for a legal position (false: noticed while
+        /// the recording goes on).
+        waits: bool,
     },
     /// Squares that disagree with the position but could not be read with
     /// confidence: not taken for a move.
@@ -82,6 +91,9 @@ pub enum Event {
         time: f64,
         squares: Vec<String>,
         text: String,
+        /// Whether recording waits for a legal position (false: noticed while
+        /// the recording goes on).
+        waits: bool,
     },
     /// Play went on from the position an illegal move left: the record goes on
     /// as game `game` of the same file, from `position` (FEN, or Tablut's text).
@@ -160,7 +172,7 @@ pub struct SiteProbs {
 
 impl Event {
     /// The event naming an irregularity.
-    pub fn irregularity(time: f64, why: &crate::infer::Irregularity) -> Event {
+    pub fn irregularity(time: f64, why: &crate::infer::Irregularity, waits: bool) -> Event {
         use crate::infer::Irregularity as I;
         let squares = why.squares().iter().map(|s| s.name()).collect();
         let text = why.describe();
@@ -169,21 +181,25 @@ impl Event {
                 time,
                 squares,
                 text,
+                waits,
             },
             I::Removed { .. } => Event::PieceRemoved {
                 time,
                 squares,
                 text,
+                waits,
             },
             I::Displaced { .. } => Event::Displaced {
                 time,
                 squares,
                 text,
+                waits,
             },
             I::Unreadable { .. } => Event::Unreadable {
                 time,
                 squares,
                 text,
+                waits,
             },
         }
     }
@@ -238,6 +254,9 @@ pub enum Command {
     /// End the recording now, as if the input had ended (a signal, a closed page):
     /// the record is finished and written.
     Stop,
+    /// Write this comment into the record now, after the last move (an arbiter's
+    /// action, with its time); games without rules ignore it.
+    Note(String),
 }
 
 /// Where a recording's events go, and where it asks for commands.

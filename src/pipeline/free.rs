@@ -63,6 +63,7 @@ pub fn record_free(
         let still = match watched {
             Watched::Still(still) => still,
             Watched::Command(Command::Stop) => break,
+            Watched::Command(Command::Note(_)) => continue,
         };
         if let Some(corners) = &still.regrid {
             events.emit(Event::Regrid {

@@ -80,6 +80,20 @@ pub fn record<R: Recordable>(
     record_onto(game, record, classifier, source, job, events)
 }
 
+/// Goes on with the record of one game taken up from disk (`event` after a restart
+/// or a take-back): `game` is the position after its moves.
+pub fn record_resumed<R: Recordable>(
+    game: R,
+    record: R::Record,
+    classifier: &mut Classifier,
+    source: &mut dyn FrameSource,
+    job: &RecordJob,
+    events: &mut dyn EventSink,
+) -> anyhow::Result<RecordSummary> {
+    let file = RecordFile::single(record, &job.tags);
+    record_onto(game, file, classifier, source, job, events)
+}
+
 /// Goes on with a record read back from disk (`record --resume`): `game` is the
 /// position after its last move (with the history the rules need), `record` what
 /// was written, whose moves new ones follow; half-moves are numbered on from it.
@@ -138,6 +152,11 @@ pub fn record_onto<R: Recordable>(
         )?;
         let still = match watched {
             None | Some(Watched::Command(Command::Stop)) => break,
+            Some(Watched::Command(Command::Note(text))) => {
+                record.current.note(&text);
+                write(&record)?;
+                continue;
+            }
             Some(Watched::Still(still)) => still,
         };
         let probs = visible_probs(watcher.readings());
@@ -305,6 +324,8 @@ fn visible_probs(readings: &[Option<SiteReading>]) -> Vec<SiteProbs> {
         .collect()
 }
 
+/// Writes what the follower saw into the record; `base` moves stood in the record
+/// before the follower's first.
 fn apply_event<R: Recordable>(
     event: &FollowEvent<R::Move>,
     f: &Follower<R>,
@@ -368,7 +389,7 @@ fn apply_event<R: Recordable>(
             };
             record.current.note(&text);
             events.emit(match why {
-                Some(w) => Event::irregularity(ms(time), w),
+                Some(w) => Event::irregularity(ms(time), w, true),
                 None => Event::Unexplained {
                     time: ms(time),
                     squares: names,
@@ -381,7 +402,7 @@ fn apply_event<R: Recordable>(
                 what.describe(),
                 job.timeline.moment(time)
             ));
-            events.emit(Event::irregularity(ms(time), what));
+            events.emit(Event::irregularity(ms(time), what, false));
         }
         FollowEvent::NewGame { after } => {
             summary.games += 1;

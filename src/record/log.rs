@@ -99,6 +99,15 @@ impl<R: Recordable> RecordFile<R> {
         self.current.note(opening);
     }
 
+    /// A file of one game taken up from its record.
+    pub fn single(current: R::Record, tags: &RecordTags) -> RecordFile<R> {
+        RecordFile {
+            done: Vec::new(),
+            current,
+            tags: tags.clone(),
+        }
+    }
+
     /// A file read back (`record --resume`): the games before the last are kept as
     /// they are, the last goes on. Returns the position after its last move too.
     pub fn resume(text: &str, like: &R, tags: &RecordTags) -> Result<(R, RecordFile<R>), String> {

@@ -7,6 +7,7 @@ pub mod free_log;
 pub mod log;
 pub mod pdn;
 pub mod pgn;
+pub mod resume;
 pub mod tablut_record;
 
 use std::io::Write;

@@ -6,6 +6,7 @@ mod capture;
 mod cli;
 mod clip;
 mod clips;
+mod event;
 mod external;
 mod issue22;
 mod locate;

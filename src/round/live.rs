@@ -1,0 +1,884 @@
+//! The round as it stands, shared by the recorder threads and the server: per
+//! board its status, moves, diagram, alerts and record text; the combined round
+//! PGN; a broadcast of every change for live pages.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use super::diagram::Diagram;
+use super::file::{BoardSpec, EventInfo, GameKind};
+use crate::capture::FrameSlot;
+use crate::record::log::{GameRecord, RecordTags};
+use crate::record::pgn::{parse_pgn, PgnRecord};
+use crate::record::resume::{Resume, Resumed, RESULT_TOKENS};
+use crate::record::write_atomic;
+use crate::rules::chess::Chess;
+use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+use crate::rules::tablut::{Tablut, TablutOptions};
+use crate::rules::Rules;
+
+/// Where a board's recording stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Opening the input, finding the board.
+    Starting,
+    /// Recording, waiting for a still view it can read (or for the board, lost).
+    Waiting,
+    /// Recording; the board shows the recorded position.
+    InSync,
+    /// Recording; the board shows a change no legal move explains.
+    OutOfSync,
+    /// The input or the recorder failed; tried again after a pause.
+    Retrying,
+    /// The input ended; the game has no result yet.
+    Ended,
+    /// The game has a result.
+    Finished,
+    /// Given up after repeated failures.
+    Failed,
+}
+
+impl Status {
+    /// The name pages and JSON use (`in_sync`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Status::Starting => "starting",
+            Status::Waiting => "waiting",
+            Status::InSync => "in_sync",
+            Status::OutOfSync => "out_of_sync",
+            Status::Retrying => "retrying",
+            Status::Ended => "ended",
+            Status::Finished => "finished",
+            Status::Failed => "failed",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Starting => "starting",
+            Status::Waiting => "waiting",
+            Status::InSync => "in sync",
+            Status::OutOfSync => "out of sync",
+            Status::Retrying => "retrying",
+            Status::Ended => "input ended",
+            Status::Finished => "finished",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// What an alert is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    /// A change no legal move explains (a possible illegal move).
+    Unexplained,
+    /// A move recorded without full certainty; the arbiter may confirm it.
+    Unsure,
+    /// An earlier move was rewritten (a promotion proved by later play).
+    Correction,
+    /// The board left the camera's view, or moved too far to follow.
+    BoardLost,
+    /// Something the source reported (a photo skipped).
+    Warning,
+    /// The input or the recorder failed.
+    Error,
+}
+
+/// Something the arbiter should see; open until acknowledged (or confirmed).
+#[derive(Clone, Debug, Serialize)]
+pub struct Alert {
+    pub id: u64,
+    pub kind: AlertKind,
+    pub text: String,
+    /// Wall-clock time it was raised, UTC.
+    pub at: String,
+    /// The move it concerns (1-based half-move), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ply: Option<usize>,
+    pub open: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<String>,
+}
+
+/// A board's live state.
+#[derive(Clone, Debug)]
+pub struct BoardState {
+    pub status: Status,
+    /// Why it is retrying or failed.
+    pub detail: Option<String>,
+    /// The recorded moves in the game's notation.
+    pub sans: Vec<String>,
+    pub result: String,
+    pub diagram: Option<Diagram>,
+    pub alerts: Vec<Alert>,
+    /// The record as it stands on disk.
+    pub record: Arc<str>,
+    /// The record as served: for chess, the game with its `Round` and `Board` tags
+    /// as it stands in the round PGN.
+    pub served: Arc<str>,
+    /// The grid's corners in the camera image, once known.
+    pub corners: Option<[[f64; 2]; 4]>,
+    pub grid: Option<crate::geometry::GridSpec>,
+    /// Counts up with every change.
+    pub version: u64,
+    next_alert: u64,
+}
+
+/// An arbiter's change to a record, made while the recorder is stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    SetResult { token: String, note: String },
+    TakeBack { note: String },
+}
+
+/// What waits for a running recorder.
+#[derive(Clone, Debug)]
+pub(crate) enum Queued {
+    Note(String),
+    Edit(Edit),
+}
+
+#[derive(Default)]
+struct Control {
+    running: bool,
+    queue: VecDeque<Queued>,
+    /// The next recording starts a new record even when one exists (`record --serve`).
+    fresh: bool,
+}
+
+/// One board of the round.
+pub struct Board {
+    pub spec: BoardSpec,
+    /// Its record file.
+    pub path: PathBuf,
+    pub tags: RecordTags,
+    /// The latest camera frame, kept now and then by the recorder's source.
+    pub frame: FrameSlot,
+    state: Mutex<BoardState>,
+    control: Mutex<Control>,
+}
+
+/// A change the live pages hear of.
+#[derive(Clone, Debug)]
+pub enum Update {
+    /// Board N's state changed.
+    Board(u32),
+    /// Board N's recorder reported an event (JSON, with a `board` field).
+    Record(u32, Arc<str>),
+    /// Every board has ended.
+    End,
+}
+
+/// The whole round, shared.
+pub struct Round {
+    pub info: EventInfo,
+    pub date: String,
+    /// Where `round.pgn` is written; None for a single board (`record --serve`).
+    out_dir: Option<PathBuf>,
+    pub boards: Vec<Arc<Board>>,
+    updates: broadcast::Sender<Update>,
+    /// The round PGN as last written: chess boards in number order.
+    pgn: Mutex<Arc<str>>,
+    /// The arbiter's token.
+    pub token: String,
+    ended: AtomicBool,
+    /// Asked to stop (a signal): recorders finish their records and are not retried.
+    stopping: AtomicBool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A recorder thread that panicked leaves the state as it was: still usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Board {
+    fn new(spec: BoardSpec, path: PathBuf, tags: RecordTags) -> Board {
+        let text: Arc<str> = Arc::from("");
+        Board {
+            spec,
+            path,
+            tags,
+            frame: FrameSlot::default(),
+            state: Mutex::new(BoardState {
+                status: Status::Starting,
+                detail: None,
+                sans: Vec::new(),
+                result: "*".into(),
+                diagram: None,
+                alerts: Vec::new(),
+                record: text.clone(),
+                served: text,
+                corners: None,
+                grid: None,
+                version: 0,
+                next_alert: 1,
+            }),
+            control: Mutex::new(Control::default()),
+        }
+    }
+
+    pub fn number(&self) -> u32 {
+        self.spec.number
+    }
+
+    pub fn kind(&self) -> GameKind {
+        self.spec.game()
+    }
+
+    /// A copy of the live state.
+    pub fn state(&self) -> BoardState {
+        lock(&self.state).clone()
+    }
+
+    /// Changes the live state; the caller publishes.
+    pub(crate) fn change<T>(&self, f: impl FnOnce(&mut BoardState) -> T) -> T {
+        let mut s = lock(&self.state);
+        s.version += 1;
+        f(&mut s)
+    }
+
+    /// Whether a record with content stands on disk.
+    pub fn has_record(&self) -> bool {
+        std::fs::metadata(&self.path).is_ok_and(|m| m.len() > 0)
+    }
+
+    /// Reads the record on disk (None when there is none yet).
+    pub fn read<R: Resume>(&self, like: &R) -> anyhow::Result<Option<Resumed<R>>> {
+        if !self.has_record() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&self.path)
+            .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", self.path.display()))?;
+        R::read_record(&text, like).map(Some).map_err(|e| {
+            anyhow::anyhow!(
+                "board {}: the record '{}' cannot be taken up ({e}); move it away to start the game afresh",
+                self.number(),
+                self.path.display()
+            )
+        })
+    }
+
+    /// Says the recorder runs (arbiter actions are queued for it) or not (they are
+    /// applied to the record at once). Returns what was queued when it stops.
+    pub(crate) fn set_running(&self, running: bool) -> Vec<Queued> {
+        let mut c = lock(&self.control);
+        c.running = running;
+        if running {
+            Vec::new()
+        } else {
+            c.queue.drain(..).collect()
+        }
+    }
+
+    pub(crate) fn next_queued(&self) -> Option<Queued> {
+        lock(&self.control).queue.pop_front()
+    }
+
+    /// The next recording starts a new record, replacing what stands on disk.
+    pub fn start_fresh(&self) {
+        lock(&self.control).fresh = true;
+    }
+
+    pub(crate) fn take_fresh(&self) -> bool {
+        std::mem::take(&mut lock(&self.control).fresh)
+    }
+
+    /// Adds an alert; returns its id. A failure while one is still open replaces
+    /// its text (one alert for a camera that keeps failing).
+    pub(crate) fn alert(&self, kind: AlertKind, text: String, ply: Option<usize>) -> u64 {
+        self.change(|s| {
+            if kind == AlertKind::Error {
+                if let Some(a) = s.alerts.iter_mut().find(|a| a.open && a.kind == kind) {
+                    a.text = text;
+                    a.at = utc_now();
+                    return a.id;
+                }
+            }
+            let id = s.next_alert;
+            s.next_alert += 1;
+            s.alerts.push(Alert {
+                id,
+                kind,
+                text,
+                at: utc_now(),
+                ply,
+                open: true,
+                resolution: None,
+            });
+            id
+        })
+    }
+}
+
+/// Reads a record on disk into what the page shows.
+fn load<R: Resume>(board: &Board, like: &R) -> anyhow::Result<()> {
+    let Some(r) = board.read(like)? else {
+        return Ok(());
+    };
+    let mut g = r.start.clone();
+    let mut before = None;
+    let mut sans = Vec::new();
+    for m in &r.moves {
+        sans.push(g.notation(m));
+        before = Some(g.clone());
+        g.play(m);
+    }
+    let diagram = Diagram::of(board.kind(), &g, before.as_ref());
+    let text: Arc<str> = Arc::from(r.record.render());
+    let served = match board.kind() {
+        GameKind::Chess => Arc::from(tagged_pgn(board, &text)),
+        _ => text.clone(),
+    };
+    board.change(|s| {
+        s.sans = sans;
+        s.result = r.result.clone();
+        s.diagram = Some(diagram);
+        s.record = text;
+        s.served = served;
+    });
+    Ok(())
+}
+
+/// The start position a board's game is drawn from before it has a record.
+fn show_start<R: Rules>(board: &Board, start: &R) {
+    let d = Diagram::of(board.kind(), start, None);
+    board.change(|s| {
+        if s.diagram.is_none() {
+            s.diagram = Some(d);
+        }
+    });
+}
+
+/// A board's PGN as the round PGN holds it: the round's `Round` and a `Board` tag.
+fn tagged_pgn(board: &Board, text: &str) -> String {
+    let mut rec = parse_pgn(text).unwrap_or_else(|_| stub(board));
+    rec.set_tag("Board", &board.number().to_string());
+    if !board.tags.round.is_empty() {
+        rec.round = board.tags.round.clone();
+    }
+    rec.to_pgn_string()
+}
+
+/// An empty game with the board's tags, for a board not yet recording.
+fn stub(board: &Board) -> PgnRecord {
+    let mut rec = PgnRecord::start(&Chess::new(), &board.tags);
+    if let Some(fen) = &board.spec.fen {
+        if let Ok(g) = Chess::from_fen(fen) {
+            rec = PgnRecord::start(&g, &board.tags);
+        }
+    }
+    rec
+}
+
+/// A game of the board's kind, for its options and start (set-ups from the spec).
+fn like_chess(spec: &BoardSpec) -> Chess {
+    spec.fen
+        .as_deref()
+        .and_then(|f| Chess::from_fen(f).ok())
+        .unwrap_or_default()
+}
+
+fn like_draughts(spec: &BoardSpec) -> RussianDraughts {
+    let o = DraughtsOptions::default();
+    spec.fen
+        .as_deref()
+        .and_then(|f| RussianDraughts::from_fen(f, o).ok())
+        .unwrap_or_else(|| RussianDraughts::new(o))
+}
+
+fn like_tablut(spec: &BoardSpec) -> Tablut {
+    let mut o = TablutOptions::default();
+    if spec.white_first {
+        o.first_move = crate::rules::Side::White;
+    }
+    spec.position
+        .as_deref()
+        .and_then(|p| Tablut::from_position(p, o).ok())
+        .unwrap_or_else(|| Tablut::new(o))
+}
+
+/// Applies an arbiter's edit to a record on disk (the recorder is stopped).
+pub(crate) fn apply_edit<R: Resume>(board: &Board, like: &R, edit: &Edit) -> anyhow::Result<()> {
+    let Some(r) = board.read(like)? else {
+        anyhow::bail!("board {} has no record yet", board.number());
+    };
+    let mut record = r.record;
+    match edit {
+        Edit::SetResult { token, note } => {
+            record.note(note);
+            R::set_result_token(&mut record, token).map_err(anyhow::Error::msg)?;
+        }
+        Edit::TakeBack { note } => {
+            let n = r.moves.len();
+            anyhow::ensure!(n > 0, "board {} has no move to take back", board.number());
+            let mut g = r.start.clone();
+            for m in &r.moves[..n - 1] {
+                g.play(m);
+            }
+            record.truncate(n - 1);
+            record.note(note);
+            // Whatever result the taken-back move brought no longer stands.
+            record.set_result(&g, false);
+        }
+    }
+    write_atomic(&board.path, &record.render())
+        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", board.path.display()))
+}
+
+/// Adds a comment to a record on disk (the recorder is stopped).
+fn apply_note<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<()> {
+    let Some(r) = board.read(like)? else {
+        anyhow::bail!("board {} has no record yet", board.number());
+    };
+    let mut record = r.record;
+    record.note(note);
+    write_atomic(&board.path, &record.render())
+        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", board.path.display()))
+}
+
+/// An arbiter's action, as the page sends it.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// The arbiter has seen an alert.
+    Acknowledge { alert: u64 },
+    /// A move the recorder was unsure of was played as recorded.
+    Confirm { alert: u64 },
+    /// The game's result (resignation, agreement, a flag, an arbiter's decision).
+    SetResult { result: String },
+    /// The last recorded move was not played (or was taken back on the board).
+    TakeBack,
+}
+
+/// Why an action was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    #[error("no board {0}")]
+    NoBoard(u32),
+    #[error("{0}")]
+    Refused(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl Round {
+    /// A round of `boards`, each recorded into `out_dir/board-N.EXT`; records that
+    /// stand there already are read (their games go on).
+    pub fn new(
+        info: EventInfo,
+        date: String,
+        boards: Vec<BoardSpec>,
+        out_dir: &Path,
+        token: String,
+    ) -> anyhow::Result<Arc<Round>> {
+        let boards = boards
+            .into_iter()
+            .map(|spec| {
+                let path =
+                    out_dir.join(format!("board-{}.{}", spec.number, spec.game().extension()));
+                let tags = RecordTags {
+                    event: info.name.clone(),
+                    site: info.site.clone(),
+                    date: date.clone(),
+                    round: if info.round.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{}.{}", info.round, spec.number)
+                    },
+                    white: spec.white.clone(),
+                    black: spec.black.clone(),
+                };
+                Arc::new(Board::new(spec, path, tags))
+            })
+            .collect();
+        Round::build(info, date, boards, Some(out_dir.to_path_buf()), token)
+    }
+
+    /// One board recorded into `path` (`record --serve`).
+    pub fn single(
+        spec: BoardSpec,
+        tags: RecordTags,
+        path: PathBuf,
+        token: String,
+    ) -> anyhow::Result<Arc<Round>> {
+        let info = EventInfo {
+            name: tags.event.clone(),
+            site: tags.site.clone(),
+            round: tags.round.clone(),
+            ..EventInfo::default()
+        };
+        let date = tags.date.clone();
+        let board = Arc::new(Board::new(spec, path, tags));
+        board.start_fresh();
+        Round::build(info, date, vec![board], None, token)
+    }
+
+    fn build(
+        info: EventInfo,
+        date: String,
+        boards: Vec<Arc<Board>>,
+        out_dir: Option<PathBuf>,
+        token: String,
+    ) -> anyhow::Result<Arc<Round>> {
+        let (updates, _) = broadcast::channel(1024);
+        let round = Arc::new(Round {
+            info,
+            date,
+            out_dir,
+            boards,
+            updates,
+            pgn: Mutex::new(Arc::from("")),
+            token,
+            ended: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
+        });
+        let fresh = round.out_dir.is_none();
+        for b in &round.boards {
+            if !fresh {
+                round.load(b)?;
+            }
+            match b.kind() {
+                GameKind::Chess => show_start(b, &like_chess(&b.spec)),
+                GameKind::RussianDraughts => show_start(b, &like_draughts(&b.spec)),
+                GameKind::Tablut => show_start(b, &like_tablut(&b.spec)),
+            }
+            if b.state().result != "*" {
+                b.change(|s| s.status = Status::Finished);
+            }
+        }
+        round.write_pgn()?;
+        Ok(round)
+    }
+
+    pub fn board(&self, number: u32) -> Option<&Arc<Board>> {
+        self.boards.iter().find(|b| b.number() == number)
+    }
+
+    /// Live pages subscribe here.
+    pub fn subscribe(&self) -> broadcast::Receiver<Update> {
+        self.updates.subscribe()
+    }
+
+    pub(crate) fn send(&self, u: Update) {
+        // No page listening is no error.
+        let _ = self.updates.send(u);
+    }
+
+    /// Board N's state changed: pages hear of it.
+    pub(crate) fn publish(&self, board: &Board) {
+        self.send(Update::Board(board.number()));
+    }
+
+    /// Every board has ended: pages hear of it.
+    pub fn end(&self) {
+        self.ended.store(true, Ordering::SeqCst);
+        self.send(Update::End);
+    }
+
+    /// Asks every recorder to finish its record and stop (between frames), as
+    /// when its input ends; failed boards are not tried again.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    pub fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
+    }
+
+    /// Reads a board's record on disk into its live state.
+    fn load(&self, board: &Board) -> anyhow::Result<()> {
+        match board.kind() {
+            GameKind::Chess => load(board, &like_chess(&board.spec)),
+            GameKind::RussianDraughts => load(board, &like_draughts(&board.spec)),
+            GameKind::Tablut => load(board, &like_tablut(&board.spec)),
+        }
+    }
+
+    /// The record on disk changed: the page, the board's PGN and the round PGN
+    /// follow it.
+    pub fn refresh(&self, board: &Board) -> anyhow::Result<()> {
+        let r = self.load(board);
+        if board.kind() == GameKind::Chess {
+            self.write_pgn()?;
+        }
+        self.publish(board);
+        r
+    }
+
+    /// The round PGN as it stands.
+    pub fn pgn(&self) -> Arc<str> {
+        lock(&self.pgn).clone()
+    }
+
+    /// Composes the round PGN from every chess board, in board order, and writes it
+    /// (atomically) to `round.pgn`.
+    fn write_pgn(&self) -> anyhow::Result<()> {
+        let mut guard = lock(&self.pgn);
+        let mut text = String::new();
+        for b in self.boards.iter().filter(|b| b.kind() == GameKind::Chess) {
+            let served = b.state().served;
+            let game = if served.is_empty() {
+                tagged_pgn(b, &stub(b).to_pgn_string())
+            } else {
+                served.to_string()
+            };
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(game.trim_end());
+            text.push('\n');
+        }
+        if let Some(dir) = &self.out_dir {
+            let path = dir.join("round.pgn");
+            write_atomic(&path, &text)
+                .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))?;
+        }
+        *guard = Arc::from(text);
+        Ok(())
+    }
+
+    /// Carries out an arbiter's action; returns what was done.
+    pub fn act(&self, number: u32, action: Action) -> Result<String, ActionError> {
+        let board = self.board(number).ok_or(ActionError::NoBoard(number))?;
+        let now = utc_now();
+        let refused = |s: String| Err(ActionError::Refused(s));
+        let queued = match &action {
+            Action::Acknowledge { alert } | Action::Confirm { alert } => {
+                let confirm = matches!(action, Action::Confirm { .. });
+                let text = board.change(|s| {
+                    let a = s.alerts.iter_mut().find(|a| a.id == *alert && a.open)?;
+                    if confirm && a.kind != AlertKind::Unsure {
+                        return None;
+                    }
+                    a.open = false;
+                    let what = if confirm { "confirmed" } else { "acknowledged" };
+                    a.resolution = Some(format!("{what} by the arbiter at {now}"));
+                    Some(if confirm {
+                        format!("arbiter at {now}: confirmed {}", a.text)
+                    } else {
+                        format!("arbiter at {now}: acknowledged: {}", a.text)
+                    })
+                });
+                match text {
+                    Some(t) => Queued::Note(t),
+                    None => {
+                        return refused(format!(
+                            "no open alert {alert} to do that to on board {number}"
+                        ))
+                    }
+                }
+            }
+            Action::SetResult { result } => {
+                if !RESULT_TOKENS.contains(&result.as_str()) {
+                    return refused(format!(
+                        "'{result}' is not a result: use 1-0, 0-1, 1/2-1/2 or *"
+                    ));
+                }
+                Queued::Edit(Edit::SetResult {
+                    token: result.clone(),
+                    note: format!("arbiter at {now}: result set to {result}"),
+                })
+            }
+            Action::TakeBack => {
+                let sans = board.state().sans;
+                let Some(last) = sans.last() else {
+                    return refused(format!("board {number} has no move to take back"));
+                };
+                Queued::Edit(Edit::TakeBack {
+                    note: format!("arbiter at {now}: took back move {} ({last})", sans.len()),
+                })
+            }
+        };
+        let done = match &queued {
+            Queued::Note(t) => t.clone(),
+            Queued::Edit(Edit::SetResult { note, .. } | Edit::TakeBack { note }) => note.clone(),
+        };
+        {
+            let mut c = lock(&board.control);
+            if c.running {
+                c.queue.push_back(queued);
+                drop(c);
+                self.publish(board);
+                return Ok(done);
+            }
+            // Stopped: changed on disk at once, the control held so that no
+            // recorder starts meanwhile.
+            self.apply(board, &queued)
+                .map_err(|e| ActionError::Failed(format!("{e:#}")))?;
+        }
+        if matches!(&action, Action::SetResult { result } if result != "*") {
+            board.change(|s| s.status = Status::Finished);
+        }
+        self.refresh(board)
+            .map_err(|e| ActionError::Failed(format!("{e:#}")))?;
+        Ok(done)
+    }
+
+    /// Applies something queued for a recorder to the record on disk.
+    pub(crate) fn apply(&self, board: &Board, q: &Queued) -> anyhow::Result<()> {
+        macro_rules! with {
+            ($like:expr) => {
+                match q {
+                    Queued::Note(t) => apply_note(board, &$like, t),
+                    Queued::Edit(e) => apply_edit(board, &$like, e),
+                }
+            };
+        }
+        match board.kind() {
+            GameKind::Chess => with!(like_chess(&board.spec)),
+            GameKind::RussianDraughts => with!(like_draughts(&board.spec)),
+            GameKind::Tablut => with!(like_tablut(&board.spec)),
+        }
+    }
+}
+
+/// The wall-clock time now, `YYYY.MM.DD HH:MM:SS UTC`.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    utc_text(secs)
+}
+
+fn utc_text(secs: u64) -> String {
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let s = secs % 86_400;
+    format!(
+        "{y:04}.{m:02}.{d:02} {:02}:{:02}:{:02} UTC",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_as_utc() {
+        assert_eq!(utc_text(0), "1970.01.01 00:00:00 UTC");
+        assert_eq!(utc_text(951_782_400 + 3_723), "2000.02.29 01:02:03 UTC");
+    }
+
+    fn spec(n: u32, game: GameKind) -> BoardSpec {
+        BoardSpec {
+            number: n,
+            game: Some(game),
+            input: format!("b{n}.mp4"),
+            white: format!("White {n}"),
+            black: format!("Black {n}"),
+            ..BoardSpec::default()
+        }
+    }
+
+    fn info() -> EventInfo {
+        EventInfo {
+            name: "Club".into(),
+            round: "3".into(),
+            ..EventInfo::default()
+        }
+    }
+
+    #[test]
+    fn the_round_pgn_holds_every_chess_board_in_order_and_arbiter_edits_reach_the_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let specs = vec![
+            spec(2, GameKind::Chess),
+            spec(1, GameKind::Chess),
+            spec(3, GameKind::RussianDraughts),
+        ];
+        // Board 2 has a record already: its game goes on.
+        let mut g = Chess::new();
+        let mut rec = PgnRecord::start(&g, &RecordTags::default());
+        for u in ["e2e4", "e7e5"] {
+            let m = g.parse_uci(u).unwrap();
+            GameRecord::push(&mut rec, &g, &m, None);
+            g.play(&m);
+        }
+        std::fs::write(dir.path().join("board-2.pgn"), rec.render()).unwrap();
+        let mut specs = specs;
+        specs.sort_by_key(|s| s.number);
+        let round = Round::new(info(), "2026.05.01".into(), specs, dir.path(), "t".into()).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("round.pgn")).unwrap();
+        assert_eq!(text, round.pgn().to_string());
+        let games = crate::record::pgn::parse_pgn_games(&text).unwrap();
+        assert_eq!(games.len(), 2, "chess boards only:\n{text}");
+        assert_eq!(games[0].tag("Board"), Some("1"));
+        assert_eq!(games[0].round, "3.1");
+        assert_eq!(games[0].white, "White 1");
+        assert_eq!(games[1].tag("Board"), Some("2"));
+        assert_eq!(games[1].moves.len(), 2);
+        let b2 = round.board(2).unwrap();
+        assert_eq!(b2.state().sans, ["e4", "e5"]);
+
+        // With no recorder running, actions change the record at once.
+        let done = round.act(2, Action::TakeBack).unwrap();
+        assert!(done.contains("took back move 2 (e5)"), "{done}");
+        let rec = parse_pgn(&std::fs::read_to_string(&b2.path).unwrap()).unwrap();
+        assert_eq!(rec.moves.len(), 1);
+        assert!(rec.moves[0]
+            .comments
+            .iter()
+            .any(|c| c.contains("took back")));
+        round
+            .act(
+                2,
+                Action::SetResult {
+                    result: "1-0".into(),
+                },
+            )
+            .unwrap();
+        let text = round.pgn().to_string();
+        assert!(text.contains("[Result \"1-0\"]"), "{text}");
+        assert!(text.contains("result set to 1-0"), "{text}");
+        assert!(round
+            .act(
+                2,
+                Action::SetResult {
+                    result: "2-0".into()
+                }
+            )
+            .is_err());
+        assert!(
+            round.act(1, Action::TakeBack).is_err(),
+            "board 1 has no move"
+        );
+        assert!(matches!(
+            round.act(9, Action::TakeBack),
+            Err(ActionError::NoBoard(9))
+        ));
+        let id = b2.alert(AlertKind::Unsure, "move 1 e4".into(), Some(1));
+        assert!(round.act(2, Action::Acknowledge { alert: id + 1 }).is_err());
+        round.act(2, Action::Confirm { alert: id }).unwrap();
+        assert!(!b2.state().alerts[0].open);
+        let rec = std::fs::read_to_string(&b2.path).unwrap();
+        assert!(rec.contains("confirmed move 1 e4"), "{rec}");
+    }
+}

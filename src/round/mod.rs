@@ -1,0 +1,20 @@
+//! Tournament mode: many boards from one machine. A round file names the boards
+//! ([`RoundFile`]); every board is recorded on its own thread ([`run_round`]) into
+//! its own record, taken up again from disk after a restart or a failure; the
+//! round's live state ([`Round`]) feeds the combined round PGN, rewritten after
+//! every accepted move, and the live pages of [`crate::server`]. Arbiter actions
+//! ([`Action`]) reach a running recorder as commands between frames.
+
+mod diagram;
+mod file;
+mod live;
+mod sink;
+mod supervise;
+
+pub use diagram::Diagram;
+pub use file::{BoardSpec, EventInfo, GameKind, RoundFile};
+pub use live::{
+    utc_now, Action, ActionError, Alert, AlertKind, Board, BoardState, Edit, Round, Status, Update,
+};
+pub use sink::{record_board, BoardEnd, BoardSink, UNSURE_BELOW};
+pub use supervise::{run_round, BoardReport, BoardRunner, FIRST_PAUSE, LONGEST_PAUSE};
