@@ -6,7 +6,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::ModelArgs;
-use crate::classify::CropView;
+use crate::classify::{CropView, OccupancyModel, Runtime, CROP_H, CROP_W};
 use crate::cputime::thread_cpu_ms;
 use crate::geometry::{BoardPose, Corners};
 use crate::infer::{explain, InferConfig, Observation};
@@ -18,8 +18,8 @@ use crate::synth::{BoardState, RandomRanges, Rng, Scene, SceneParams};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// What to measure: classify, render, infer, record, or all; or memory (a
-    /// long recording's resident memory, not part of all).
+    /// What to measure: classify, render, infer, record, photos, or all; or memory
+    /// (a long recording's resident memory, not part of all).
     #[arg(long, default_value = "all")]
     pub what: String,
     /// Minutes of video for `--what memory`.
@@ -35,6 +35,9 @@ pub struct BenchArgs {
     /// time goes (thread CPU ms per stage, the mean over the runs).
     #[arg(long)]
     pub stages: bool,
+    /// The real photo sets, for `--what photos` (bgu-chess; skipped where absent).
+    #[arg(long, default_value = "../shared/data")]
+    pub data: std::path::PathBuf,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -84,6 +87,9 @@ pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     }
     if all || a.what == "record" {
         super::bench_record::bench_record(&a.model)?;
+    }
+    if all || a.what == "photos" {
+        super::bench_photos::bench_photos(&a.model, &a.data, a.runs)?;
     }
     // An hour of video takes minutes: only when asked for.
     if a.what == "memory" {
@@ -200,6 +206,8 @@ fn print_stages(p: &SceneParams, state: &BoardState, runs: usize) -> anyhow::Res
 
 fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
     let classifier = a.model.load()?;
+    let model = classifier.model();
+    let tract = OccupancyModel::load_with(&a.model.path(), Runtime::Tract)?;
     for (params, grid) in [
         (SceneParams::chess_overhead(2, false), "8x8"),
         (SceneParams::go_oblique(2), "19x19:points"),
@@ -212,7 +220,31 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
         let image = rgb_to_bgr_mat(&r.image)?;
         let rect = view.rectify(&image)?;
         let sites = pose.grid.len();
-        let (classify, classify_cpu) = median_wall_cpu_ms(
+        // Every site's crop, as the classifier cuts them: the same input for each runtime.
+        let per = 3 * (CROP_W * CROP_H) as usize;
+        let mut crops = vec![0f32; sites * per];
+        let (_, crop_ms) = median_wall_cpu_ms(
+            || {
+                for (i, (row, col)) in pose.grid.sites().enumerate() {
+                    view.crop_rgb_planar(&rect, row, col, &mut crops[i * per..(i + 1) * per]);
+                }
+            },
+            a.runs,
+        );
+        let (_, ours) = median_wall_cpu_ms(
+            || {
+                model.run(&crops).expect("runs");
+            },
+            a.runs,
+        );
+        let reference = ort_reference(&a.model.path(), &crops, sites, a.runs);
+        let (_, tract_ms) = median_wall_cpu_ms(
+            || {
+                tract.run(&crops).expect("runs");
+            },
+            a.runs,
+        );
+        let (read_all, read_all_cpu) = median_wall_cpu_ms(
             || {
                 classifier.read_all(&view, &rect).expect("classifies");
             },
@@ -225,11 +257,122 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
             a.runs,
         );
         println!(
-            "classify {grid}: {sites} sites in {classify:.2} ms ({classify_cpu:.2} ms CPU, {:.3} ms a site); rectify {rectify:.2} ms (medians)",
-            classify / sites as f64
+            "classify {grid}, {sites} sites (thread CPU, medians of {}): {} {ours:.2} ms, tract {tract_ms:.2} ms",
+            a.runs,
+            model.runtime()
+        );
+        match reference {
+            Ok(ort) => {
+                let diff = |m: &OccupancyModel| -> anyhow::Result<f32> {
+                    let out = m.run(&crops)?;
+                    let ours = out.iter().flat_map(|r| r.logits.iter().chain(&r.embedding));
+                    let theirs = (0..sites).flat_map(|i| {
+                        let d = ort.embedding.len() / sites;
+                        ort.logits[4 * i..4 * i + 4]
+                            .iter()
+                            .chain(&ort.embedding[d * i..d * (i + 1)])
+                    });
+                    Ok(ours
+                        .zip(theirs)
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0f32, f32::max))
+                };
+                println!(
+                    "  onnxruntime {} (one thread, same crops, same run) {:.2} ms: ours {:.2}x, tract {:.2}x its time; largest output difference {:.1e} (ours), {:.1e} (tract)",
+                    ort.version,
+                    ort.median_ms,
+                    ours / ort.median_ms,
+                    tract_ms / ort.median_ms,
+                    diff(model)?,
+                    diff(&tract)?
+                );
+            }
+            Err(why) => println!("  onnxruntime reference skipped: {why}"),
+        }
+        println!(
+            "  read_all (crops, model, per-game learning) {read_all:.2} ms ({read_all_cpu:.2} ms CPU, {:.3} ms a site), of which cutting the crops {crop_ms:.2} ms CPU; rectify {rectify:.2} ms",
+            read_all / sites as f64
         );
     }
     Ok(())
+}
+
+/// What onnxruntime made of the crops, and its median time.
+struct OrtReference {
+    version: String,
+    median_ms: f64,
+    logits: Vec<f32>,
+    embedding: Vec<f32>,
+}
+
+/// Times onnxruntime (PyPI, through `python3`) on `crops` with tests/tools/ort_bench.py,
+/// embedded here. An error says why it could not (no python3, no onnxruntime).
+fn ort_reference(
+    model: &std::path::Path,
+    crops: &[f32],
+    n: usize,
+    runs: usize,
+) -> Result<OrtReference, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    const SCRIPT: &str = include_str!("../../tests/tools/ort_bench.py");
+    let file = std::env::temp_dir().join(format!("boardscribe-bench-{}.f32", std::process::id()));
+    let bytes: Vec<u8> = crops.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(&file, bytes).map_err(|e| format!("writing {}: {e}", file.display()))?;
+    let run = || -> Result<OrtReference, String> {
+        let mut child = Command::new("python3")
+            .arg("-")
+            .arg(model)
+            .arg(&file)
+            .arg(n.to_string())
+            .arg(runs.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("python3 not found ({e})"))?;
+        child
+            .stdin
+            .take()
+            .ok_or("no stdin")?
+            .write_all(SCRIPT.as_bytes())
+            .map_err(|e| e.to_string())?;
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let last = err.lines().last().unwrap_or("").to_string();
+            return Err(if last.contains("No module named") {
+                format!("{last} (pip install onnxruntime numpy)")
+            } else {
+                format!("python3 failed: {last}")
+            });
+        }
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+        let floats = |k: &str| -> Vec<f32> {
+            v[k].as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_f64())
+                        .map(|x| x as f32)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Ok(OrtReference {
+            version: v["version"].as_str().unwrap_or("?").to_string(),
+            median_ms: v["median_ms"].as_f64().ok_or("no median_ms")?,
+            logits: floats("logits"),
+            embedding: floats("embedding"),
+        })
+    };
+    let r = run();
+    let _ = std::fs::remove_file(&file);
+    let r = r?;
+    if r.logits.len() != 4 * n {
+        return Err("onnxruntime gave other outputs".into());
+    }
+    Ok(r)
 }
 
 fn bench_infer(runs: usize) -> anyhow::Result<()> {

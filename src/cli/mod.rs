@@ -1,6 +1,7 @@
 //! The command line: raw flags as typed (clap), resolved into what each run needs.
 
 mod bench;
+mod bench_photos;
 mod bench_record;
 mod board;
 mod calibrate;

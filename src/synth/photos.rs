@@ -34,8 +34,9 @@ pub fn render_photos(
     opts: &PhotoOptions,
     mut sink: impl FnMut(usize, &Rendered) -> Result<(), SynthError>,
 ) -> Result<(), SynthError> {
-    if !(opts.shake >= 0.0 && (0.0..1.0).contains(&opts.light_jitter))
-        || !(0.0..=1.0).contains(&opts.hands)
+    if !(opts.shake >= 0.0
+        && (0.0..1.0).contains(&opts.light_jitter)
+        && (0.0..=1.0).contains(&opts.hands))
     {
         return Err(SynthError(
             "photo options: shake >= 0, light jitter in 0..1, hands in 0..1".into(),

@@ -2,6 +2,7 @@
 
 mod calibrate;
 mod capture;
+mod classify;
 mod cli;
 mod clip;
 mod clips;
