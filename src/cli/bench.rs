@@ -231,19 +231,24 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
             },
             a.runs,
         );
-        let (_, ours) = median_wall_cpu_ms(
-            || {
-                model.run(&crops).expect("runs");
-            },
-            a.runs,
-        );
-        let reference = ort_reference(&a.model.path(), &crops, sites, a.runs);
-        let (_, tract_ms) = median_wall_cpu_ms(
-            || {
-                tract.run(&crops).expect("runs");
-            },
-            a.runs,
-        );
+        // Ours and onnxruntime's in alternating rounds, so that a change of load on
+        // the shared machine falls on both; tract's alongside.
+        let mut reference = OrtReference::start(&a.model.path(), &crops, sites);
+        let rounds = 6;
+        let per_round = a.runs.div_ceil(rounds).max(1);
+        let (mut ours, mut theirs, mut tract_ms) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            ours.extend(cpu_times(|| drop(model.run(&crops)), per_round));
+            tract_ms.extend(cpu_times(|| drop(tract.run(&crops)), per_round.div_ceil(2)));
+            let failed = match &mut reference {
+                Ok(r) => r.time(per_round).map(|t| theirs.extend(t)).err(),
+                Err(_) => None,
+            };
+            if let Some(e) = failed {
+                reference = Err(e);
+            }
+        }
+        let (ours, tract_ms) = (median(ours), median(tract_ms));
         let (read_all, read_all_cpu) = median_wall_cpu_ms(
             || {
                 classifier.read_all(&view, &rect).expect("classifies");
@@ -261,16 +266,20 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
             a.runs,
             model.runtime()
         );
-        match reference {
-            Ok(ort) => {
+        match reference.and_then(|mut r| {
+            let out = r.outputs()?;
+            Ok((r.version.clone(), out))
+        }) {
+            Ok((version, (logits, embedding))) => {
+                let ort_ms = median(theirs);
                 let diff = |m: &OccupancyModel| -> anyhow::Result<f32> {
                     let out = m.run(&crops)?;
                     let ours = out.iter().flat_map(|r| r.logits.iter().chain(&r.embedding));
+                    let d = embedding.len() / sites;
                     let theirs = (0..sites).flat_map(|i| {
-                        let d = ort.embedding.len() / sites;
-                        ort.logits[4 * i..4 * i + 4]
+                        logits[4 * i..4 * i + 4]
                             .iter()
-                            .chain(&ort.embedding[d * i..d * (i + 1)])
+                            .chain(&embedding[d * i..d * (i + 1)])
                     });
                     Ok(ours
                         .zip(theirs)
@@ -278,11 +287,9 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
                         .fold(0f32, f32::max))
                 };
                 println!(
-                    "  onnxruntime {} (one thread, same crops, same run) {:.2} ms: ours {:.2}x, tract {:.2}x its time; largest output difference {:.1e} (ours), {:.1e} (tract)",
-                    ort.version,
-                    ort.median_ms,
-                    ours / ort.median_ms,
-                    tract_ms / ort.median_ms,
+                    "  onnxruntime {version} (one thread, same crops, alternating rounds) {ort_ms:.2} ms: ours {:.2}x, tract {:.2}x its time; largest output difference {:.1e} (ours), {:.1e} (tract)",
+                    ours / ort_ms,
+                    tract_ms / ort_ms,
                     diff(model)?,
                     diff(&tract)?
                 );
@@ -297,58 +304,125 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What onnxruntime made of the crops, and its median time.
-struct OrtReference {
-    version: String,
-    median_ms: f64,
-    logits: Vec<f32>,
-    embedding: Vec<f32>,
+/// Thread CPU times of `runs` calls of `f` (ms), after one warm-up call.
+fn cpu_times(mut f: impl FnMut(), runs: usize) -> Vec<f64> {
+    f();
+    (0..runs)
+        .map(|_| {
+            let c = thread_cpu_ms();
+            f();
+            thread_cpu_ms() - c
+        })
+        .collect()
 }
 
-/// Times onnxruntime (PyPI, through `python3`) on `crops` with tests/tools/ort_bench.py,
-/// embedded here. An error says why it could not (no python3, no onnxruntime).
-fn ort_reference(
-    model: &std::path::Path,
-    crops: &[f32],
-    n: usize,
-    runs: usize,
-) -> Result<OrtReference, String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    const SCRIPT: &str = include_str!("../../tests/tools/ort_bench.py");
-    let file = std::env::temp_dir().join(format!("boardscribe-bench-{}.f32", std::process::id()));
-    let bytes: Vec<u8> = crops.iter().flat_map(|v| v.to_le_bytes()).collect();
-    std::fs::write(&file, bytes).map_err(|e| format!("writing {}: {e}", file.display()))?;
-    let run = || -> Result<OrtReference, String> {
-        let mut child = Command::new("python3")
-            .arg("-")
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// onnxruntime (PyPI, through `python3`) running tests/tools/ort_bench.py, embedded
+/// here, on the bench's crops, answering commands between our own runs.
+struct OrtReference {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    file: std::path::PathBuf,
+    version: String,
+}
+
+impl OrtReference {
+    /// Starts the script; an error says why it could not (no python3, no onnxruntime).
+    fn start(model: &std::path::Path, crops: &[f32], n: usize) -> Result<OrtReference, String> {
+        use std::process::{Command, Stdio};
+        const SCRIPT: &str = include_str!("../../tests/tools/ort_bench.py");
+        let file =
+            std::env::temp_dir().join(format!("boardscribe-bench-{}.f32", std::process::id()));
+        let bytes: Vec<u8> = crops.iter().flat_map(|v| v.to_le_bytes()).collect();
+        std::fs::write(&file, bytes).map_err(|e| format!("writing {}: {e}", file.display()))?;
+        let child = Command::new("python3")
+            .arg("-c")
+            .arg(SCRIPT)
             .arg(model)
             .arg(&file)
             .arg(n.to_string())
-            .arg(runs.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("python3 not found ({e})"))?;
-        child
-            .stdin
-            .take()
-            .ok_or("no stdin")?
-            .write_all(SCRIPT.as_bytes())
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_file(&file);
+                return Err(format!("python3 not found ({e})"));
+            }
+        };
+        let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        let mut r = OrtReference {
+            stdin: stdin.ok_or("no stdin")?,
+            stdout: std::io::BufReader::new(stdout.ok_or("no stdout")?),
+            child,
+            file,
+            version: String::new(),
+        };
+        r.reply().map_err(|e| r.failure(e))?;
+        Ok(r)
+    }
+
+    /// One JSON line from the script.
+    fn reply(&mut self) -> Result<serde_json::Value, String> {
+        use std::io::BufRead;
+        let mut line = String::new();
+        self.stdout
+            .read_line(&mut line)
             .map_err(|e| e.to_string())?;
-        let out = child.wait_with_output().map_err(|e| e.to_string())?;
-        if !out.status.success() {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let last = err.lines().last().unwrap_or("").to_string();
-            return Err(if last.contains("No module named") {
-                format!("{last} (pip install onnxruntime numpy)")
-            } else {
-                format!("python3 failed: {last}")
-            });
+        if line.is_empty() {
+            return Err("python3 ended".into());
         }
-        let v: serde_json::Value =
-            serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+        serde_json::from_str(&line).map_err(|e| e.to_string())
+    }
+
+    fn ask(&mut self, command: &str) -> Result<serde_json::Value, String> {
+        use std::io::Write;
+        writeln!(self.stdin, "{command}").map_err(|e| e.to_string())?;
+        self.stdin.flush().map_err(|e| e.to_string())?;
+        self.reply()
+    }
+
+    /// Why the script stopped, from its last line of errors.
+    fn failure(&mut self, e: String) -> String {
+        use std::io::Read;
+        let _ = self.child.kill();
+        let mut err = String::new();
+        if let Some(mut s) = self.child.stderr.take() {
+            let _ = s.read_to_string(&mut err);
+        }
+        let last = err.lines().last().unwrap_or("").to_string();
+        if last.contains("No module named") {
+            format!("{last} (pip install onnxruntime numpy)")
+        } else if last.is_empty() {
+            e
+        } else {
+            format!("python3 failed: {last}")
+        }
+    }
+
+    fn time(&mut self, runs: usize) -> Result<Vec<f64>, String> {
+        let v = self.ask(&format!("time {runs}"))?;
+        Ok(v["ms"]
+            .as_array()
+            .ok_or("no times")?
+            .iter()
+            .filter_map(|x| x.as_f64())
+            .collect())
+    }
+
+    fn outputs(&mut self) -> Result<(Vec<f32>, Vec<f32>), String> {
+        let v = self.ask("outputs")?;
+        self.version = v["version"].as_str().unwrap_or("?").to_string();
         let floats = |k: &str| -> Vec<f32> {
             v[k].as_array()
                 .map(|a| {
@@ -359,20 +433,17 @@ fn ort_reference(
                 })
                 .unwrap_or_default()
         };
-        Ok(OrtReference {
-            version: v["version"].as_str().unwrap_or("?").to_string(),
-            median_ms: v["median_ms"].as_f64().ok_or("no median_ms")?,
-            logits: floats("logits"),
-            embedding: floats("embedding"),
-        })
-    };
-    let r = run();
-    let _ = std::fs::remove_file(&file);
-    let r = r?;
-    if r.logits.len() != 4 * n {
-        return Err("onnxruntime gave other outputs".into());
+        Ok((floats("logits"), floats("embedding")))
     }
-    Ok(r)
+}
+
+impl Drop for OrtReference {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.file);
+    }
 }
 
 fn bench_infer(runs: usize) -> anyhow::Result<()> {
