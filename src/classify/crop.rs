@@ -5,7 +5,12 @@
 use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
 
-use crate::geometry::{rectify, BoardPose, GeometryError, GridSpec, RectifyLayout, Viewpoint};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use crate::geometry::{
+    rectify, BoardPose, GeometryError, GridSpec, RectifyLayout, RectifyPlan, Viewpoint,
+};
 
 /// Pixels per cell in the rectified board the crops are cut from.
 pub const CELL_PX: u32 = 16;
@@ -53,6 +58,11 @@ pub struct CropView {
     /// Per site, how far (rectified pixels) the top of a piece a cell tall shows
     /// from its base, in the direction of `frames`' up.
     lean: Vec<f64>,
+    /// The rectification's sample maps, worked out at the second frame rectified
+    /// (a recording rectifies every frame with the same pose; planning costs about
+    /// one warp more, which a view rectified once never pays).
+    plan: OnceLock<Option<RectifyPlan>>,
+    rectified: Arc<AtomicBool>,
 }
 
 impl CropView {
@@ -77,6 +87,8 @@ impl CropView {
             },
             frames: Vec::new(),
             lean: Vec::new(),
+            plan: OnceLock::new(),
+            rectified: Arc::new(AtomicBool::new(false)),
         };
         let camera = Viewpoint::of(pose);
         for (row, col) in pose.grid.sites() {
@@ -119,9 +131,19 @@ impl CropView {
         self.lean.get(i).copied().unwrap_or(0.0)
     }
 
-    /// The turned, rectified board that crops are cut from (BGR).
+    /// The turned, rectified board that crops are cut from (BGR): `geometry::rectify`,
+    /// byte for byte, through maps planned once per view.
     pub fn rectify(&self, image: &Mat) -> Result<Mat, GeometryError> {
-        rectify(image, &self.turned, &self.layout)
+        if !self.rectified.swap(true, Ordering::Relaxed) {
+            return rectify(image, &self.turned, &self.layout);
+        }
+        let plan = self
+            .plan
+            .get_or_init(|| RectifyPlan::new(&self.turned, &self.layout).ok());
+        match plan {
+            Some(p) => p.apply(image),
+            None => rectify(image, &self.turned, &self.layout),
+        }
     }
 
     /// Size of the rectified board (width, height).
