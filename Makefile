@@ -4,7 +4,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libopencv-dev clang libclang-dev pkg-config
 
-.PHONY: deps build demo test bench model fmt clean
+.PHONY: deps build demo test bench model ort-reference fmt clean
 
 # OpenCV and libclang (for the opencv crate's bindings) from Debian/Ubuntu packages,
 # installed only when pkg-config cannot find OpenCV.
@@ -31,6 +31,11 @@ bench: build
 # Rebuild models/occupancy.onnx: renders, exports crops, trains (PyTorch, CPU), exports ONNX.
 model: deps
 	bash training/make_model.sh
+
+# Refresh tests/data/ort_reference.json (onnxruntime's outputs the classifier test checks
+# against) after models/occupancy.onnx changes. Needs numpy and onnxruntime (pip).
+ort-reference:
+	python3 tests/tools/ort_reference.py
 
 fmt:
 	$(CARGO) fmt

@@ -5,7 +5,12 @@
 use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
 
-use crate::geometry::{rectify, BoardPose, GeometryError, GridSpec, RectifyLayout, Viewpoint};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use crate::geometry::{
+    rectify, BoardPose, GeometryError, GridSpec, RectifyLayout, RectifyPlan, Viewpoint,
+};
 
 /// Pixels per cell in the rectified board the crops are cut from.
 pub const CELL_PX: u32 = 16;
@@ -53,6 +58,11 @@ pub struct CropView {
     /// Per site, how far (rectified pixels) the top of a piece a cell tall shows
     /// from its base, in the direction of `frames`' up.
     lean: Vec<f64>,
+    /// The rectification's sample maps, worked out at the second frame rectified
+    /// (a recording rectifies every frame with the same pose; planning costs about
+    /// one warp more, which a view rectified once never pays).
+    plan: OnceLock<Option<RectifyPlan>>,
+    rectified: Arc<AtomicBool>,
 }
 
 impl CropView {
@@ -77,6 +87,8 @@ impl CropView {
             },
             frames: Vec::new(),
             lean: Vec::new(),
+            plan: OnceLock::new(),
+            rectified: Arc::new(AtomicBool::new(false)),
         };
         let camera = Viewpoint::of(pose);
         for (row, col) in pose.grid.sites() {
@@ -94,7 +106,9 @@ impl CropView {
             let up = if len >= MIN_TURN_LEAN * CELL_PX as f64 && len.is_finite() {
                 [(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)]
                     .into_iter()
-                    .max_by(|a: &(f64, f64), b| (a.0 * dx + a.1 * dy).total_cmp(&(b.0 * dx + b.1 * dy)))
+                    .max_by(|a: &(f64, f64), b| {
+                        (a.0 * dx + a.1 * dy).total_cmp(&(b.0 * dx + b.1 * dy))
+                    })
                     .unwrap_or((0.0, -1.0))
             } else {
                 (0.0, -1.0)
@@ -117,9 +131,19 @@ impl CropView {
         self.lean.get(i).copied().unwrap_or(0.0)
     }
 
-    /// The turned, rectified board that crops are cut from (BGR).
+    /// The turned, rectified board that crops are cut from (BGR): `geometry::rectify`,
+    /// byte for byte, through maps planned once per view.
     pub fn rectify(&self, image: &Mat) -> Result<Mat, GeometryError> {
-        rectify(image, &self.turned, &self.layout)
+        if !self.rectified.swap(true, Ordering::Relaxed) {
+            return rectify(image, &self.turned, &self.layout);
+        }
+        let plan = self
+            .plan
+            .get_or_init(|| RectifyPlan::new(&self.turned, &self.layout).ok());
+        match plan {
+            Some(p) => p.apply(image),
+            None => rectify(image, &self.turned, &self.layout),
+        }
     }
 
     /// Size of the rectified board (width, height).
@@ -184,25 +208,119 @@ impl CropView {
         };
         let (red, rest) = out.split_at_mut(w * h);
         let (green, blue) = rest.split_at_mut(w * h);
+        let at = |x: usize, y: usize| {
+            let (dx, dy) = (x as f64 - cx0, y as f64 - cy0);
+            (
+                f.centre.0 + dx * f.right.0 + dy * f.down.0,
+                f.centre.1 + dx * f.right.1 + dy * f.down.1,
+            )
+        };
+        // The map is affine, so the crop's corners bound every sample: where they lie
+        // inside the board, no pixel needs a bounds check (the usual case; same values
+        // either way, bit for bit).
+        let inside = [at(0, 0), at(w - 1, 0), at(0, h - 1), at(w - 1, h - 1)]
+            .iter()
+            .all(|&(sx, sy)| {
+                sx.is_finite()
+                    && sy.is_finite()
+                    && sx.floor() >= 0.0
+                    && sy.floor() >= 0.0
+                    && (sx.floor() as isize) + 1 < rw
+                    && (sy.floor() as isize) + 1 < rh
+            });
+        // Every frame `new` makes is turned by quarter turns: then each sample
+        // coordinate follows one crop axis only (the other term adds a zero), so it is
+        // worked out once per crop column and row, with the per-pixel arithmetic.
+        let axis = |v: (f64, f64)| (v.0 == 0.0) != (v.1 == 0.0);
+        if inside && axis(f.right) && axis(f.down) && (f.right.0 == 0.0) != (f.down.0 == 0.0) {
+            let step = step as usize;
+            // Source x follows the crop's columns unless the crop is turned a quarter.
+            let x_by_col = f.right.0 != 0.0;
+            let split = |v: f64, scale: usize| {
+                let v0 = floor_finite(v);
+                (v0 as usize * scale, (v - v0) as f32)
+            };
+            let (sc, ss) = if x_by_col { (3, step) } else { (step, 3) };
+            let cols: Vec<(usize, f32)> = (0..w)
+                .map(|x| {
+                    let (sx, sy) = at(x, 0);
+                    split(if x_by_col { sx } else { sy }, sc)
+                })
+                .collect();
+            let rows: Vec<(usize, f32)> = (0..h)
+                .map(|y| {
+                    let (sx, sy) = at(0, y);
+                    split(if x_by_col { sy } else { sx }, ss)
+                })
+                .collect();
+            let rgb = |o: usize| -> [f32; 3] {
+                let p = &data[o..o + 3];
+                [p[2] as f32, p[1] as f32, p[0] as f32]
+            };
+            if cols.iter().chain(&rows).all(|&(_, fr)| fr == 0.0) {
+                // Whole-pixel centres (the usual case): the bilinear sample with zero
+                // weights is the pixel itself, bit for bit.
+                for (y, &(ro, _)) in rows.iter().enumerate() {
+                    for (x, &(co, _)) in cols.iter().enumerate() {
+                        let p = &data[ro + co..ro + co + 3];
+                        let i = y * w + x;
+                        red[i] = p[2] as f32 / 255.0;
+                        green[i] = p[1] as f32 / 255.0;
+                        blue[i] = p[0] as f32 / 255.0;
+                    }
+                }
+                return;
+            }
+            for (y, &(ro, rf)) in rows.iter().enumerate() {
+                for (x, &(co, cf)) in cols.iter().enumerate() {
+                    let (fx, fy) = if x_by_col { (cf, rf) } else { (rf, cf) };
+                    let o = ro + co;
+                    let (a, b, c, d) = (rgb(o), rgb(o + 3), rgb(o + step), rgb(o + step + 3));
+                    let i = y * w + x;
+                    red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
+                    green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
+                    blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
+                }
+            }
+            return;
+        }
+        if inside {
+            let step = step as usize;
+            let rgb = |o: usize| -> [f32; 3] {
+                let p = &data[o..o + 3];
+                [p[2] as f32, p[1] as f32, p[0] as f32]
+            };
+            for y in 0..h {
+                for x in 0..w {
+                    let (sx, sy) = at(x, y);
+                    let (x0, y0) = (floor_finite(sx), floor_finite(sy));
+                    let (fx, fy) = ((sx - x0) as f32, (sy - y0) as f32);
+                    let o = y0 as usize * step + x0 as usize * 3;
+                    let (a, b, c, d) = (rgb(o), rgb(o + 3), rgb(o + step), rgb(o + step + 3));
+                    let i = y * w + x;
+                    red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
+                    green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
+                    blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
+                }
+            }
+            return;
+        }
         for y in 0..h {
-            let dy = y as f64 - cy0;
             for x in 0..w {
-                let dx = x as f64 - cx0;
-                let sx = f.centre.0 + dx * f.right.0 + dy * f.down.0;
-                let sy = f.centre.1 + dx * f.right.1 + dy * f.down.1;
+                let (sx, sy) = at(x, y);
                 let (x0, y0) = (sx.floor(), sy.floor());
                 let (fx, fy) = ((sx - x0) as f32, (sy - y0) as f32);
                 let (x0, y0) = (x0 as isize, y0 as isize);
-                let (a, b, c, d) = (px(x0, y0), px(x0 + 1, y0), px(x0, y0 + 1), px(x0 + 1, y0 + 1));
-                let o = y * w + x;
-                let mix = |k: usize| {
-                    let top = a[k] + (b[k] - a[k]) * fx;
-                    let bottom = c[k] + (d[k] - c[k]) * fx;
-                    (top + (bottom - top) * fy) / 255.0
-                };
-                red[o] = mix(0);
-                green[o] = mix(1);
-                blue[o] = mix(2);
+                let (a, b, c, d) = (
+                    px(x0, y0),
+                    px(x0 + 1, y0),
+                    px(x0, y0 + 1),
+                    px(x0 + 1, y0 + 1),
+                );
+                let i = y * w + x;
+                red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
+                green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
+                blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
             }
         }
     }
@@ -219,6 +337,26 @@ impl CropView {
             }
         }
         out
+    }
+}
+
+/// One channel of a bilinear sample, in 0..1.
+#[inline(always)]
+fn bilinear(a: f32, b: f32, c: f32, d: f32, fx: f32, fy: f32) -> f32 {
+    let top = a + (b - a) * fx;
+    let bottom = c + (d - c) * fx;
+    (top + (bottom - top) * fy) / 255.0
+}
+
+/// `x.floor()` for finite `x` within i64, without the library call the baseline
+/// x86-64 target makes of it (no SSE4.1 rounding instruction there).
+#[inline(always)]
+fn floor_finite(x: f64) -> f64 {
+    let t = x as i64 as f64;
+    if t > x {
+        t - 1.0
+    } else {
+        t
     }
 }
 
@@ -418,7 +556,10 @@ mod tests {
             let f = v.frames[(r * 8 + c) as usize];
             let got = at(&v, &m, r, c, 16, 24, 0);
             let want = rect_px(&m, f.centre.0, f.centre.1, 0);
-            assert!((got - want).abs() < 1.0 + 1e-3, "site {r},{c}: {got} vs {want}");
+            assert!(
+                (got - want).abs() < 1.0 + 1e-3,
+                "site {r},{c}: {got} vs {want}"
+            );
         }
     }
 
@@ -437,5 +578,68 @@ mod tests {
         assert!(out.iter().all(|&x| x == 0.0));
         v.crop_rgb_planar(&small, 0, 0, &mut out);
         assert!(out.iter().all(|&x| (0.0..=1.0).contains(&x)));
+    }
+
+    /// The crop as the plain per-pixel sampler cut it before the bounds-free path
+    /// (issue 23): the same floats, bit for bit, on oblique and overhead views whose
+    /// centres fall between pixels, at every site (edge crops included).
+    #[test]
+    fn crops_are_the_plain_samplers_bit_for_bit() {
+        fn plain(v: &CropView, m: &Mat, r: u32, c: u32) -> Vec<f32> {
+            let (w, h) = (CROP_W as usize, CROP_H as usize);
+            let f = v.frames[(r * v.pose.grid.cols + c) as usize];
+            let (cx0, cy0) = ((0.5 + LEFT) * CELL_PX as f64, (0.5 + UP) * CELL_PX as f64);
+            let px = |x: isize, y: isize| -> [f32; 3] {
+                if x < 0 || y < 0 || x >= m.cols() as isize || y >= m.rows() as isize {
+                    return [0.0; 3];
+                }
+                let p = m.at_2d::<opencv::core::Vec3b>(y as i32, x as i32).unwrap();
+                [p[2] as f32, p[1] as f32, p[0] as f32]
+            };
+            let mut out = vec![0f32; 3 * w * h];
+            for y in 0..h {
+                for x in 0..w {
+                    let (dx, dy) = (x as f64 - cx0, y as f64 - cy0);
+                    let sx = f.centre.0 + dx * f.right.0 + dy * f.down.0;
+                    let sy = f.centre.1 + dx * f.right.1 + dy * f.down.1;
+                    let (x0, y0) = (sx.floor(), sy.floor());
+                    let (fx, fy) = ((sx - x0) as f32, (sy - y0) as f32);
+                    let (x0, y0) = (x0 as isize, y0 as isize);
+                    let (a, b, cc, d) = (
+                        px(x0, y0),
+                        px(x0 + 1, y0),
+                        px(x0, y0 + 1),
+                        px(x0 + 1, y0 + 1),
+                    );
+                    for k in 0..3 {
+                        let top = a[k] + (b[k] - a[k]) * fx;
+                        let bottom = cc[k] + (d[k] - cc[k]) * fx;
+                        out[k * w * h + y * w + x] = (top + (bottom - top) * fy) / 255.0;
+                    }
+                }
+            }
+            out
+        }
+        for corners in [
+            "150.3,100.7 490.1,100.2 560.9,400.4 80.6,400.5",
+            "100.25,100.5 400.75,100.1 400.4,400.9 100.6,400.3",
+            "100,40 400,200 400,300 100,460",
+        ] {
+            let v = CropView::new(&pose(corners));
+            let m = pattern(&v);
+            let mut out = vec![0f32; 3 * (CROP_W * CROP_H) as usize];
+            for r in 0..8 {
+                for c in 0..8 {
+                    v.crop_rgb_planar(&m, r, c, &mut out);
+                    let want = plain(&v, &m, r, c);
+                    assert!(
+                        out.iter()
+                            .zip(&want)
+                            .all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{corners}: site {r},{c}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! Never knows rules, moves or time.
 
 pub mod crop;
+mod direct;
 pub mod export;
 mod learn;
 mod model;
@@ -10,7 +11,7 @@ use opencv::core::Mat;
 
 pub use crop::{CropView, CROP_H, CROP_W};
 pub use learn::GameLearner;
-pub use model::{softmax, ModelError, OccupancyModel, RawReading, CLASSES};
+pub use model::{softmax, ModelError, OccupancyModel, RawReading, Runtime, CLASSES};
 
 /// What the classifier says of one site.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,5 +1,7 @@
 //! The occupancy model: an ONNX network loaded, optimised and planned once by tract,
-//! then run on batches of crops. No tract type leaves this file.
+//! then run on batches of crops, by the direct convolution engine (`direct.rs`) where
+//! the file's graph is one it runs and it agrees with tract there. No tract type leaves
+//! this file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,6 +11,7 @@ use tract_onnx::tract_core::dims;
 use tract_onnx::tract_hir::internal::DimLike;
 
 use super::crop::{CROP_H, CROP_W};
+use super::direct::{ConvSpec, DenseSpec, DirectNet, Isa, LayerSpec, Spec};
 
 /// Classes the model tells apart, in output order.
 pub const CLASSES: [&str; 4] = ["empty", "white", "black", "occluded"];
@@ -25,11 +28,29 @@ pub enum ModelError {
 
 type Plan = Arc<TypedRunnableModel>;
 
+/// Which code runs the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    /// The direct convolution engine (`direct.rs`) where the file is a chain of
+    /// convolutions and fully connected layers and the engine agrees with tract on it
+    /// at load; tract's plan otherwise. The default.
+    Direct,
+    /// Tract's optimised plan, always.
+    Tract,
+}
+
+/// Crops per run of tract's plan: its patch copying slows down per crop on larger
+/// batches (a batch of 8 took 0.09 ms a crop, one of 64 0.17 ms; models/README.md).
+const TRACT_BATCH: usize = 8;
+
 /// A planned occupancy network. Input: crops of `CROP_W` x `CROP_H` RGB floats in 0..1,
 /// planar. Outputs: class logits, and (when the file has it) an embedding used to
 /// adapt to the user's board.
 pub struct OccupancyModel {
     plan: Plan,
+    direct: Option<DirectNet>,
+    /// What runs, in words (and why tract, where the engine was not taken).
+    runtime: String,
     path: PathBuf,
     embedding_dim: Option<usize>,
 }
@@ -43,7 +64,13 @@ pub struct RawReading {
 }
 
 impl OccupancyModel {
+    /// Loads and plans the model; the direct engine runs it where it can
+    /// ([`Runtime::Direct`]).
     pub fn load(path: &Path) -> Result<OccupancyModel, ModelError> {
+        OccupancyModel::load_with(path, Runtime::Direct)
+    }
+
+    pub fn load_with(path: &Path, runtime: Runtime) -> Result<OccupancyModel, ModelError> {
         if !path.exists() {
             return Err(ModelError::Missing(path.to_path_buf()));
         }
@@ -80,11 +107,23 @@ impl OccupancyModel {
             });
         }
         let plan = typed.into_runnable().map_err(corrupt)?;
-        Ok(OccupancyModel {
+        let mut m = OccupancyModel {
             plan,
+            direct: None,
+            runtime: "tract".into(),
             path: path.to_path_buf(),
             embedding_dim,
-        })
+        };
+        if runtime == Runtime::Direct {
+            match m.direct_engine() {
+                Ok(net) => {
+                    m.runtime = format!("direct convolutions ({})", net.isa().name());
+                    m.direct = Some(net);
+                }
+                Err(why) => m.runtime = format!("tract ({why})"),
+            }
+        }
+        Ok(m)
     }
 
     pub fn path(&self) -> &Path {
@@ -95,32 +134,47 @@ impl OccupancyModel {
         self.embedding_dim
     }
 
+    /// What runs the network, in words: the direct engine and its instruction set, or
+    /// tract and why.
+    pub fn runtime(&self) -> &str {
+        &self.runtime
+    }
+
+    /// The engine for this file, once it has given tract's outputs on a few fixed crops.
+    fn direct_engine(&self) -> Result<DirectNet, String> {
+        let spec = read_spec(&self.path)?;
+        let net = DirectNet::new(&spec, Isa::detect())?;
+        if net.classes() != CLASSES.len() || net.embedding_dim() != self.embedding_dim {
+            return Err("the engine reads other outputs than tract".into());
+        }
+        let probe = probe_crops();
+        let n = probe.len() / crop_len();
+        let (logits, emb) = net.run(&probe, n);
+        let (want_l, want_e) = self.run_tract(&probe, n)?;
+        let close = |a: &[f32], b: &[f32]| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| (x - y).abs() <= 1e-4 * y.abs().max(1.0))
+        };
+        if !close(&logits, &want_l) || !close(&emb, &want_e) {
+            return Err("the engine disagrees with tract on this file".into());
+        }
+        Ok(net)
+    }
+
     /// Runs the model on `crops` (n crops, planar RGB, back to back).
     pub fn run(&self, crops: &[f32]) -> Result<Vec<RawReading>, ModelError> {
-        let per = 3 * (CROP_W * CROP_H) as usize;
+        let per = crop_len();
         let n = crops.len() / per;
         if n == 0 {
             return Ok(Vec::new());
         }
-        let input =
-            Tensor::from_shape(&[n, 3, CROP_H as usize, CROP_W as usize], &crops[..n * per])
-                .map_err(|e| ModelError::Run(e.to_string()))?;
-        let out = self
-            .plan
-            .run(tvec!(input.into_tvalue()))
-            .map_err(|e| ModelError::Run(e.to_string()))?;
-        let logits = out[0]
-            .to_plain_array_view::<f32>()
-            .map_err(|e| ModelError::Run(e.to_string()))?;
-        let logits = logits
-            .as_slice()
-            .ok_or_else(|| ModelError::Run("logits are not contiguous".into()))?;
-        let emb = match (self.embedding_dim, out.get(1)) {
-            (Some(_), Some(t)) => t
-                .to_plain_array_view::<f32>()
-                .ok()
-                .and_then(|a| a.as_slice().map(|s| s.to_vec())),
-            _ => None,
+        let (logits, emb) = match &self.direct {
+            Some(net) => net.run(&crops[..n * per], n),
+            None => self
+                .run_tract(&crops[..n * per], n)
+                .map_err(ModelError::Run)?,
         };
         let d = self.embedding_dim.unwrap_or(0);
         Ok((0..n)
@@ -131,13 +185,269 @@ impl OccupancyModel {
                     logits[4 * i + 2],
                     logits[4 * i + 3],
                 ],
-                embedding: emb
-                    .as_ref()
-                    .map(|e| e[i * d..(i + 1) * d].to_vec())
-                    .unwrap_or_default(),
+                embedding: if emb.len() >= (i + 1) * d {
+                    emb[i * d..(i + 1) * d].to_vec()
+                } else {
+                    Vec::new()
+                },
             })
             .collect())
     }
+
+    /// Tract's plan on `n` crops, `TRACT_BATCH` at a time: logits and embeddings back
+    /// to back (no embeddings where the model has none).
+    fn run_tract(&self, crops: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), String> {
+        let per = crop_len();
+        let mut logits = Vec::with_capacity(n * CLASSES.len());
+        let mut emb = Vec::new();
+        for start in (0..n).step_by(TRACT_BATCH) {
+            let m = TRACT_BATCH.min(n - start);
+            let input = Tensor::from_shape(
+                &[m, 3, CROP_H as usize, CROP_W as usize],
+                &crops[start * per..(start + m) * per],
+            )
+            .map_err(|e| e.to_string())?;
+            let out = self
+                .plan
+                .run(tvec!(input.into_tvalue()))
+                .map_err(|e| e.to_string())?;
+            let l = out[0]
+                .to_plain_array_view::<f32>()
+                .map_err(|e| e.to_string())?;
+            logits.extend_from_slice(l.as_slice().ok_or("logits are not contiguous")?);
+            if let (Some(_), Some(t)) = (self.embedding_dim, out.get(1)) {
+                let e = t.to_plain_array_view::<f32>().map_err(|e| e.to_string())?;
+                emb.extend_from_slice(e.as_slice().ok_or("embedding is not contiguous")?);
+            }
+        }
+        Ok((logits, emb))
+    }
+}
+
+fn crop_len() -> usize {
+    3 * (CROP_W * CROP_H) as usize
+}
+
+/// Fixed crops the engine is checked on at load: noise, black, white and a gradient.
+fn probe_crops() -> Vec<f32> {
+    let per = crop_len();
+    let mut s = 12345u32;
+    let mut v = Vec::with_capacity(per * 6);
+    for _ in 0..3 * per {
+        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        v.push((s >> 8) as f32 / (1u32 << 24) as f32);
+    }
+    v.extend(std::iter::repeat_n(0.0, per));
+    v.extend(std::iter::repeat_n(1.0, per));
+    v.extend((0..per).map(|i| (i % 97) as f32 / 96.0));
+    v
+}
+
+/// The network as the direct engine reads it, from the ONNX graph: a chain starting at
+/// the one input, optionally a constant added or subtracted, convolutions (group 1,
+/// no dilation, explicit padding) each optionally followed by a ReLU, a flatten, then
+/// Gemm layers (alpha = beta = 1) each optionally followed by a ReLU; logits and the
+/// embedding the outputs of Gemm layers (after their ReLU if they have one). Anything
+/// else is refused, with the reason, and tract runs the file.
+fn read_spec(path: &Path) -> Result<Spec, String> {
+    use std::collections::HashMap;
+    use tract_onnx::pb::NodeProto;
+    use tract_onnx::tensor::load_tensor;
+
+    let onnx = tract_onnx::onnx();
+    let proto = onnx
+        .proto_model_for_path(path)
+        .map_err(|e| format!("{e:#}"))?;
+    let graph = proto.graph.as_ref().ok_or("no graph")?;
+    let dir = path.parent().and_then(|p| p.to_str());
+    let mut consts: HashMap<&str, Tensor> = HashMap::new();
+    for t in &graph.initializer {
+        let tensor = load_tensor(&*onnx.provider, t, dir).map_err(|e| format!("{e:#}"))?;
+        consts.insert(t.name.as_str(), tensor);
+    }
+    for node in graph.node.iter().filter(|n| n.op_type == "Constant") {
+        let t: &tract_onnx::pb::TensorProto =
+            node.get_attr("value").map_err(|e| format!("{e:#}"))?;
+        let tensor = load_tensor(&*onnx.provider, t, dir).map_err(|e| format!("{e:#}"))?;
+        consts.insert(node.output[0].as_str(), tensor);
+    }
+    let inputs: Vec<&str> = graph
+        .input
+        .iter()
+        .map(|i| i.name.as_str())
+        .filter(|n| !consts.contains_key(n))
+        .collect();
+    let [input] = inputs[..] else {
+        return Err(format!("{} inputs", inputs.len()));
+    };
+    let outputs: Vec<&str> = graph.output.iter().map(|o| o.name.as_str()).collect();
+    let floats = |name: &str| -> Result<Vec<f32>, String> {
+        let t = consts
+            .get(name)
+            .ok_or(format!("'{name}' is not a constant"))?;
+        let t = t.cast_to::<f32>().map_err(|e| e.to_string())?;
+        let a = t.to_plain_array_view::<f32>().map_err(|e| e.to_string())?;
+        Ok(a.iter().copied().collect())
+    };
+    let shape = |name: &str| consts.get(name).map(|t| t.shape().to_vec());
+    let ints = |node: &NodeProto, attr: &str| -> Result<Option<Vec<i64>>, String> {
+        node.get_attr_opt_vec::<i64>(attr)
+            .map_err(|e| format!("{e:#}"))
+    };
+    let int = |node: &NodeProto, attr: &str, default: i64| -> Result<i64, String> {
+        Ok(node
+            .get_attr_opt::<i64>(attr)
+            .map_err(|e| format!("{e:#}"))?
+            .unwrap_or(default))
+    };
+    let float = |node: &NodeProto, attr: &str| -> Result<f32, String> {
+        Ok(node
+            .get_attr_opt::<f32>(attr)
+            .map_err(|e| format!("{e:#}"))?
+            .unwrap_or(1.0))
+    };
+
+    let mut spec = Spec {
+        input: [3, CROP_H as usize, CROP_W as usize],
+        offset: 0.0,
+        layers: Vec::new(),
+        logits: usize::MAX,
+        embedding: None,
+    };
+    // The value the chain has reached, the value each layer ends in, and whether the
+    // map has been flattened.
+    let mut cur = input.to_string();
+    let mut ends: Vec<String> = Vec::new();
+    let mut flat = false;
+    let (mut c, mut h, mut w) = (3usize, CROP_H as usize, CROP_W as usize);
+    for node in &graph.node {
+        let op = node.op_type.as_str();
+        if op == "Constant" {
+            continue;
+        }
+        if node.input.first().map(String::as_str) != Some(cur.as_str()) || node.output.len() != 1 {
+            return Err(format!("node '{}' ({op}) is off the chain", node.name));
+        }
+        let relu_ok = matches!(
+            spec.layers.last(),
+            Some(LayerSpec::Conv(ConvSpec { relu: false, .. }))
+                | Some(LayerSpec::Dense(DenseSpec { relu: false, .. }))
+        ) && ends.last() == Some(&cur)
+            && !outputs.contains(&cur.as_str());
+        match op {
+            "Sub" | "Add" if spec.layers.is_empty() && !flat => {
+                let v = floats(&node.input[1])?;
+                let [v] = v[..] else {
+                    return Err(format!("{op} of a non-scalar"));
+                };
+                spec.offset += if op == "Sub" { -v } else { v };
+            }
+            "Conv" if !flat => {
+                let wshape = shape(&node.input[1]).ok_or("conv weights are not constant")?;
+                let &[cout, cin, kh, kw] = &wshape[..] else {
+                    return Err("not a 2-D convolution".into());
+                };
+                let group = int(node, "group", 1)?;
+                let dil = ints(node, "dilations")?.unwrap_or(vec![1, 1]);
+                let auto = node
+                    .get_attr_opt::<&str>("auto_pad")
+                    .map_err(|e| format!("{e:#}"))?
+                    .unwrap_or("NOTSET");
+                if group != 1 || dil.iter().any(|&d| d != 1) || !matches!(auto, "NOTSET" | "VALID")
+                {
+                    return Err("grouped, dilated or auto-padded convolution".into());
+                }
+                let st = ints(node, "strides")?.unwrap_or(vec![1, 1]);
+                let pads = ints(node, "pads")?.unwrap_or(vec![0; 4]);
+                let (&[sh, sw], &[pt, pl, pb, pr]) = (&st[..], &pads[..]) else {
+                    return Err("strides or pads of a 2-D convolution expected".into());
+                };
+                if [sh, sw, pt, pl, pb, pr].iter().any(|&v| v < 0) || cin != c {
+                    return Err("negative strides or pads, or channels that do not chain".into());
+                }
+                let bias = match node.input.get(2).filter(|b| !b.is_empty()) {
+                    Some(b) => floats(b)?,
+                    None => vec![0.0; cout],
+                };
+                let u = |v: i64| v as usize;
+                let (ph, pw) = (h + u(pt) + u(pb), w + u(pl) + u(pr));
+                if kh > ph || kw > pw || sh == 0 || sw == 0 {
+                    return Err("a kernel larger than its input".into());
+                }
+                (c, h, w) = (cout, (ph - kh) / u(sh) + 1, (pw - kw) / u(sw) + 1);
+                spec.layers.push(LayerSpec::Conv(ConvSpec {
+                    cin,
+                    cout,
+                    kernel: [kh, kw],
+                    stride: [u(sh), u(sw)],
+                    pads: [u(pt), u(pl), u(pb), u(pr)],
+                    weights: floats(&node.input[1])?,
+                    bias,
+                    relu: false,
+                }));
+                ends.push(node.output[0].clone());
+            }
+            "Relu" if relu_ok => {
+                match spec.layers.last_mut() {
+                    Some(LayerSpec::Conv(cv)) => cv.relu = true,
+                    Some(LayerSpec::Dense(d)) => d.relu = true,
+                    None => unreachable!("relu_ok needs a layer"),
+                }
+                *ends.last_mut().expect("a layer") = node.output[0].clone();
+            }
+            "Flatten" if !flat && int(node, "axis", 1)? == 1 => flat = true,
+            "Gemm" if flat => {
+                let (ta, tb) = (int(node, "transA", 0)?, int(node, "transB", 0)?);
+                if ta != 0 || float(node, "alpha")? != 1.0 || float(node, "beta")? != 1.0 {
+                    return Err("a Gemm with transA, alpha or beta".into());
+                }
+                let wshape = shape(&node.input[1]).ok_or("Gemm weights are not constant")?;
+                let &[a, b] = &wshape[..] else {
+                    return Err("Gemm weights are not a matrix".into());
+                };
+                let (outs, ins) = if tb == 1 { (a, b) } else { (b, a) };
+                if ins != c * h * w {
+                    return Err("a Gemm whose inputs do not chain".into());
+                }
+                let mut weights = floats(&node.input[1])?;
+                if tb == 0 {
+                    weights = (0..outs * ins)
+                        .map(|i| weights[(i % ins) * outs + i / ins])
+                        .collect();
+                }
+                let bias = match node.input.get(2).filter(|b| !b.is_empty()) {
+                    Some(b) => floats(b)?,
+                    None => vec![0.0; outs],
+                };
+                if bias.len() != outs {
+                    return Err("a Gemm bias that is not one per output".into());
+                }
+                (c, h, w) = (outs, 1, 1);
+                spec.layers.push(LayerSpec::Dense(DenseSpec {
+                    inputs: ins,
+                    outputs: outs,
+                    weights,
+                    bias,
+                    relu: false,
+                }));
+                ends.push(node.output[0].clone());
+            }
+            _ => return Err(format!("node '{}' ({op}) is not supported here", node.name)),
+        }
+        cur = node.output[0].clone();
+    }
+    let layer_of = |name: &str| ends.iter().position(|e| e == name);
+    spec.logits = outputs
+        .first()
+        .and_then(|o| layer_of(o))
+        .ok_or("the logits are not a layer's output")?;
+    if let Some(e) = outputs.get(1) {
+        spec.embedding = Some(layer_of(e).ok_or("the embedding is not a layer's output")?);
+    }
+    if outputs.len() > 2 {
+        return Err("more than two outputs".into());
+    }
+    Ok(spec)
 }
 
 /// Softmax over logits.

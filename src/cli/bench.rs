@@ -6,7 +6,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::ModelArgs;
-use crate::classify::CropView;
+use crate::classify::{CropView, OccupancyModel, Runtime, CROP_H, CROP_W};
 use crate::cputime::thread_cpu_ms;
 use crate::geometry::{BoardPose, Corners};
 use crate::infer::{explain, InferConfig, Observation};
@@ -18,7 +18,7 @@ use crate::synth::{BoardState, RandomRanges, Rng, Scene, SceneParams};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// What to measure: classify, render, infer, record, or all; or memory (a
+    /// What to measure: classify, render, infer, record, photos, or all; or memory (a
     /// long recording's resident memory, not part of all); or soak (memory, then
     /// the same hour as a stream over HTTP that stalls and comes back); or boards
     /// (how many 640x480 15 fps boards one core records in real time, not part of
@@ -44,6 +44,9 @@ pub struct BenchArgs {
     /// With `--what boards`: the core the benchmark is held to.
     #[arg(long, default_value_t = 0)]
     pub core: usize,
+    /// The real photo sets, for `--what photos` (bgu-chess; skipped where absent).
+    #[arg(long, default_value = "../shared/data")]
+    pub data: std::path::PathBuf,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -56,6 +59,7 @@ pub enum BenchWhat {
     Classify,
     Infer,
     Record,
+    Photos,
     Memory,
     Soak,
     Boards,
@@ -111,6 +115,9 @@ pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     }
     if all || a.what == W::Record {
         super::bench_record::bench_record(&a.model)?;
+    }
+    if all || a.what == W::Photos {
+        super::bench_photos::bench_photos(&a.model, &a.data, a.runs as usize)?;
     }
     // An hour of video takes minutes: only when asked for.
     if a.what == W::Memory || a.what == W::Soak {
@@ -229,7 +236,10 @@ fn print_stages(p: &SceneParams, state: &BoardState, runs: usize) -> anyhow::Res
 }
 
 fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
+    let runs = a.runs as usize;
     let classifier = a.model.load()?;
+    let model = classifier.model();
+    let tract = OccupancyModel::load_with(&a.model.path(), Runtime::Tract)?;
     for (params, grid) in [
         (SceneParams::chess_overhead(2, false), "8x8"),
         (SceneParams::go_oblique(2), "19x19:points"),
@@ -242,24 +252,230 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
         let image = rgb_to_bgr_mat(&r.image)?;
         let rect = view.rectify(&image)?;
         let sites = pose.grid.len();
-        let (classify, classify_cpu) = median_wall_cpu_ms(
+        // Every site's crop, as the classifier cuts them: the same input for each runtime.
+        let per = 3 * (CROP_W * CROP_H) as usize;
+        let mut crops = vec![0f32; sites * per];
+        let (_, crop_ms) = median_wall_cpu_ms(
+            || {
+                for (i, (row, col)) in pose.grid.sites().enumerate() {
+                    view.crop_rgb_planar(&rect, row, col, &mut crops[i * per..(i + 1) * per]);
+                }
+            },
+            runs,
+        );
+        // Ours and onnxruntime's in alternating rounds, so that a change of load on
+        // the shared machine falls on both; tract's alongside.
+        let mut reference = OrtReference::start(&a.model.path(), &crops, sites);
+        let rounds = 6;
+        let per_round = runs.div_ceil(rounds).max(1);
+        let (mut ours, mut theirs, mut tract_ms) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            ours.extend(cpu_times(|| drop(model.run(&crops)), per_round));
+            tract_ms.extend(cpu_times(|| drop(tract.run(&crops)), per_round.div_ceil(2)));
+            let failed = match &mut reference {
+                Ok(r) => r.time(per_round).map(|t| theirs.extend(t)).err(),
+                Err(_) => None,
+            };
+            if let Some(e) = failed {
+                reference = Err(e);
+            }
+        }
+        let (ours, tract_ms) = (median(ours), median(tract_ms));
+        let (read_all, read_all_cpu) = median_wall_cpu_ms(
             || {
                 classifier.read_all(&view, &rect).expect("classifies");
             },
-            a.runs as usize,
+            runs,
         );
         let rectify = median_ms(
             || {
                 view.rectify(&image).expect("rectifies");
             },
-            a.runs as usize,
+            runs,
         );
         outln!(
-            "classify {grid}: {sites} sites in {classify:.2} ms ({classify_cpu:.2} ms CPU, {:.3} ms a site); rectify {rectify:.2} ms (medians)",
-            classify / sites as f64
+            "classify {grid}, {sites} sites (thread CPU, medians of {}): {} {ours:.2} ms, tract {tract_ms:.2} ms",
+            runs,
+            model.runtime()
+        );
+        match reference.and_then(|mut r| {
+            let out = r.outputs()?;
+            Ok((r.version.clone(), out))
+        }) {
+            Ok((version, (logits, embedding))) => {
+                let ort_ms = median(theirs);
+                let diff = |m: &OccupancyModel| -> anyhow::Result<f32> {
+                    let out = m.run(&crops)?;
+                    let ours = out.iter().flat_map(|r| r.logits.iter().chain(&r.embedding));
+                    let d = embedding.len() / sites;
+                    let theirs = (0..sites).flat_map(|i| {
+                        logits[4 * i..4 * i + 4]
+                            .iter()
+                            .chain(&embedding[d * i..d * (i + 1)])
+                    });
+                    Ok(ours
+                        .zip(theirs)
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0f32, f32::max))
+                };
+                outln!(
+                    "  onnxruntime {version} (one thread, same crops, alternating rounds) {ort_ms:.2} ms: ours {:.2}x, tract {:.2}x its time; largest output difference {:.1e} (ours), {:.1e} (tract)",
+                    ours / ort_ms,
+                    tract_ms / ort_ms,
+                    diff(model)?,
+                    diff(&tract)?
+                );
+            }
+            Err(why) => outln!("  onnxruntime reference skipped: {why}"),
+        }
+        outln!(
+            "  read_all (crops, model, per-game learning) {read_all:.2} ms ({read_all_cpu:.2} ms CPU, {:.3} ms a site), of which cutting the crops {crop_ms:.2} ms CPU; rectify {rectify:.2} ms",
+            read_all / sites as f64
         );
     }
     Ok(())
+}
+
+/// Thread CPU times of `runs` calls of `f` (ms), after one warm-up call.
+fn cpu_times(mut f: impl FnMut(), runs: usize) -> Vec<f64> {
+    f();
+    (0..runs)
+        .map(|_| {
+            let c = thread_cpu_ms();
+            f();
+            thread_cpu_ms() - c
+        })
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// onnxruntime (PyPI, through `python3`) running tests/tools/ort_bench.py, embedded
+/// here, on the bench's crops, answering commands between our own runs.
+struct OrtReference {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    file: std::path::PathBuf,
+    version: String,
+}
+
+impl OrtReference {
+    /// Starts the script; an error says why it could not (no python3, no onnxruntime).
+    fn start(model: &std::path::Path, crops: &[f32], n: usize) -> Result<OrtReference, String> {
+        use std::process::{Command, Stdio};
+        const SCRIPT: &str = include_str!("../../tests/tools/ort_bench.py");
+        let file =
+            std::env::temp_dir().join(format!("boardscribe-bench-{}.f32", std::process::id()));
+        let bytes: Vec<u8> = crops.iter().flat_map(|v| v.to_le_bytes()).collect();
+        std::fs::write(&file, bytes).map_err(|e| format!("writing {}: {e}", file.display()))?;
+        let child = Command::new("python3")
+            .arg("-c")
+            .arg(SCRIPT)
+            .arg(model)
+            .arg(&file)
+            .arg(n.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_file(&file);
+                return Err(format!("python3 not found ({e})"));
+            }
+        };
+        let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        let mut r = OrtReference {
+            stdin: stdin.ok_or("no stdin")?,
+            stdout: std::io::BufReader::new(stdout.ok_or("no stdout")?),
+            child,
+            file,
+            version: String::new(),
+        };
+        r.reply().map_err(|e| r.failure(e))?;
+        Ok(r)
+    }
+
+    /// One JSON line from the script.
+    fn reply(&mut self) -> Result<serde_json::Value, String> {
+        use std::io::BufRead;
+        let mut line = String::new();
+        self.stdout
+            .read_line(&mut line)
+            .map_err(|e| e.to_string())?;
+        if line.is_empty() {
+            return Err("python3 ended".into());
+        }
+        serde_json::from_str(&line).map_err(|e| e.to_string())
+    }
+
+    fn ask(&mut self, command: &str) -> Result<serde_json::Value, String> {
+        use std::io::Write;
+        writeln!(self.stdin, "{command}").map_err(|e| e.to_string())?;
+        self.stdin.flush().map_err(|e| e.to_string())?;
+        self.reply()
+    }
+
+    /// Why the script stopped, from its last line of errors.
+    fn failure(&mut self, e: String) -> String {
+        use std::io::Read;
+        let _ = self.child.kill();
+        let mut err = String::new();
+        if let Some(mut s) = self.child.stderr.take() {
+            let _ = s.read_to_string(&mut err);
+        }
+        let last = err.lines().last().unwrap_or("").to_string();
+        if last.contains("No module named") {
+            format!("{last} (pip install onnxruntime numpy)")
+        } else if last.is_empty() {
+            e
+        } else {
+            format!("python3 failed: {last}")
+        }
+    }
+
+    fn time(&mut self, runs: usize) -> Result<Vec<f64>, String> {
+        let v = self.ask(&format!("time {runs}"))?;
+        Ok(v["ms"]
+            .as_array()
+            .ok_or("no times")?
+            .iter()
+            .filter_map(|x| x.as_f64())
+            .collect())
+    }
+
+    fn outputs(&mut self) -> Result<(Vec<f32>, Vec<f32>), String> {
+        let v = self.ask("outputs")?;
+        self.version = v["version"].as_str().unwrap_or("?").to_string();
+        let floats = |k: &str| -> Vec<f32> {
+            v[k].as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_f64())
+                        .map(|x| x as f32)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Ok((floats("logits"), floats("embedding")))
+    }
+}
+
+impl Drop for OrtReference {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.file);
+    }
 }
 
 fn bench_infer(runs: usize) -> anyhow::Result<()> {

@@ -1,4 +1,4 @@
-//! `bench --what record|memory`: the recorder's speed on a 1280x720 30 fps clip,
+//! `bench --what record|memory`: the recorder's speed on 640x480 and 1280x720 30 fps clips,
 //! from memory and from a video file (decoding included), and its resident memory
 //! over a long recording.
 
@@ -23,11 +23,11 @@ use crate::synth::SceneParams;
 const FPS: f64 = 30.0;
 const MOVES: [&str; 4] = ["e2e4", "e7e5", "g1f3", "b8c6"];
 
-/// A 1280x720 30 fps clip of four moves with hands, as BGR frames.
-fn bench_clip() -> anyhow::Result<(Vec<Mat>, BoardPose)> {
+/// A `w`x`h` 30 fps clip of four moves with hands, as BGR frames.
+fn bench_clip(w: u32, h: u32) -> anyhow::Result<(Vec<Mat>, BoardPose)> {
     let mut p = SceneParams::chess_overhead(3, false);
-    p.width = 1280;
-    p.height = 720;
+    p.width = w;
+    p.height = h;
     let mut g = Chess::new();
     let mut states = vec![board_state(&g, WhiteSide::Bottom)];
     for u in MOVES {
@@ -65,14 +65,18 @@ fn job(pose: &BoardPose, out: std::path::PathBuf) -> RecordJob {
     }
 }
 
+/// Wall and process CPU seconds of recording `source`.
 fn timed(
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     job: &RecordJob,
-) -> anyhow::Result<f64> {
-    let s = Instant::now();
+) -> anyhow::Result<(f64, f64)> {
+    let (s, c) = (Instant::now(), crate::cputime::process_cpu_ms());
     let sum = pipeline::record(Chess::new(), classifier, source, job, &mut |_| {})?;
-    let t = s.elapsed().as_secs_f64();
+    let t = (
+        s.elapsed().as_secs_f64(),
+        (crate::cputime::process_cpu_ms() - c) / 1000.0,
+    );
     anyhow::ensure!(
         sum.plies == MOVES.len(),
         "the bench clip was recorded wrongly ({} plies)",
@@ -83,28 +87,41 @@ fn timed(
 
 pub fn bench_record(model: &ModelArgs) -> anyhow::Result<()> {
     let mut classifier = model.load()?;
-    let (frames, pose) = bench_clip()?;
+    for (w, h) in [(640, 480), (1280, 720)] {
+        bench_size(&mut classifier, w, h)?;
+    }
+    Ok(())
+}
+
+/// The recorder on a `w`x`h` clip: frames in memory, then from an .mp4 file. The
+/// reference is the clip's duration; times are process CPU (every thread), wall
+/// alongside.
+fn bench_size(classifier: &mut Classifier, w: u32, h: u32) -> anyhow::Result<()> {
+    let (frames, pose) = bench_clip(w, h)?;
     let dir = TempDir::new("record")?;
     let job = job(&pose, dir.0.join("bench.pgn"));
     let seconds = frames.len() as f64 / FPS;
-    let report = |what: &str, mut times: Vec<f64>| {
-        times.sort_by(f64::total_cmp);
-        let t = times[times.len() / 2];
+    let report = |what: &str, mut times: Vec<(f64, f64)>| {
+        times.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let (wall, cpu) = times[times.len() / 2];
         outln!(
-            "record 1280x720 30 fps, {what}: {} frames ({seconds:.1} s of video) in {t:.2} s: {:.1}x real time, {:.2} ms a frame (median of {})",
+            "record {w}x{h} 30 fps, {what}: {} frames ({seconds:.1} s of video) in {cpu:.2} s CPU: {:.1}x real time, {:.2} ms a frame (wall {wall:.2} s, {:.1}x; median of {})",
             frames.len(),
-            seconds / t,
-            1000.0 * t / frames.len() as f64,
+            seconds / cpu,
+            1000.0 * cpu / frames.len() as f64,
+            seconds / wall,
             times.len()
         );
     };
     let mut times = Vec::new();
     for _ in 0..3 {
         let mut src = MemorySource::new(frames.clone(), FPS);
-        times.push(timed(&mut classifier, &mut src, &job)?);
+        times.push(timed(classifier, &mut src, &job)?);
     }
     report("frames in memory", times);
-    bench_grid_check(&frames[0], &frames[1], &pose)?;
+    if w == 1280 {
+        bench_grid_check(&frames[0], &frames[1], &pose)?;
+    }
 
     // The same clip as an H.264-class file (MPEG-4 part 2, what OpenCV writes
     // everywhere), read back through the normal video source.
@@ -132,7 +149,7 @@ pub fn bench_record(model: &ModelArgs) -> anyhow::Result<()> {
                 ..SourceOptions::default()
             };
             let mut src = capture::open(&video.to_string_lossy(), opts)?;
-            times.push(timed(&mut classifier, src.as_mut(), &job)?);
+            times.push(timed(classifier, src.as_mut(), &job)?);
         }
         report(what, times);
     }
@@ -183,7 +200,7 @@ fn bench_grid_check(a: &Mat, b: &Mat, pose: &BoardPose) -> anyhow::Result<()> {
 /// while a chess game played back and forth soon ends by repetition.
 pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
     let mut classifier = model.load()?;
-    let (frames, pose) = bench_clip()?;
+    let (frames, pose) = bench_clip(1280, 720)?;
     let dir = TempDir::new("memory")?;
     let job = job(&pose, dir.0.join("memory.txt"));
     let total = (minutes * 60.0 * FPS).round() as usize;
@@ -219,7 +236,7 @@ pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
 pub fn bench_stalling_stream(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
     use crate::capture::{MjpegServer, StallPlan, VideoSource};
     let mut classifier = model.load()?;
-    let (frames, pose) = bench_clip()?;
+    let (frames, pose) = bench_clip(1280, 720)?;
     let mut jpegs = Vec::with_capacity(frames.len());
     for f in &frames {
         let mut buf = opencv::core::Vector::<u8>::new();
@@ -278,10 +295,10 @@ pub fn bench_stalling_stream(model: &ModelArgs, minutes: f64) -> anyhow::Result<
 }
 
 /// A scratch folder, removed when dropped.
-struct TempDir(std::path::PathBuf);
+pub(super) struct TempDir(pub(super) std::path::PathBuf);
 
 impl TempDir {
-    fn new(what: &str) -> std::io::Result<TempDir> {
+    pub(super) fn new(what: &str) -> std::io::Result<TempDir> {
         let d =
             std::env::temp_dir().join(format!("boardscribe-bench-{what}-{}", std::process::id()));
         std::fs::create_dir_all(&d)?;

@@ -4,6 +4,7 @@
 pub mod out;
 mod bench;
 mod bench_boards;
+mod bench_photos;
 mod bench_record;
 mod board;
 mod calibrate;

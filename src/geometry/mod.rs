@@ -20,7 +20,9 @@ pub use lens::{
 };
 pub use pose::BoardPose;
 pub use profile::BoardProfile;
-pub use rectify::{draw_orientation, draw_overlay, draw_rectified_grid, rectify, RectifyLayout};
+pub use rectify::{
+    draw_orientation, draw_overlay, draw_rectified_grid, rectify, RectifyLayout, RectifyPlan,
+};
 pub use testcard::perspective_test_card;
 pub use viewpoint::Viewpoint;
 

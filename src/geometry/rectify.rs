@@ -92,6 +92,98 @@ pub fn rectify(
     Ok(out)
 }
 
+/// A rectification worked out once for a pose: for every rectified pixel, the camera
+/// pixel it samples, in OpenCV's fixed-point form (the whole pixel, and the index of
+/// its 1/32-pixel fraction), so that each frame is one `remap`. `warpPerspective`
+/// works the same maps out again for every frame, at most of its cost.
+#[derive(Clone, Debug)]
+pub struct RectifyPlan {
+    xy: Mat,
+    fraction: Mat,
+}
+
+impl RectifyPlan {
+    pub fn new(pose: &BoardPose, layout: &RectifyLayout) -> Result<RectifyPlan, GeometryError> {
+        use opencv::core::{self as cv, CV_16SC2, CV_16UC1};
+        // The inverse as warpPerspective takes it (OpenCV's LU inversion of the same
+        // matrix), and its per-pixel arithmetic in double.
+        let forward = Mat::from_slice_2d(&layout.image_to_rectified(pose).matrix())
+            .map_err(GeometryError::cv)?;
+        let mut inv = Mat::default();
+        cv::invert(&forward, &mut inv, cv::DECOMP_LU).map_err(GeometryError::cv)?;
+        let mut m = [0f64; 9];
+        for (i, v) in m.iter_mut().enumerate() {
+            *v = *inv
+                .at_2d::<f64>(i as i32 / 3, i as i32 % 3)
+                .map_err(GeometryError::cv)?;
+        }
+        let (w, h) = layout.size(pose);
+        let (w, h) = (w as usize, h as usize);
+        const BITS: i32 = 5;
+        const TAB: f64 = (1 << BITS) as f64;
+        let mut xy = Vec::with_capacity(2 * w * h);
+        let mut fraction = Vec::with_capacity(w * h);
+        for y in 0..h {
+            let (x0, y0, w0) = (
+                m[1] * y as f64 + m[2],
+                m[4] * y as f64 + m[5],
+                m[7] * y as f64 + m[8],
+            );
+            for x in 0..w {
+                let wt = w0 + m[6] * x as f64;
+                let wt = if wt != 0.0 { TAB / wt } else { 0.0 };
+                let clamp = |v: f64| v.clamp(i32::MIN as f64, i32::MAX as f64);
+                let fx = clamp((x0 + m[0] * x as f64) * wt);
+                let fy = clamp((y0 + m[3] * x as f64) * wt);
+                let (ix, iy) = (fx.round_ties_even() as i32, fy.round_ties_even() as i32);
+                let short = |v: i32| (v >> BITS).clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+                xy.push(short(ix));
+                xy.push(short(iy));
+                let mask = (1 << BITS) - 1;
+                fraction.push((((iy & mask) << BITS) + (ix & mask)) as u16);
+            }
+        }
+        let to_mat = |typ: i32, bytes: &[u8]| -> Result<Mat, GeometryError> {
+            let mut mat = Mat::new_rows_cols_with_default(
+                h as i32,
+                w as i32,
+                typ,
+                opencv::core::Scalar::all(0.0),
+            )
+            .map_err(GeometryError::cv)?;
+            mat.data_bytes_mut()
+                .map_err(GeometryError::cv)?
+                .copy_from_slice(bytes);
+            Ok(mat)
+        };
+        let xy_bytes: Vec<u8> = xy.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let fr_bytes: Vec<u8> = fraction.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        Ok(RectifyPlan {
+            xy: to_mat(CV_16SC2, &xy_bytes)?,
+            fraction: to_mat(CV_16UC1, &fr_bytes)?,
+        })
+    }
+
+    /// `image` rectified: what `rectify` gives for the plan's pose and layout.
+    pub fn apply(&self, image: &Mat) -> Result<Mat, GeometryError> {
+        if image.empty() {
+            return Err(GeometryError::EmptyImage);
+        }
+        let mut out = Mat::default();
+        imgproc::remap(
+            image,
+            &mut out,
+            &self.xy,
+            &self.fraction,
+            imgproc::INTER_LINEAR,
+            BORDER_CONSTANT,
+            Scalar::all(0.0),
+        )
+        .map_err(GeometryError::cv)?;
+        Ok(out)
+    }
+}
+
 /// Draws the lattice onto a rectified image (what `rectify -o` shows).
 pub fn draw_rectified_grid(
     img: &mut Mat,
@@ -220,4 +312,64 @@ fn draw_segment(
         0,
     )
     .map_err(GeometryError::cv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::{Corners, GridSpec};
+    use opencv::core::{Vec3b, CV_8UC3};
+
+    /// A camera image whose pixels differ everywhere, so any other sample shows.
+    fn pattern(w: i32, h: i32) -> Mat {
+        let mut m = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(0.0)).unwrap();
+        for y in 0..h {
+            for x in 0..w {
+                let p = ((x * 7 + y * 13) % 256) as u8;
+                *m.at_2d_mut::<Vec3b>(y, x).unwrap() =
+                    Vec3b::from([p, p.wrapping_mul(3), (x ^ y) as u8]);
+            }
+        }
+        m
+    }
+
+    /// The plan's remap gives warpPerspective's image byte for byte, on oblique and
+    /// overhead poses, boards partly outside the image included (issue 23).
+    #[test]
+    fn a_planned_rectification_is_warp_perspectives_byte_for_byte() {
+        let layout = RectifyLayout {
+            cell_px: 16,
+            margin_cells: 1.0,
+        };
+        for (grid, corners, (w, h)) in [
+            (
+                "8x8",
+                "152.3,88.1 508.7,112.2 574.4,430.9 84.5,402.6",
+                (640, 480),
+            ),
+            ("8x8", "100,100 400,100 400,400 100,400", (480, 480)),
+            ("9x9", "300,60 980,84 1040,690 250,650", (1280, 720)),
+            ("19x19:points", "-20,30 700,10 660,470 10,500", (640, 480)),
+        ] {
+            let pose = BoardPose::new(
+                grid.parse::<GridSpec>().unwrap(),
+                corners.parse::<Corners>().unwrap(),
+            );
+            let image = pattern(w, h);
+            let want = rectify(&image, &pose, &layout).unwrap();
+            let got = RectifyPlan::new(&pose, &layout)
+                .unwrap()
+                .apply(&image)
+                .unwrap();
+            let (a, b) = (want.data_bytes().unwrap(), got.data_bytes().unwrap());
+            assert_eq!(a.len(), b.len());
+            let differ = a.iter().zip(b).filter(|(x, y)| x != y).count();
+            assert_eq!(
+                differ,
+                0,
+                "{grid} {corners}: {differ} of {} bytes differ",
+                a.len()
+            );
+        }
+    }
 }

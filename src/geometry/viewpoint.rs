@@ -47,9 +47,10 @@ impl Viewpoint {
                 m[r][1] = h[r][1] / cells.1;
                 m[r][2] = h[r][2];
             }
-            for c in 0..3 {
-                m[0][c] -= centre.0 * m[2][c];
-                m[1][c] -= centre.1 * m[2][c];
+            let last = m[2];
+            for (c, l) in last.iter().enumerate() {
+                m[0][c] -= centre.0 * l;
+                m[1][c] -= centre.1 * l;
             }
             m
         };
@@ -170,7 +171,13 @@ mod tests {
             let z = dot(d, fwd);
             (320.0 + f * dot(d, right) / z, 240.0 + f * dot(d, down) / z)
         };
-        Corners::new([pt(0.0, 0.0), pt(cells, 0.0), pt(cells, cells), pt(0.0, cells)]).unwrap()
+        Corners::new([
+            pt(0.0, 0.0),
+            pt(cells, 0.0),
+            pt(cells, cells),
+            pt(0.0, cells),
+        ])
+        .unwrap()
     }
 
     #[test]
@@ -191,7 +198,10 @@ mod tests {
     fn from_straight_above_things_lean_outward_from_the_centre() {
         let corners: Corners = "100,100 500,100 500,500 100,500".parse().unwrap();
         let v = Viewpoint::of(&BoardPose::new(GridSpec::cells(8, 8), corners));
-        assert!((v.x - 4.0).abs() < 1e-6 && (v.y - 4.0).abs() < 1e-6, "{v:?}");
+        assert!(
+            (v.x - 4.0).abs() < 1e-6 && (v.y - 4.0).abs() < 1e-6,
+            "{v:?}"
+        );
         assert!(v.height > 5.0, "{v:?}");
         let (x, y) = v.top_of((0.9, 0.95), 1.0).unwrap();
         assert!(x > 0.9 && y > 0.95);
@@ -207,7 +217,10 @@ mod tests {
         // the board's centre; what matters is that it stays finite and above.
         let corners = project(500.0, [6.0, 4.0, -12.0], [6.0, 4.001], 8.0);
         let v = Viewpoint::of(&BoardPose::new(GridSpec::cells(8, 8), corners));
-        assert!(v.height > 1.0 && v.x.is_finite() && v.y.is_finite(), "{v:?}");
+        assert!(
+            v.height > 1.0 && v.x.is_finite() && v.y.is_finite(),
+            "{v:?}"
+        );
     }
 
     #[test]

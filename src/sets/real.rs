@@ -217,9 +217,8 @@ pub fn split_of(set: &str, name: &str) -> Split {
     let val = match set {
         "chesscog-grey" => digits(file).is_some_and(|n| n >= 4830),
         "raspberry-turk" => digits(file).is_some_and(|n| n % 5 == 0),
-        "webcam-pcwawc" => {
-            ["chessBoard003", "chessBoard004", "chessBoard012"].contains(&file.split('.').next().unwrap_or(""))
-        }
+        "webcam-pcwawc" => ["chessBoard003", "chessBoard004", "chessBoard012"]
+            .contains(&file.split('.').next().unwrap_or("")),
         "imago-go" => name.starts_with("imago-go/t3/"),
         _ => false,
     };
@@ -252,14 +251,24 @@ pub fn labels_json_set(data: &Path, set: &str) -> Result<Vec<LabelledRef>, RealS
         serde_json::from_str(&read(&path)?).map_err(|e| bad(&path, e.to_string()))?;
     let mut out = Vec::new();
     for e in entries {
-        let grid: GridSpec = e.grid.parse().map_err(|x| bad(&path, format!("{}: {x}", e.image)))?;
+        let grid: GridSpec = e
+            .grid
+            .parse()
+            .map_err(|x| bad(&path, format!("{}: {x}", e.image)))?;
         let corners = Corners::new(e.corners.map(|[x, y]| (x, y)))
             .map_err(|x| bad(&path, format!("{}: {x}", e.image)))?;
         let side: WhiteSide = e.white.parse().map_err(|x: String| bad(&path, x))?;
-        let labels = placement_labels(&e.placement, side)
-            .ok_or_else(|| bad(&path, format!("{}: bad placement '{}'", e.image, e.placement)))?;
+        let labels = placement_labels(&e.placement, side).ok_or_else(|| {
+            bad(
+                &path,
+                format!("{}: bad placement '{}'", e.image, e.placement),
+            )
+        })?;
         if labels.len() != grid.len() {
-            return Err(bad(&path, format!("{}: labels do not match the grid", e.image)));
+            return Err(bad(
+                &path,
+                format!("{}: labels do not match the grid", e.image),
+            ));
         }
         out.push(LabelledRef {
             name: format!("{set}/{}", e.image),
@@ -358,14 +367,32 @@ mod tests {
 
     #[test]
     fn held_out_parts_are_whole_runs() {
-        assert_eq!(split_of("chesscog-grey", "chesscog-grey/images/IMG_4829.jpg"), Split::Train);
-        assert_eq!(split_of("chesscog-grey", "chesscog-grey/images/IMG_4830.jpg"), Split::Val);
-        assert_eq!(split_of("raspberry-turk", "raspberry-turk/images/05_1.jpg"), Split::Val);
-        assert_eq!(split_of("raspberry-turk", "raspberry-turk/images/06_1.jpg"), Split::Train);
+        assert_eq!(
+            split_of("chesscog-grey", "chesscog-grey/images/IMG_4829.jpg"),
+            Split::Train
+        );
+        assert_eq!(
+            split_of("chesscog-grey", "chesscog-grey/images/IMG_4830.jpg"),
+            Split::Val
+        );
+        assert_eq!(
+            split_of("raspberry-turk", "raspberry-turk/images/05_1.jpg"),
+            Split::Val
+        );
+        assert_eq!(
+            split_of("raspberry-turk", "raspberry-turk/images/06_1.jpg"),
+            Split::Train
+        );
         assert_eq!(split_of("imago-go", "imago-go/t3/a.jpg"), Split::Val);
         assert_eq!(split_of("imago-go", "imago-go/t1/a.jpg"), Split::Train);
-        assert_eq!(split_of("webcam-pcwawc", "webcam-pcwawc/images/chessBoard012.jpg"), Split::Val);
-        assert_eq!(split_of("chess-ray-vision", "chess-ray-vision/originals/x.jpeg"), Split::Train);
+        assert_eq!(
+            split_of("webcam-pcwawc", "webcam-pcwawc/images/chessBoard012.jpg"),
+            Split::Val
+        );
+        assert_eq!(
+            split_of("chess-ray-vision", "chess-ray-vision/originals/x.jpeg"),
+            Split::Train
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 mod arbiter;
 mod calibrate;
 mod capture;
+mod classify;
 mod cli;
 mod clip;
 mod clips;
