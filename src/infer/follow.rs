@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use super::explain::{search, search_guided, Evidence, InferConfig, Line};
 use super::irregular::{diagnose, irregular_position, noticed, Irregularity};
-use super::observation::Observation;
+use super::observation::{occ_key, Observation};
 use crate::rules::{Occupant, Rules, Side, Square};
 
 /// What happened at one observation.
@@ -377,7 +377,7 @@ impl<R: Rules> Follower<R> {
         episodes: Option<usize>,
         guided: bool,
     ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
-        let mut kids: HashMap<(Vec<Occupant>, Side), (Hypothesis<R>, f64)> = HashMap::new();
+        let mut kids: HashMap<([u64; 3], Side), (Hypothesis<R>, f64)> = HashMap::new();
         // What the view contradicts of the likeliest position held: the squares an
         // unexplained change names.
         let mut contradictions = Vec::new();
@@ -399,7 +399,7 @@ impl<R: Rules> Follower<R> {
             lines.truncate(LINES_PER_HYPOTHESIS);
             for line in lines {
                 let kid = self.child(h, &ev, &line, time);
-                let key = (kid.occ.clone(), kid.game.side_to_move());
+                let key = (occ_key(&kid.occ), kid.game.side_to_move());
                 let better = kids.get(&key).is_none_or(|(k, _)| {
                     (kid.score, std::cmp::Reverse(kid.tiebreak))
                         > (k.score, std::cmp::Reverse(k.tiebreak))
@@ -415,6 +415,8 @@ impl<R: Rules> Follower<R> {
                 .total_cmp(&a.0.score)
                 .then(a.0.tiebreak.cmp(&b.0.tiebreak))
                 .then(a.0.steps.len().cmp(&b.0.steps.len()))
+                // HashMap order is arbitrary; keep results reproducible.
+                .then_with(|| a.0.occ.cmp(&b.0.occ))
         });
         let Some((best, residual)) = kids.first() else {
             return (Vec::new(), Some(contradictions));
