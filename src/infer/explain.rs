@@ -88,6 +88,9 @@ pub(super) struct Evidence {
     /// Per square: the log-likelihood ratio of its image change for "changed",
     /// 0 where unknown.
     change: Vec<f64>,
+    /// Per square: its change is unknown (hidden in the view it is measured
+    /// from) though it is in sight and read now.
+    unknown_change: Vec<bool>,
     /// Per square: the confidently read occupant, if any.
     sure: Vec<Option<Occupant>>,
     fresh: Vec<bool>,
@@ -122,10 +125,17 @@ impl Evidence {
                     .and_then(|(o, p)| (p >= cfg.confident).then_some(o)),
             );
         }
+        let unknown_change = llrs
+            .iter()
+            .zip(&logp)
+            .zip(&fresh)
+            .map(|((l, p), f)| l.is_none() && p.is_some() && *f)
+            .collect();
         Evidence {
             files,
             logp,
             change: llrs.iter().map(|l| l.unwrap_or(0.0)).collect(),
+            unknown_change,
             sure,
             fresh,
             quiet,
@@ -197,7 +207,13 @@ impl Evidence {
             .filter(|&i| self.changed_unexplained(occ, i))
             .map(|i| self.change[i])
             .sum();
-        read + changed
+        // A square the line changes though its image is known not to have
+        // changed.
+        let unchanged: f64 = (0..occ.len())
+            .filter(|&i| self.quiet[i] && self.base.get(i).is_some_and(|b| *b != occ[i]))
+            .map(|i| (-self.change[i]).max(0.0))
+            .sum();
+        read + changed + unchanged
     }
 
     fn fits(&self, occ: &[Occupant]) -> bool {
@@ -236,9 +252,15 @@ impl Evidence {
 
     /// Per square, whether its image changed since the view of `base`: where a
     /// move may have happened that no view showed. A hidden square, or one that
-    /// only reads otherwise, is not evidence enough for plies no view showed.
+    /// only reads otherwise, is not evidence enough for plies no view showed; a
+    /// square a hand hid in the view of `base` but that is in sight now may have
+    /// changed (its reading then says how).
     fn touched(&self) -> Vec<bool> {
-        self.change.iter().map(|&c| c > 0.0).collect()
+        self.change
+            .iter()
+            .zip(&self.unknown_change)
+            .map(|(&c, &u)| c > 0.0 || u)
+            .collect()
     }
 
     /// Whether every square where `occ` differs from `base` is quiet: no move
@@ -381,8 +403,13 @@ pub(super) fn search_guided<R: Rules>(
     let mut lines: Vec<Line<R>> = Vec::new();
     // Per line: position, occupancy, moves, tiebreak, squares its moves changed.
     #[allow(clippy::type_complexity)]
-    let mut frontier: Vec<(R, Vec<Occupant>, Vec<R::Move>, u32, Vec<bool>)> =
-        vec![(game.clone(), base.clone(), Vec::new(), 0, vec![false; base.len()])];
+    let mut frontier: Vec<(R, Vec<Occupant>, Vec<R::Move>, u32, Vec<bool>)> = vec![(
+        game.clone(),
+        base.clone(),
+        Vec::new(),
+        0,
+        vec![false; base.len()],
+    )];
     let mut nodes = 0usize;
     for d in 1..=depth {
         let mut next = Vec::new();
