@@ -263,6 +263,11 @@ impl Evidence {
             .collect()
     }
 
+    /// Whether square `i` is in sight and reads `o` more likely than not.
+    pub(super) fn shows(&self, i: usize, o: Occupant) -> bool {
+        self.logp[i].is_some_and(|lp| lp[occ_index(o)].exp() >= 0.5)
+    }
+
     /// Whether every square where `occ` differs from `base` is quiet: no move
     /// that changes only those happened.
     fn all_quiet(&self, base: &[Occupant], occ: &[Occupant]) -> bool {

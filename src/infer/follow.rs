@@ -53,7 +53,13 @@ pub enum FollowEvent<M> {
     /// The move at `ply` was recorded wrongly (the camera cannot see which piece a
     /// pawn became): it is now `mv`, and the moves after it, up to ply `upto`
     /// (exclusive), stand as they were.
-    Corrected { ply: usize, mv: M, upto: usize },
+    Corrected {
+        ply: usize,
+        mv: M,
+        upto: usize,
+        /// The same piece landed on another square (else: a promotion's piece).
+        relanded: bool,
+    },
 }
 
 /// Hypotheses kept at once.
@@ -72,11 +78,18 @@ const RETURN_PENALTY: f64 = 6.0;
 const RESIDUAL_SLACK: f64 = 3.0;
 /// Explained views whose fit sets how much surprise a view may leave.
 const RECENT_FITS: usize = 24;
+/// Views no line explained that are kept to order the plies of the line that
+/// explains a later one.
+const MAX_UNEXPLAINED_VIEWS: usize = 3;
+/// Longest line whose plies are tried in every order.
+const MAX_REORDERED: usize = 5;
 /// Deepest line a change-guided search looks for when no shallow line explains
 /// a view (several plies no view showed).
 const GUIDED_DEPTH: usize = 6;
 /// How many plies back a correction may reach.
 const CORRECTION_DEPTH: usize = 8;
+/// How many plies back a piece may be found to have landed elsewhere.
+const RELANDING_DEPTH: usize = 3;
 
 /// One uncommitted ply: the move, the time of the view that showed it, whether
 /// it was the last ply that view showed, and how many plies that view showed.
@@ -86,6 +99,8 @@ struct Step<M> {
     time: f64,
     ends_view: bool,
     view_plies: usize,
+    /// The view read the piece on the square this ply put it on.
+    landing_seen: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -108,6 +123,8 @@ pub struct Follower<R: Rules> {
     /// Position before each committed ply.
     before: Vec<R>,
     moves: Vec<R::Move>,
+    /// Per committed ply: its view read the piece where the ply put it.
+    landing_seen: Vec<bool>,
     beam: Vec<Hypothesis<R>>,
     in_sync: bool,
     /// Views in a row that no hypothesis explained (0: the last one was).
@@ -117,6 +134,10 @@ pub struct Follower<R: Rules> {
     /// (a hand) may have been explained by a move that never happened, and the
     /// next view, which no follower of it explains, goes on from these instead.
     before_last: Option<(Vec<Hypothesis<R>>, usize)>,
+    /// Views since the last explained one that no line explained (a hand, a
+    /// misread): they still say in which order the plies of the line that
+    /// explains a later view were played.
+    unexplained_views: Vec<Observation>,
     /// Motion episodes seen since the last explained view, where they are known.
     episodes: Option<usize>,
     /// The position an illegal move left, and that move: where play may go on
@@ -151,9 +172,11 @@ impl<R: Rules> Follower<R> {
             game,
             before: Vec::new(),
             moves: Vec::new(),
+            landing_seen: Vec::new(),
             in_sync: true,
             misfits: 0,
             before_last: None,
+            unexplained_views: Vec::new(),
             episodes: None,
             irregular: None,
             noticed: None,
@@ -277,6 +300,9 @@ impl<R: Rules> Follower<R> {
                     return events;
                 }
                 self.misfits += 1;
+                if self.unexplained_views.len() < MAX_UNEXPLAINED_VIEWS {
+                    self.unexplained_views.push(obs.clone());
+                }
                 if let Some(events) = self.play_went_on(obs, time, allowed) {
                     return events;
                 }
@@ -302,6 +328,7 @@ impl<R: Rules> Follower<R> {
             }
             None => {
                 self.misfits = 0;
+                self.unexplained_views.clear();
                 let held = std::mem::replace(&mut self.beam, kids);
                 self.before_last = Some((held, self.moves.len()));
                 self.fits.push_back(self.last_fit.get());
@@ -482,6 +509,7 @@ impl<R: Rules> Follower<R> {
             lines.sort_by(|a, b| b.score.total_cmp(&a.score));
             lines.truncate(LINES_PER_HYPOTHESIS);
             for line in lines {
+                let line = self.best_order(h, line);
                 let kid = self.child(h, &ev, &line, time);
                 let key = (occ_key(&kid.occ), kid.game.side_to_move());
                 let better = kids.get(&key).is_none_or(|(k, _)| {
@@ -528,11 +556,72 @@ impl<R: Rules> Follower<R> {
         (kept, None, top)
     }
 
+    /// The order of `line`'s plies that passes closest to what the views no line
+    /// explained showed (a search keeps one order per position reached: the
+    /// first found).
+    fn best_order(&self, h: &Hypothesis<R>, line: Line<R>) -> Line<R> {
+        let n = line.moves.len();
+        if self.unexplained_views.is_empty() || !(2..=MAX_REORDERED).contains(&n) {
+            return line;
+        }
+        let views: Vec<Evidence> = self
+            .unexplained_views
+            .iter()
+            .map(|v| Evidence::new(v, &self.cfg, &h.occ))
+            .collect();
+        let fit = |passed: &[Vec<Occupant>]| -> f64 {
+            views
+                .iter()
+                .map(|ev| {
+                    passed
+                        .iter()
+                        .map(|o| ev.loglik(o))
+                        .fold(f64::NEG_INFINITY, f64::max)
+                })
+                .sum()
+        };
+        let key = occ_key(&line.occ);
+        let mut best: Option<(f64, Vec<R::Move>, R, u32)> = None;
+        let mut order: Vec<usize> = (0..n).collect();
+        permutations(&mut order, 0, &mut |perm| {
+            let mut g = h.game.clone();
+            let mut passed = vec![h.occ.clone()];
+            let mut tiebreak = 0;
+            for &i in perm {
+                let mv = &line.moves[i];
+                if !g.legal_moves().contains(mv) {
+                    return;
+                }
+                tiebreak += g.tiebreak(mv);
+                g.play(mv);
+                passed.push(super::occupancy(&g));
+            }
+            if passed.last().map(|o| occ_key(o)) != Some(key) {
+                return;
+            }
+            let f = fit(&passed);
+            if best.as_ref().is_none_or(|b| f > b.0 + 1e-9) {
+                let moves = perm.iter().map(|&i| line.moves[i].clone()).collect();
+                best = Some((f, moves, g, tiebreak));
+            }
+        });
+        match best {
+            Some((_, moves, game, tiebreak)) => Line {
+                moves,
+                game,
+                tiebreak,
+                ..line
+            },
+            None => line,
+        }
+    }
+
     /// Hypothesis `h` followed by `line` at the view of `time`.
     fn child(&self, h: &Hypothesis<R>, ev: &Evidence, line: &Line<R>, time: f64) -> Hypothesis<R> {
         let n = line.moves.len();
         let mut trail = h.trail.clone();
         let mut returns = 0;
+        let mut passed = vec![h.occ.clone()];
         if n > 0 {
             let mut g = h.game.clone();
             for mv in &line.moves {
@@ -541,22 +630,44 @@ impl<R: Rules> Follower<R> {
                 if trail.contains(&occ) {
                     returns += 1;
                 }
-                trail.push(occ);
+                trail.push(occ.clone());
+                passed.push(occ);
             }
         }
+        // Each view no line explained since is read as showing the position
+        // of the line it fits best: a line whose plies pass through what such a
+        // view showed is likelier than the same plies in another order.
+        let order: f64 = self
+            .unexplained_views
+            .iter()
+            .map(|v| {
+                let ev = Evidence::new(v, &self.cfg, &h.occ);
+                passed
+                    .iter()
+                    .map(|o| ev.loglik(o))
+                    .fold(f64::NEG_INFINITY, f64::max)
+            })
+            .sum();
+        let landing_seen = n > 0 && {
+            let prev = &passed[n - 1];
+            (0..line.occ.len())
+                .filter(|&i| line.occ[i] != Occupant::Empty && line.occ[i] != prev[i])
+                .all(|i| ev.shows(i, line.occ[i]))
+        };
         let mut steps = h.steps.clone();
         steps.extend(line.moves.iter().enumerate().map(|(i, mv)| Step {
             mv: mv.clone(),
             time,
             ends_view: i + 1 == n,
             view_plies: n,
+            landing_seen: i + 1 == n && landing_seen,
         }));
         Hypothesis {
             game: line.game.clone(),
             occ: line.occ.clone(),
             steps,
             trail,
-            score: h.score + ev.loglik(&line.occ) + ev.change_gain(&h.occ, &line.occ)
+            score: h.score + ev.loglik(&line.occ) + ev.change_gain(&h.occ, &line.occ) + order
                 - self.prior(n)
                 - RETURN_PENALTY * returns as f64,
             tiebreak: h.tiebreak + line.tiebreak,
@@ -621,6 +732,7 @@ impl<R: Rules> Follower<R> {
             self.before.push(self.game.clone());
             self.game.play(&step.mv);
             self.moves.push(step.mv.clone());
+            self.landing_seen.push(step.landing_seen);
             let emt = step.ends_view.then(|| step.time - self.last_time);
             if step.ends_view {
                 self.last_time = step.time;
@@ -648,7 +760,11 @@ impl<R: Rules> Follower<R> {
     }
 
     /// Replaces one recent ambiguous move by an alternative when, with it, the
-    /// observation is explained. Returns whether it did.
+    /// observation is explained. Returns whether it did. Alternatives are the
+    /// moves the camera cannot tell apart (a promotion's piece), and, for the
+    /// last few plies, the same piece put down on another square (a piece left
+    /// on a line between two squares reads as standing on the wrong one until it
+    /// moves on).
     fn try_correction(
         &mut self,
         obs: &Observation,
@@ -656,29 +772,66 @@ impl<R: Rules> Follower<R> {
         events: &mut Vec<FollowEvent<R::Move>>,
     ) -> bool {
         let n = self.moves.len();
+        // Of every alternative that explains the view, the one that fits it best
+        // (the latest on a tie).
+        let mut found: Option<(f64, usize, bool, Vec<R::Move>)> = None;
         for k in (n.saturating_sub(CORRECTION_DEPTH)..n).rev() {
-            let base = self.before[k].clone();
-            for alt in base.alternatives(&self.moves[k]) {
+            let base = &self.before[k];
+            let mut alts: Vec<(R::Move, bool)> = base
+                .alternatives(&self.moves[k])
+                .into_iter()
+                .map(|m| (m, false))
+                .collect();
+            // Only a piece that no view read where it was said to land.
+            if k + RELANDING_DEPTH >= n && !self.landing_seen[k] {
+                alts.extend(
+                    relandings(base, &self.moves[k])
+                        .into_iter()
+                        .map(|m| (m, true)),
+                );
+            }
+            for (alt, relanded) in alts {
                 let Some((line, game)) = self.replay_with(k, &alt) else {
                     continue;
                 };
-                let trial = Follower::new(game.clone(), self.cfg, self.last_time);
+                // A piece landed elsewhere that leaves the board as it is cannot
+                // be what the view shows.
+                if relanded
+                    && occ_key(&super::occupancy(&game)) == occ_key(&super::occupancy(&self.game))
+                {
+                    continue;
+                }
+                let trial = Follower::new(game, self.cfg, self.last_time);
                 if trial.expand(obs, time, None).1.is_some() {
                     continue;
                 }
+                let fit = trial.last_fit.get();
+                if found.as_ref().is_none_or(|f| fit < f.0 - 1e-9) {
+                    found = Some((fit, k, relanded, line));
+                }
+            }
+        }
+        if let Some((_, k, relanded, line)) = found {
+            let base = self.before[k].clone();
+            {
                 // Rebuild the tail with the corrected move.
                 self.before.truncate(k);
                 self.moves.truncate(k);
+                // The plies replayed after the corrected one landed as seen before.
+                let seen_after = self.landing_seen.split_off(k);
                 self.game = base.clone();
                 for (i, mv) in line.into_iter().enumerate() {
                     self.before.push(self.game.clone());
                     self.game.play(&mv);
                     self.moves.push(mv.clone());
+                    self.landing_seen
+                        .push(i > 0 && seen_after.get(i).copied().unwrap_or(false));
                     if i == 0 {
                         events.push(FollowEvent::Corrected {
                             ply: k,
                             mv,
                             upto: n,
+                            relanded,
                         });
                     }
                 }
@@ -711,5 +864,37 @@ impl<R: Rules> Follower<R> {
             line.push(mv.clone());
         }
         Some((line, game))
+    }
+}
+
+/// The other legal moves from `game` that lift the same pieces as `mv` (the same
+/// piece put down elsewhere).
+fn relandings<R: Rules>(game: &R, mv: &R::Move) -> Vec<R::Move> {
+    let before = super::occupancy(game);
+    let lifted = |m: &R::Move| -> Vec<usize> {
+        let mut g = game.clone();
+        g.play(m);
+        let after = super::occupancy(&g);
+        (0..before.len())
+            .filter(|&i| before[i] != Occupant::Empty && after[i] == Occupant::Empty)
+            .collect()
+    };
+    let from = lifted(mv);
+    game.legal_moves()
+        .into_iter()
+        .filter(|m| m != mv && lifted(m) == from)
+        .collect()
+}
+
+/// Calls `f` with every permutation of `items[k..]` after `items[..k]`.
+fn permutations(items: &mut [usize], k: usize, f: &mut impl FnMut(&[usize])) {
+    if k == items.len() {
+        f(items);
+        return;
+    }
+    for i in k..items.len() {
+        items.swap(k, i);
+        permutations(items, k + 1, f);
+        items.swap(k, i);
     }
 }

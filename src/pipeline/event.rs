@@ -113,6 +113,9 @@ pub enum Event {
         ply: usize,
         san: String,
         uci: String,
+        /// `promotion` (which piece the pawn became) or `relanded` (the piece
+        /// stood on another square than first read).
+        reason: String,
     },
     /// The board moved a little in the image and its grid was followed.
     Regrid { time: f64, corners: [[f64; 2]; 4] },

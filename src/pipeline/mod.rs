@@ -449,16 +449,25 @@ fn apply_event<R: Recordable>(
                 in_sync: true,
             });
         }
-        FollowEvent::Corrected { ply, mv, upto } => {
+        FollowEvent::Corrected {
+            ply,
+            mv,
+            upto,
+            relanded,
+        } => {
             // Rebuild the record from the corrected ply on; moves accepted in the same
             // view follow as their own events.
+            let why = if *relanded {
+                "corrected: later play shows the piece stood on another square (it was \
+                 put down between two)"
+            } else {
+                "corrected: later play shows which piece the pawn became"
+            };
             record.current.truncate(base + *ply);
             for (i, m) in f.moves().iter().enumerate().take(*upto).skip(*ply) {
                 record.current.push(before(i), m, None);
                 if i == *ply {
-                    record
-                        .current
-                        .note("corrected: later play shows which piece the pawn became");
+                    record.current.note(why);
                 }
             }
             events.emit(Event::Corrected {
@@ -466,6 +475,7 @@ fn apply_event<R: Recordable>(
                 ply: base + ply + 1,
                 san: before(*ply).notation(mv),
                 uci: before(*ply).move_id(mv),
+                reason: if *relanded { "relanded" } else { "promotion" }.to_string(),
             });
         }
     }
