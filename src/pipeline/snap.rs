@@ -21,6 +21,9 @@ const MAX_SHIFT: i32 = 2;
 /// files (by 0.3 nats).
 const MIN_GAIN: f64 = 20.0;
 
+/// A moved grid may read at most one site in this many as hidden.
+const MAX_HIDDEN_SHARE: usize = 16;
+
 /// The pose moved by whole cells (rows, columns; up to `MAX_SHIFT` each way, the
 /// moved grid within the image) to where `image` reads most like `game`'s
 /// position in some orientation, and the move; the pose itself when no move
@@ -50,10 +53,16 @@ pub fn snap_to_start<R: Rules>(
         let probs = reading(p)?;
         Ok(start_likelihood(game, &probs, g.rows, g.cols).map_or(f64::NEG_INFINITY, |(ll, _)| ll))
     };
-    // Only a grid that then shows the start position is moved: on a board not yet
-    // set up, the best-reading place means nothing.
+    // Only a grid that then shows the start position, every site in sight, is
+    // moved: on a board not yet set up, the best-reading place means nothing, and
+    // a grid moved off the board onto the table reads its wood and its edge as
+    // hidden sites, which contradict nothing.
     let shows_start = |p: &BoardPose| -> anyhow::Result<bool> {
         let probs = reading(p)?;
+        let hidden = probs.iter().filter(|p| p.is_none()).count();
+        if hidden * MAX_HIDDEN_SHARE > probs.len() {
+            return Ok(false);
+        }
         Ok(
             start_likelihood(game, &probs, g.rows, g.cols).is_some_and(|(_, map)| {
                 check_start(game, &map, &probs, &InferConfig::default()).is_start()
