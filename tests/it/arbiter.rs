@@ -291,7 +291,7 @@ fn issue19_a_threefold_repetition_is_a_claim_and_the_result_is_given() {
     );
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.contains("Ng8 {draw may be claimed: threefold repetition}"),
+        flat.ends_with("{draw may be claimed: threefold repetition} *"),
         "{text}"
     );
     assert_eq!(games[0].result, "*", "a claim is no result: {text}");
