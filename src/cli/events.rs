@@ -310,6 +310,12 @@ impl EventSink for Presenter {
                 ))
             }
             Event::SourceWarning { message } => self.say(&format!("warning: {message}")),
+            Event::DrawClaimable { time, ply, reason } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "note: a draw may be claimed after half-move {ply} at {at} ({reason}); the result stays open unless given (--result)"
+                ))
+            }
             Event::Resynced { .. }
             | Event::SeenTogether { .. }
             | Event::Corrected { .. }

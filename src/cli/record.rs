@@ -13,7 +13,8 @@ use crate::geometry::{BoardPose, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary, Timeline};
 use crate::record::log::{GameRecord, RecordFile, RecordTags};
-use crate::record::resume::Resume;
+use crate::record::resume::{set_result_in, Resume};
+use crate::record::write_atomic;
 use crate::record::RecordLock;
 use crate::round::GameKind;
 use crate::rules::chess::Chess;
@@ -89,6 +90,16 @@ pub struct RecordArgs {
     /// Replace a record that already holds a game.
     #[arg(long)]
     pub force: bool,
+    /// The game's result when the board does not end it (a resignation, a draw
+    /// agreed or claimed, a flag, an arbiter's decision): 1-0, 0-1, 1/2-1/2 or *
+    /// (draughts also takes PDN's 2-0, 0-2, 1-1 and 0-0). Written at the end of the
+    /// run on the file's last game, with a comment, also with --resume. A result
+    /// the rules gave (checkmate, stalemate, a dead position) is never overruled:
+    /// a different --result is refused, exit status 1, the record keeping the
+    /// rules' result. A draw that may only be claimed (threefold repetition, fifty
+    /// moves) is noted in the record and left to this flag or the arbiter.
+    #[arg(long, value_name = "RESULT")]
+    pub result: Option<String>,
     /// Write the first view of the board with the grid drawn, a1 and White's edge
     /// marked (once White's edge is known): the picture to check before a game.
     #[arg(long)]
@@ -220,6 +231,20 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         return Err(usage!(
             "--resume starts from the record's last position; leave out --fen and --position"
         ));
+    }
+    if let Some(token) = &a.result {
+        let valid = match a.game {
+            RecordGame::Free => Err(
+                "a --game free log has no result; --result is for chess, draughts and Tablut"
+                    .to_string(),
+            ),
+            RecordGame::Chess => Chess::check_result(token),
+            RecordGame::RussianDraughts => RussianDraughts::check_result(token),
+            RecordGame::Tablut => Tablut::check_result(token),
+        };
+        if let Err(e) = valid {
+            return Err(usage!("--result: {e}"));
+        }
     }
     let mut board = a.board.clone();
     board.default_grid = a.game.grid();
@@ -422,6 +447,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             record_game(
                 g,
                 previous.as_deref(),
+                a.result.as_deref(),
                 &mut classifier,
                 source.as_mut(),
                 job,
@@ -439,6 +465,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             record_game(
                 g,
                 previous.as_deref(),
+                a.result.as_deref(),
                 &mut classifier,
                 source.as_mut(),
                 job,
@@ -459,6 +486,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             record_game(
                 g,
                 previous.as_deref(),
+                a.result.as_deref(),
                 &mut classifier,
                 source.as_mut(),
                 job,
@@ -470,7 +498,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     }
     .with_context(|| format!("recording '{}'", a.input));
     presenter.finish(outcome.is_ok() && stop_reason().is_none());
-    let (summary, base) = outcome?;
+    let (summary, base, given) = outcome?;
     let total = if base > 0 {
         format!(" ({} in all)", summary.plies + base)
     } else {
@@ -513,7 +541,51 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             "the recording ended out of sync: the board shows a change no legal move explains (see the record's last comment)".to_string(),
         );
     }
+    match given {
+        Given::Nothing => {}
+        Given::Set(token) => presenter.say(&format!("result {token} written (--result)")),
+        Given::Stands(token) => presenter.say(&format!("the record's result is {token} already")),
+        Given::Refused(why) => {
+            let mut line = format!("--result not written: {why}");
+            if !problems.is_empty() {
+                line.push_str(&format!("; besides, {}", problems.join("; ")));
+            }
+            bail!(line);
+        }
+    }
     finish(problems, source.as_ref(), offline, &out)
+}
+
+/// What became of `--result`.
+enum Given {
+    /// No --result.
+    Nothing,
+    /// Written.
+    Set(String),
+    /// The record held it already.
+    Stands(String),
+    /// Refused: the rules ended the game with another result.
+    Refused(String),
+}
+
+/// Sets `token` as the result of the record's last game on disk, by the path
+/// the live page's `set_result` takes.
+fn give_result<R: Resume>(out: &Path, like: &R, token: Option<&str>) -> anyhow::Result<Given> {
+    let Some(token) = token else {
+        return Ok(Given::Nothing);
+    };
+    let text = std::fs::read_to_string(out)
+        .with_context(|| format!("cannot read the record '{}'", out.display()))?;
+    let note = format!("result {token} given at the end of the recording (--result)");
+    match set_result_in(&text, like, token, &note) {
+        Ok(Some(text)) => {
+            write_atomic(out, &text)
+                .with_context(|| format!("cannot write the record '{}'", out.display()))?;
+            Ok(Given::Set(token.to_string()))
+        }
+        Ok(None) => Ok(Given::Stands(token.to_string())),
+        Err(why) => Ok(Given::Refused(why)),
+    }
 }
 
 /// Why nothing came of the frames read.
@@ -602,16 +674,18 @@ fn tags(a: &RecordArgs) -> RecordTags {
 /// located automatically in `located_in` is first moved by whole cells to where
 /// that frame reads most like the game's start. Returns the summary and the
 /// half-moves the record held before.
+#[allow(clippy::too_many_arguments)]
 fn record_game<R: Resume>(
     game: R,
     previous: Option<&str>,
+    result: Option<&str>,
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     mut job: RecordJob,
     located_in: Option<&opencv::core::Mat>,
     presenter: &mut Presenter,
     serve: Option<&Serve>,
-) -> anyhow::Result<(RecordSummary, usize)> {
+) -> anyhow::Result<(RecordSummary, usize, Given)> {
     let resumed = match previous {
         Some(text) => {
             let (game, mut record) = RecordFile::resume(text, &game, &job.tags)
@@ -644,10 +718,12 @@ fn record_game<R: Resume>(
         // The page's recorder takes the record up from disk itself (--resume)
         // or starts afresh.
         let base = resumed.as_ref().map_or(0, |(_, r)| r.plies());
-        return Ok((s.record(game, classifier, source, &job, presenter)?, base));
+        let summary = s.record(game.clone(), classifier, source, &job, presenter)?;
+        let given = give_result(&job.out, &game, result)?;
+        return Ok((summary, base, given));
     }
-    match resumed {
-        Some((game, record)) => {
+    let (summary, base) = match resumed {
+        Some((resumed, record)) => {
             let base = record.plies();
             presenter.say(&format!(
                 "resuming '{}' after {}",
@@ -655,14 +731,16 @@ fn record_game<R: Resume>(
                 plural(base, "half-move", "half-moves")
             ));
             presenter.set_base(base);
-            let s = pipeline::record_onto(game, record, classifier, source, &job, presenter)?;
-            Ok((s, base))
+            let s = pipeline::record_onto(resumed, record, classifier, source, &job, presenter)?;
+            (s, base)
         }
-        None => Ok((
-            pipeline::record(game, classifier, source, &job, presenter)?,
+        None => (
+            pipeline::record(game.clone(), classifier, source, &job, presenter)?,
             0,
-        )),
-    }
+        ),
+    };
+    let given = give_result(&job.out, &game, result)?;
+    Ok((summary, base, given))
 }
 
 /// Frames looked at for the board before giving up, when no corners are given.

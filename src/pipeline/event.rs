@@ -54,6 +54,15 @@ pub enum Event {
         first: usize,
         last: usize,
     },
+    /// A draw the players may claim (threefold repetition, the fifty-move rule)
+    /// became possible after half-move `ply` (1-based): said once, when it first
+    /// can be claimed. It is no result: the game goes on until the arbiter (or
+    /// `record --result`) sets one.
+    DrawClaimable {
+        time: f64,
+        ply: usize,
+        reason: String,
+    },
     /// A confident change that no legal line explains, and that is none of the
     /// kinds below; recording waits.
     Unexplained { time: f64, squares: Vec<String> },
@@ -220,6 +229,7 @@ impl Event {
             | Event::NewGame { time, .. }
             | Event::Resynced { time, .. }
             | Event::SeenTogether { time, .. }
+            | Event::DrawClaimable { time, .. }
             | Event::NotStart { time, .. }
             | Event::Corrected { time, .. }
             | Event::Regrid { time, .. }
@@ -308,6 +318,15 @@ mod tests {
         assert_eq!(
             m.to_json(),
             r#"{"type":"move","time":12.4,"ply":7,"san":"dxe5","uci":"d4e5","confidence":0.9996}"#
+        );
+        let c = Event::DrawClaimable {
+            time: 9.5,
+            ply: 8,
+            reason: "threefold repetition".into(),
+        };
+        assert_eq!(
+            c.to_json(),
+            r#"{"type":"draw_claimable","time":9.5,"ply":8,"reason":"threefold repetition"}"#
         );
         let s = Event::Resynced {
             time: 3.0,

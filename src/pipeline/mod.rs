@@ -19,7 +19,7 @@ use crate::infer::{
     check_start, start_likelihood, start_mismatch, FollowEvent, Follower, InferConfig, SiteMap,
     SiteProbs, StartMismatch, Suspects, WhiteSide,
 };
-use crate::record::log::{GameRecord, RecordFile, RecordTags, Recordable};
+use crate::record::log::{rule_ending_note, GameRecord, RecordFile, RecordTags, Recordable};
 use crate::record::write_atomic;
 use crate::rules::Rules;
 use crate::track::TrackConfig;
@@ -138,6 +138,11 @@ pub fn record_onto<R: Recordable>(
     let mut pose = job.pose;
     // What the last view that was not the start position was reported for.
     let mut not_start: Option<(StartMismatch, Vec<String>)> = None;
+    // A draw claimable in a resumed record's last position was said when it was
+    // written.
+    let mut draws = DrawWatch {
+        claim: game.claimable(),
+    };
 
     loop {
         // Only squares a piece can stand on are classified (draughts: the dark ones),
@@ -265,11 +270,12 @@ pub fn record_onto<R: Recordable>(
                 &mut record,
                 &mut summary,
                 (&mut base, still.time_s),
+                &mut draws,
                 job,
                 events,
             );
         }
-        record.current.set_result(f.game(), false);
+        record.current.set_result(f.game());
         write(&record)?;
         if f.game().outcome().is_some() {
             break;
@@ -287,11 +293,12 @@ pub fn record_onto<R: Recordable>(
                 &mut record,
                 &mut summary,
                 (&mut base, time),
+                &mut draws,
                 job,
                 events,
             );
         }
-        record.current.set_result(f.game(), true);
+        record.current.set_result(f.game());
         summary.in_sync = f.in_sync();
         summary.plies = f.moves().len();
     } else {
@@ -325,14 +332,58 @@ fn visible_probs(readings: &[Option<SiteReading>]) -> Vec<SiteProbs> {
         .collect()
 }
 
+/// The draws a recording has said: the claim that stands now (said once when it
+/// became possible; said again only after it lapsed and came back, or for
+/// another reason).
+struct DrawWatch {
+    claim: Option<String>,
+}
+
+impl DrawWatch {
+    /// After half-move `ply` (1-based) led to `game`: a draw the rules impose is
+    /// noted in the record (the result is the rules' own); a draw that may only be
+    /// claimed is noted and reported the first time it can be, the result left
+    /// to the arbiter.
+    fn after_ply<R: Recordable>(
+        &mut self,
+        game: &R,
+        ply: usize,
+        time: f64,
+        record: &mut RecordFile<R>,
+        events: &mut dyn EventSink,
+    ) {
+        if let Some(o) = game.outcome() {
+            self.claim = None;
+            if let Some(text) = rule_ending_note(&o) {
+                record.current.note(&text);
+            }
+            return;
+        }
+        let claim = game.claimable();
+        if let Some(reason) = claim.as_ref().filter(|c| self.claim.as_ref() != Some(*c)) {
+            record
+                .current
+                .note(&format!("draw may be claimed: {reason}"));
+            events.emit(Event::DrawClaimable {
+                time: ms(time),
+                ply,
+                reason: reason.clone(),
+            });
+        }
+        self.claim = claim;
+    }
+}
+
 /// Writes what the follower saw into the record; `base` moves stood in the record
 /// before the follower's first.
+#[allow(clippy::too_many_arguments)]
 fn apply_event<R: Recordable>(
     event: &FollowEvent<R::Move>,
     f: &Follower<R>,
     record: &mut RecordFile<R>,
     summary: &mut RecordSummary,
     (base, time): (&mut usize, f64),
+    draws: &mut DrawWatch,
     job: &RecordJob,
     events: &mut dyn EventSink,
 ) {
@@ -374,6 +425,9 @@ fn apply_event<R: Recordable>(
                 confidence: (1.0 / (1.0 + (-margin).exp()) * 1e4).round() / 1e4,
                 assumed: *assumed,
             });
+            let mut after = before.clone();
+            after.play(mv);
+            draws.after_ply(&after, base + ply + 1, time, record, events);
         }
         FollowEvent::Unexplained { squares, why } => {
             summary.unexplained += 1;
@@ -423,6 +477,7 @@ fn apply_event<R: Recordable>(
                     after.describe()
                 ),
             );
+            draws.claim = f.game().claimable();
             events.emit(Event::NewGame {
                 time: ms(time),
                 game,
@@ -594,4 +649,75 @@ fn readings_event(
 pub fn clock(t: f64) -> String {
     let s = t.max(0.0).round() as u64;
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::chess::Chess;
+
+    /// Plays `ucis` from `g` as a recording writes them; returns the events.
+    fn play(g: &mut Chess, file: &mut RecordFile<Chess>, ucis: &[&str]) -> Vec<Event> {
+        let mut draws = DrawWatch {
+            claim: g.claimable(),
+        };
+        let mut events: Vec<Event> = Vec::new();
+        for (i, u) in ucis.iter().enumerate() {
+            let m = g.parse_uci(u).unwrap();
+            file.current.push(g, &m, None);
+            g.play(&m);
+            draws.after_ply(g, i + 1, i as f64, file, &mut events);
+            file.current.set_result(g);
+        }
+        events
+    }
+
+    #[test]
+    fn issue19_a_claimable_draw_is_said_once_and_is_no_result() {
+        let mut g = Chess::new();
+        let mut file = RecordFile::new(&g, &RecordTags::default());
+        let knights = [
+            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8", "g1f3",
+        ];
+        let events = play(&mut g, &mut file, &knights);
+        // Threefold after ply 8; ply 9 repeats a position a third time too, the
+        // same claim standing.
+        assert_eq!(
+            events,
+            vec![Event::DrawClaimable {
+                time: 7.0,
+                ply: 8,
+                reason: "threefold repetition".into()
+            }]
+        );
+        let text = file.render();
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(flat.matches("draw may be claimed").count(), 1, "{text}");
+        assert!(
+            flat.contains("Ng8 {draw may be claimed: threefold repetition}"),
+            "{text}"
+        );
+        assert!(
+            text.contains("[Result \"*\"]") && text.trim_end().ends_with('*'),
+            "{text}"
+        );
+        // A pawn move ends the claim; none is said again.
+        let events = play(&mut g, &mut file, &["e7e5"]);
+        assert!(events.is_empty());
+    }
+
+    #[test]
+    fn issue19_a_dead_position_ends_the_game_by_rule_and_says_so() {
+        let mut g = Chess::from_fen("4k3/8/8/8/8/8/4p3/3K4 w - - 0 1").unwrap();
+        let mut file = RecordFile::new(&g, &RecordTags::default());
+        let events = play(&mut g, &mut file, &["d1e2"]);
+        assert!(events.is_empty());
+        let text = file.render();
+        assert!(text.contains("[Result \"1/2-1/2\"]"), "{text}");
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("dead position: neither side can checkmate (insufficient material); the game is drawn by rule, no claim needed (FIDE 5.2.2)"),
+            "{text}"
+        );
+    }
 }

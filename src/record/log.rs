@@ -59,9 +59,11 @@ pub trait GameRecord<R: Rules> {
     fn note(&mut self, text: &str);
     /// Keeps the first `plies` moves (a correction re-pushes the rest).
     fn truncate(&mut self, plies: usize);
-    /// Sets the result from the rules; a claimable draw is written as a draw only
-    /// when `final_view` (the recording ended there).
-    fn set_result(&mut self, game: &R, final_view: bool);
+    /// Sets the result the rules give `game` (checkmate, stalemate, a draw the
+    /// rules impose), `*` while it goes on. A draw the players may only claim
+    /// (threefold repetition, fifty moves) is no result: the arbiter sets it
+    /// ([`crate::record::resume::set_result_in`]).
+    fn set_result(&mut self, game: &R);
     /// The complete file.
     fn render(&self) -> String;
     /// Half-moves recorded.
@@ -148,7 +150,7 @@ impl<R: Recordable> RecordFile<R> {
 
 /// A record file's games, each from its `[Event` tag on (every format here opens
 /// a game with it).
-fn split_games(text: &str) -> Vec<String> {
+pub(crate) fn split_games(text: &str) -> Vec<String> {
     let mut games: Vec<String> = Vec::new();
     let mut in_moves = false;
     for line in text.lines() {
@@ -189,13 +191,32 @@ pub trait Recordable: Rules {
         Self: Sized;
 }
 
-fn result_of<R: Recordable>(game: &R, final_view: bool) -> Option<Outcome> {
-    game.outcome().or_else(|| {
-        final_view
-            .then(|| game.claimable())
-            .flatten()
-            .map(|reason| Outcome::Draw { reason })
-    })
+fn result_of<R: Recordable>(game: &R) -> Option<Outcome> {
+    game.outcome()
+}
+
+/// The record's comment when the rules end a game in a draw by themselves
+/// (no claim, no arbiter): which rule, and for chess the FIDE article. Wins need
+/// none (a mate is marked `#`, a draughts or Tablut win by its last move).
+pub fn rule_ending_note(outcome: &Outcome) -> Option<String> {
+    let Outcome::Draw { reason } = outcome else {
+        return None;
+    };
+    let law = match reason.as_str() {
+        "stalemate" => " (FIDE 5.2.1)",
+        "insufficient material" => {
+            return Some(
+                "dead position: neither side can checkmate (insufficient material); the game is drawn by rule, no claim needed (FIDE 5.2.2)"
+                    .into(),
+            )
+        }
+        "fivefold repetition" => " (FIDE 9.6.1)",
+        "seventy-five-move rule" => " (FIDE 9.6.2)",
+        _ => "",
+    };
+    Some(format!(
+        "{reason}: the game is drawn by rule, no claim needed{law}"
+    ))
 }
 
 impl Recordable for Chess {
@@ -229,8 +250,8 @@ impl GameRecord<Chess> for PgnRecord {
     fn truncate(&mut self, plies: usize) {
         self.moves.truncate(plies);
     }
-    fn set_result(&mut self, game: &Chess, final_view: bool) {
-        self.set_outcome(result_of(game, final_view).as_ref());
+    fn set_result(&mut self, game: &Chess) {
+        self.set_outcome(result_of(game).as_ref());
     }
     fn render(&self) -> String {
         self.to_pgn_string()
@@ -297,8 +318,8 @@ impl GameRecord<RussianDraughts> for PdnRecord {
     fn truncate(&mut self, plies: usize) {
         PdnRecord::truncate(self, plies);
     }
-    fn set_result(&mut self, game: &RussianDraughts, final_view: bool) {
-        let token = result_of(game, final_view).map(|o| o.result_token());
+    fn set_result(&mut self, game: &RussianDraughts) {
+        let token = result_of(game).map(|o| o.result_token());
         let _ = PdnRecord::set_result(self, token);
     }
     fn render(&self) -> String {
@@ -339,8 +360,8 @@ impl GameRecord<Tablut> for TablutRecord {
     fn truncate(&mut self, plies: usize) {
         self.moves.truncate(plies);
     }
-    fn set_result(&mut self, game: &Tablut, final_view: bool) {
-        self.result = result_of(game, final_view).map(|o| o.result_token().to_string());
+    fn set_result(&mut self, game: &Tablut) {
+        self.result = result_of(game).map(|o| o.result_token().to_string());
     }
     fn render(&self) -> String {
         self.to_text()

@@ -4,14 +4,14 @@
 //! after a failing camera and after an arbiter's take-back; `record --resume` can
 //! share it.
 
-use crate::record::log::Recordable;
+use crate::record::log::{GameRecord, Recordable};
 use crate::record::pdn::PdnRecord;
 use crate::record::pgn::{parse_pgn, PgnRecord};
 use crate::record::tablut_record::TablutRecord;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::RussianDraughts;
 use crate::rules::tablut::Tablut;
-use crate::rules::Rules;
+use crate::rules::{Outcome, Rules};
 
 /// A game read back from its record.
 pub struct Resumed<R: Recordable> {
@@ -52,10 +52,33 @@ pub trait Resume: Recordable + Sized {
     fn read_record(text: &str, like: &Self) -> Result<Resumed<Self>, String>;
     /// Sets the result token (`1-0`, `0-1`, `1/2-1/2`, `*`), as an arbiter does.
     fn set_result_token(record: &mut Self::Record, token: &str) -> Result<(), String>;
+    /// The result tokens this game's record format takes; the first four are
+    /// always [`RESULT_TOKENS`].
+    fn result_tokens() -> &'static [&'static str] {
+        &RESULT_TOKENS
+    }
+    /// Whether `token` is a result of this game's record format; the error names
+    /// it and says what is.
+    fn check_result(token: &str) -> Result<(), String> {
+        let tokens = Self::result_tokens();
+        if tokens.contains(&token) {
+            return Ok(());
+        }
+        let (last, rest) = tokens.split_last().unwrap_or((&"*", &[]));
+        Err(format!(
+            "'{token}' is not a result: use {} or {last}",
+            rest.join(", ")
+        ))
+    }
 }
 
-/// The result tokens an arbiter may set.
+/// The result tokens an arbiter may set in any game's record.
 pub const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+/// PDN's draughts results besides: `2-0`, `0-2`, `1-1` score a win as two points
+/// (the same results as `1-0`, `0-1`, `1/2-1/2`), `0-0` both sides lose (a double
+/// forfeit).
+pub const PDN_RESULT_TOKENS: [&str; 8] = ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1", "0-0"];
 
 fn check_token(token: &str) -> Result<(), String> {
     if RESULT_TOKENS.contains(&token) {
@@ -65,6 +88,62 @@ fn check_token(token: &str) -> Result<(), String> {
             "'{token}' is not a result: use 1-0, 0-1, 1/2-1/2 or *"
         ))
     }
+}
+
+/// A result in the common form: PDN's two-point draughts results as `1-0`,
+/// `0-1`, `1/2-1/2`; other tokens as they are.
+fn common_result(token: &str) -> &str {
+    match token {
+        "2-0" => "1-0",
+        "0-2" => "0-1",
+        "1-1" => "1/2-1/2",
+        t => t,
+    }
+}
+
+/// An arbiter's result for the last game of a record file (`text`), as the live
+/// page's `set_result` and `record --result` set it: the games before it are kept
+/// as they are, `note` (when not empty) is written after its last move. Refused,
+/// the file untouched, when `token` is not a result of the game's format, when
+/// the file cannot be read back, or when the rules already ended the game with
+/// another result (a mate on the board is not overruled; a checkmate's `1-0`
+/// stands). Returns the new file, or None when the result already stands.
+pub fn set_result_in<R: Resume>(
+    text: &str,
+    like: &R,
+    token: &str,
+    note: &str,
+) -> Result<Option<String>, String> {
+    R::check_result(token)?;
+    let mut games = crate::record::log::split_games(text);
+    let last = games.pop().unwrap_or_default();
+    let r = R::read_record(&last, like)?;
+    if let Some(o) = r.game.outcome() {
+        let ruled = o.result_token();
+        if common_result(token) != ruled {
+            let reason = match &o {
+                Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
+            };
+            return Err(format!(
+                "the rules already ended the game {ruled} ({reason}); the result {token} is not set"
+            ));
+        }
+    }
+    if r.result == token {
+        return Ok(None);
+    }
+    let mut record = r.record;
+    if !note.is_empty() {
+        record.note(note);
+    }
+    R::set_result_token(&mut record, token)?;
+    let mut out = String::new();
+    for g in &games {
+        out.push_str(g.trim_end());
+        out.push_str("\n\n");
+    }
+    out.push_str(&record.render());
+    Ok(Some(out))
 }
 
 /// Plays `moves` from `start`, checking each.
@@ -124,8 +203,11 @@ impl Resume for RussianDraughts {
         })
     }
     fn set_result_token(record: &mut PdnRecord, token: &str) -> Result<(), String> {
-        check_token(token)?;
+        Self::check_result(token)?;
         record.set_result((token != "*").then_some(token))
+    }
+    fn result_tokens() -> &'static [&'static str] {
+        &PDN_RESULT_TOKENS
     }
 }
 
@@ -179,7 +261,7 @@ mod tests {
             g.play(&m);
         }
         rec.note("arbiter 12:00:00 UTC: noted");
-        rec.set_result(&g, false);
+        rec.set_result(&g);
         (rec.render(), g)
     }
 
@@ -217,5 +299,83 @@ mod tests {
         let r = Chess::read_record(&text, &Chess::new()).unwrap();
         assert_eq!(r.start.fen(), start.fen());
         assert_eq!(r.moves.len(), 2);
+    }
+
+    /// Fool's mate: the rules end the game 0-1.
+    fn mated() -> (String, Chess) {
+        let mut g = Chess::new();
+        let mut rec = <Chess as Recordable>::Record::start(&g, &RecordTags::default());
+        for u in ["f2f3", "e7e5", "g2g4", "d8h4"] {
+            let m = g.parse_uci(u).unwrap();
+            rec.push(&g, &m, None);
+            g.play(&m);
+        }
+        rec.set_result(&g);
+        (rec.render(), g)
+    }
+
+    #[test]
+    fn issue19_an_arbiter_result_is_set_on_the_last_game_and_never_overrules_the_rules() {
+        let (text, _) = written(&Chess::new(), 3);
+        let like = Chess::new();
+        // A bad token is named, whatever the game.
+        let e = set_result_in(&text, &like, "2-1", "n").unwrap_err();
+        assert!(e.contains("'2-1'") && e.contains("1/2-1/2"), "{e}");
+        assert!(
+            set_result_in(&text, &like, "2-0", "n").is_err(),
+            "no PDN results in PGN"
+        );
+        // Set, with its comment; the same again changes nothing.
+        let set = set_result_in(&text, &like, "1-0", "resigned")
+            .unwrap()
+            .unwrap();
+        let r = Chess::read_record(&set, &like).unwrap();
+        assert_eq!(r.result, "1-0");
+        assert!(
+            set.contains("{resigned}") && set.contains("[Result \"1-0\"]"),
+            "{set}"
+        );
+        assert_eq!(set_result_in(&set, &like, "1-0", "again").unwrap(), None);
+        // An arbiter may change a result an arbiter set.
+        let changed = set_result_in(&set, &like, "1/2-1/2", "").unwrap().unwrap();
+        assert_eq!(
+            Chess::read_record(&changed, &like).unwrap().result,
+            "1/2-1/2"
+        );
+        // A mate on the board stands.
+        let (mate, _) = mated();
+        let e = set_result_in(&mate, &like, "1-0", "n").unwrap_err();
+        assert!(
+            e.contains("0-1 (checkmate)") && e.contains("1-0 is not set"),
+            "{e}"
+        );
+        assert!(set_result_in(&mate, &like, "*", "n").is_err());
+        assert_eq!(set_result_in(&mate, &like, "0-1", "n").unwrap(), None);
+        // A file of two games: the first is kept as it is, the second gets it.
+        let file = format!("{mate}\n{text}");
+        let two = set_result_in(&file, &like, "0-1", "flag").unwrap().unwrap();
+        let games = crate::record::pgn::parse_pgn_games(&two).unwrap();
+        assert_eq!(games.len(), 2, "{two}");
+        assert_eq!(games[0].result, "0-1");
+        assert_eq!(games[1].result, "0-1");
+        assert!(two.starts_with(mate.trim_end()), "{two}");
+    }
+
+    #[test]
+    fn issue19_draughts_take_pdn_results_and_tablut_its_own() {
+        let d = RussianDraughts::new(DraughtsOptions::default());
+        let (text, _) = written(&d, 2);
+        let set = set_result_in(&text, &d, "2-0", "").unwrap().unwrap();
+        assert_eq!(
+            RussianDraughts::read_record(&set, &d).unwrap().result,
+            "2-0"
+        );
+        assert!(set_result_in(&text, &d, "3-0", "").is_err());
+        let t = Tablut::new(TablutOptions::default());
+        let (text, _) = written(&t, 2);
+        let set = set_result_in(&text, &t, "0-1", "").unwrap().unwrap();
+        assert_eq!(Tablut::read_record(&set, &t).unwrap().result, "0-1");
+        let e = set_result_in(&text, &t, "2-0", "").unwrap_err();
+        assert!(e.contains("'2-0'"), "{e}");
     }
 }

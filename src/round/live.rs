@@ -15,7 +15,7 @@ use super::file::{BoardSpec, EventInfo, GameKind};
 use crate::capture::FrameSlot;
 use crate::record::log::{GameRecord, RecordTags};
 use crate::record::pgn::{parse_pgn, PgnRecord};
-use crate::record::resume::{Resume, Resumed, RESULT_TOKENS};
+use crate::record::resume::{set_result_in, Resume, Resumed};
 use crate::record::write_atomic;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
@@ -85,6 +85,9 @@ pub enum AlertKind {
     Correction,
     /// The board left the camera's view, or moved too far to follow.
     BoardLost,
+    /// A draw the players may claim (threefold repetition, fifty moves): no
+    /// result until the arbiter sets one.
+    DrawClaim,
     /// Something the source reported (a photo skipped).
     Warning,
     /// The input or the recorder failed.
@@ -406,28 +409,50 @@ fn like_tablut(spec: &BoardSpec) -> Tablut {
 
 /// Applies an arbiter's edit to a record on disk (the recorder is stopped).
 pub(crate) fn apply_edit<R: Resume>(board: &Board, like: &R, edit: &Edit) -> anyhow::Result<()> {
+    match edit {
+        Edit::SetResult { token, note } => set_board_result(board, like, token, note),
+        Edit::TakeBack { note } => take_back(board, like, note),
+    }
+}
+
+/// Sets the result of the board's game on disk by the path `record --result`
+/// takes: the file's last game, the games before it kept, a result the rules
+/// gave never overruled.
+fn set_board_result<R: Resume>(
+    board: &Board,
+    like: &R,
+    token: &str,
+    note: &str,
+) -> anyhow::Result<()> {
+    if !board.has_record() {
+        anyhow::bail!("board {} has no record yet", board.number());
+    }
+    let text = std::fs::read_to_string(&board.path)
+        .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", board.path.display()))?;
+    match set_result_in(&text, like, token, note) {
+        Ok(Some(text)) => write_atomic(&board.path, &text)
+            .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", board.path.display())),
+        Ok(None) => Ok(()),
+        Err(e) => anyhow::bail!("board {}: {e}", board.number()),
+    }
+}
+
+/// Takes the last recorded move back on disk.
+fn take_back<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<()> {
     let Some(r) = board.read(like)? else {
         anyhow::bail!("board {} has no record yet", board.number());
     };
     let mut record = r.record;
-    match edit {
-        Edit::SetResult { token, note } => {
-            record.note(note);
-            R::set_result_token(&mut record, token).map_err(anyhow::Error::msg)?;
-        }
-        Edit::TakeBack { note } => {
-            let n = r.moves.len();
-            anyhow::ensure!(n > 0, "board {} has no move to take back", board.number());
-            let mut g = r.start.clone();
-            for m in &r.moves[..n - 1] {
-                g.play(m);
-            }
-            record.truncate(n - 1);
-            record.note(note);
-            // Whatever result the taken-back move brought no longer stands.
-            record.set_result(&g, false);
-        }
+    let n = r.moves.len();
+    anyhow::ensure!(n > 0, "board {} has no move to take back", board.number());
+    let mut g = r.start.clone();
+    for m in &r.moves[..n - 1] {
+        g.play(m);
     }
+    record.truncate(n - 1);
+    record.note(note);
+    // Whatever result the taken-back move brought no longer stands.
+    record.set_result(&g);
     write_atomic(&board.path, &record.render())
         .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", board.path.display()))
 }
@@ -680,10 +705,13 @@ impl Round {
                 }
             }
             Action::SetResult { result } => {
-                if !RESULT_TOKENS.contains(&result.as_str()) {
-                    return refused(format!(
-                        "'{result}' is not a result: use 1-0, 0-1, 1/2-1/2 or *"
-                    ));
+                let valid = match board.kind() {
+                    GameKind::Chess => Chess::check_result(result),
+                    GameKind::RussianDraughts => RussianDraughts::check_result(result),
+                    GameKind::Tablut => Tablut::check_result(result),
+                };
+                if let Err(e) = valid {
+                    return refused(e);
                 }
                 Queued::Edit(Edit::SetResult {
                     token: result.clone(),

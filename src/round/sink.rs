@@ -142,6 +142,17 @@ impl EventSink for BoardSink<'_, '_> {
                     Some(*last),
                 );
             }
+            Event::DrawClaimable { time, ply, reason } => {
+                self.dirty = true;
+                b.alert(
+                    AlertKind::DrawClaim,
+                    format!(
+                        "a draw may be claimed after move {ply} ({reason}) at {}; the game goes on until a result is set",
+                        clock(*time)
+                    ),
+                    Some(*ply),
+                );
+            }
             Event::NewGame {
                 time, game, after, ..
             } => {
@@ -323,10 +334,20 @@ pub fn record_board<R: Resume>(
             });
         };
         let running = Running::start(round, board);
-        round.apply(board, &Queued::Edit(edit.clone()))?;
+        let applied = round.apply(board, &Queued::Edit(edit.clone()));
         drop(running);
         round.refresh(board)?;
-        if matches!(&edit, Edit::SetResult { token, .. } if token != "*") {
+        if let Err(e) = &applied {
+            // Refused (a result the rules' own contradicts) or failed: said on
+            // the page, and the game goes on from its record.
+            board.alert(
+                AlertKind::Error,
+                format!("an arbiter's action failed: {e:#}"),
+                None,
+            );
+            round.publish(board);
+        }
+        if applied.is_ok() && matches!(&edit, Edit::SetResult { token, .. } if token != "*") {
             board.change(|s| s.status = Status::Finished);
             round.publish(board);
             return Ok(BoardEnd {

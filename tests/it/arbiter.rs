@@ -255,3 +255,126 @@ fn issue19_a_piece_knocked_off_and_put_back_is_named_and_no_move_is_invented() {
     assert!(events.contains("\"type\":\"piece_removed\""), "{events}");
     assert!(events.contains("\"type\":\"sync\""), "{events}");
 }
+
+/// Knights going back and forth reach a threefold repetition: the record holds the
+/// moves, says a draw may be claimed, and leaves the result open; `--result` sets
+/// it (a bad value is refused before anything is written), and a result the rules
+/// gave (fivefold repetition) is never overruled.
+#[test]
+fn issue19_a_threefold_repetition_is_a_claim_and_the_result_is_given() {
+    let dir = tmp();
+    let mut g = Chess::new();
+    let mut states = vec![board_state(&g, WhiteSide::Bottom)];
+    states.extend(states_after(
+        &mut g,
+        &[
+            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
+        ],
+    ));
+    let (clip, truth) = render(
+        dir.path(),
+        "threefold",
+        &small(SceneParams::chess_overhead(11, false)),
+        &states,
+        &fast_clip(),
+    );
+    let corners = corners_arg(&truth);
+    let out = dir.path().join("rec.pgn");
+    let (text, events, err, ok) = record(&clip, &corners, "bottom", &out);
+    assert!(ok, "{err}\n{text}");
+    let games = parse_pgn_games(&text).unwrap();
+    assert_eq!(games.len(), 1, "{text}");
+    assert_eq!(
+        sans(&games[0]),
+        ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"],
+        "{text}"
+    );
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.ends_with("{draw may be claimed: threefold repetition} *"),
+        "{text}"
+    );
+    assert_eq!(games[0].result, "*", "a claim is no result: {text}");
+    assert!(text.contains("[Result \"*\"]"), "{text}");
+    let claims: Vec<&str> = events
+        .lines()
+        .filter(|l| l.contains("\"type\":\"draw_claimable\""))
+        .collect();
+    assert_eq!(claims.len(), 1, "said once: {events}");
+    assert!(
+        claims[0].contains("\"ply\":8")
+            && claims[0].contains("\"reason\":\"threefold repetition\""),
+        "{events}"
+    );
+
+    // A bad --result: named, usage status, the record not touched.
+    let o = run(&[
+        "record",
+        "--input",
+        p(&clip),
+        "--grid",
+        "8x8",
+        "--corners",
+        &corners,
+        "--pgn",
+        p(&out),
+        "--resume",
+        "--result",
+        "2-1",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    assert!(e.contains("--result") && e.contains("'2-1'"), "{e}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+
+    // Going on with the same clip: four more repetitions, and the fifth time the
+    // start position stands the rules end the game (FIDE 9.6.1). A --result that
+    // says otherwise is refused; the record keeps the rules' result.
+    let (resumed, _, err, ok) = record_with(
+        &clip,
+        &corners,
+        "bottom",
+        &out,
+        &["--resume", "--result", "1-0"],
+    );
+    assert!(!ok, "{err}\n{resumed}");
+    assert!(
+        err.contains(
+            "--result not written: the rules already ended the game 1/2-1/2 (fivefold repetition)"
+        ),
+        "{err}"
+    );
+    let flat = resumed.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("fivefold repetition: the game is drawn by rule"),
+        "{resumed}"
+    );
+    let games = parse_pgn_games(&resumed).unwrap();
+    assert_eq!(games[0].moves.len(), 16, "{resumed}");
+    assert_eq!(games[0].result, "1/2-1/2", "{resumed}");
+    assert!(!flat.contains("given at the end"), "{resumed}");
+
+    // Recorded afresh with the result the players agreed.
+    let (text, _, err, ok) = record_with(
+        &clip,
+        &corners,
+        "bottom",
+        &out,
+        &["--force", "--result", "1/2-1/2"],
+    );
+    assert!(ok, "{err}\n{text}");
+    let games = parse_pgn_games(&text).unwrap();
+    assert_eq!(games[0].moves.len(), 8, "{text}");
+    assert_eq!(games[0].result, "1/2-1/2", "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("draw may be claimed: threefold repetition"),
+        "{text}"
+    );
+    assert!(
+        flat.contains("result 1/2-1/2 given at the end of the recording (--result)"),
+        "{text}"
+    );
+    assert!(err.contains("result 1/2-1/2 written"), "{err}");
+}

@@ -66,7 +66,7 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
             g.play(&m);
         }
         out.note("unexplained change at 0:01:02: e2,e4 {braces} \"quotes\"");
-        GameRecord::set_result(&mut out, &g, true);
+        GameRecord::set_result(&mut out, &g);
         let file = dir.path().join(path.file_name().unwrap());
         std::fs::write(&file, out.render()).unwrap();
         if have_chess {
@@ -112,7 +112,7 @@ fn pdn_records_replay_in_pydraughts() {
             GameRecord::push(&mut rec, &g, &m, None);
             g.play(&m);
         }
-        GameRecord::set_result(&mut rec, &g, true);
+        GameRecord::set_result(&mut rec, &g);
         let file = dir.path().join(format!("g{seed}.pdn"));
         std::fs::write(&file, rec.render()).unwrap();
         check(

@@ -170,7 +170,7 @@ where
         }
         g.play(mv);
     }
-    rec.set_result(&g, true);
+    rec.set_result(&g);
     let text = rec.render();
     let (back, rec2) = R::resume(&text, &start).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(rec2.plies(), moves.len(), "{text}");

@@ -143,14 +143,33 @@ fn issue5_stalemate_on_a_travel_set_with_two_plies_between_still_views() {
     );
 }
 
+/// The fixture's players claimed the draw; the recorder sees the claim become
+/// possible, says so, and leaves the result to the arbiter (issue 19).
 #[test]
-fn issue5_threefold_repetition_is_a_draw() {
-    let text = check_game(
-        "threefold.pgn",
-        small(SceneParams::chess_overhead(8, true)),
-        fast_clip(),
+fn issue5_threefold_repetition_is_a_claim_not_a_result() {
+    let dir = tmp();
+    let (start, moves) = chess_game(&fixture("threefold.pgn")).unwrap();
+    let states = states_of(&start, &moves);
+    let (clip, truth) = render(
+        dir.path(),
+        "game",
+        &small(SceneParams::chess_overhead(8, true)),
+        &states,
+        &fast_clip(),
     );
-    assert!(text.contains("1/2-1/2"), "{text}");
+    let out = dir.path().join("game.pgn");
+    let (sans, result, text, events) = record(&clip, &corners_arg(&truth), &[], &out);
+    assert_eq!(sans, true_sans("threefold.pgn").0, "{text}");
+    assert_eq!(result, "*", "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.ends_with("{draw may be claimed: threefold repetition} *"),
+        "{text}"
+    );
+    assert!(
+        events.contains("\"type\":\"draw_claimable\",\"time\"") && events.contains("\"ply\":10"),
+        "{events}"
+    );
 }
 
 #[test]
