@@ -14,6 +14,7 @@ mod locate;
 mod memory;
 mod props;
 mod real_sets;
+mod real_video;
 mod record_chess;
 mod record_free;
 mod record_games;

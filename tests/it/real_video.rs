@@ -1,0 +1,82 @@
+//! Issue 18, item 4: the real webcam videos of `../shared/data/webcam-pcwawc`,
+//! recorded as a user would (no corners). Needs the data folder (CI has it).
+
+use std::path::PathBuf;
+
+use crate::util::{run, stdout};
+
+fn video(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/webcam-pcwawc/videos")
+        .join(name)
+}
+
+/// The events `record --events` printed, one JSON object a line.
+fn record_events(name: &str) -> (Vec<serde_json::Value>, String, Option<i32>) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let out = dir.path().join("rec.pgn");
+    let input = video(name);
+    let o = run(&[
+        "record",
+        "--input",
+        &input.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+        "--events",
+    ]);
+    let events = stdout(&o)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let record = std::fs::read_to_string(&out).unwrap_or_default();
+    (events, record, o.status.code())
+}
+
+fn of_type<'a>(events: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// Every kind of change no legal move explains.
+const IRREGULAR: [&str; 5] = [
+    "unexplained",
+    "illegal_move",
+    "piece_removed",
+    "displaced",
+    "unreadable",
+];
+
+fn irregular(events: &[serde_json::Value]) -> Vec<&serde_json::Value> {
+    IRREGULAR.iter().flat_map(|k| of_type(events, k)).collect()
+}
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn issue18_an_empty_real_board_gives_no_move_and_no_unexplained_change() {
+    let (events, record, code) = record_events("emptyBoard001.avi");
+    // Nothing recorded is exit status 3, not a crash.
+    assert_eq!(code, Some(3), "{events:?}");
+    assert!(of_type(&events, "move").is_empty(), "{events:?}");
+    assert!(irregular(&events).is_empty(), "{events:?}");
+    assert!(of_type(&events, "orientation").is_empty(), "{events:?}");
+    let waits = of_type(&events, "not_start");
+    assert!(
+        waits
+            .iter()
+            .any(|e| e["advice"].as_str().unwrap_or("").contains("looks empty")),
+        "{events:?}"
+    );
+    // The record on disk is a valid, empty game.
+    let games = boardscribe::record::pgn::parse_pgn(&record).expect("a valid PGN");
+    assert!(games.moves.is_empty(), "{record}");
+}
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn issue18_the_baxter_montage_invents_no_move() {
+    // A montage (docs/real-video.md): the board jumps to another place and
+    // another moment of the game every few frames; no ply can be seen.
+    let (events, _, code) = record_events("baxter.avi");
+    assert_eq!(code, Some(3), "{events:?}");
+    assert!(of_type(&events, "move").is_empty(), "{events:?}");
+    assert!(irregular(&events).is_empty(), "{events:?}");
+}
