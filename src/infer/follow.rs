@@ -89,7 +89,7 @@ const GUIDED_DEPTH: usize = 6;
 /// How many plies back a correction may reach.
 const CORRECTION_DEPTH: usize = 8;
 /// How many plies back a piece may be found to have landed elsewhere.
-const RELANDING_DEPTH: usize = 3;
+const RELANDING_DEPTH: usize = 6;
 
 /// One uncommitted ply: the move, the time of the view that showed it, whether
 /// it was the last ply that view showed, and how many plies that view showed.
