@@ -46,6 +46,10 @@ fn main() -> anyhow::Result<()> {
             .collect();
         println!("{}", line.join(""));
     }
-    println!("{} images, {} misread sites", refs.len(), wrong.iter().sum::<usize>());
+    println!(
+        "{} images, {} misread sites",
+        refs.len(),
+        wrong.iter().sum::<usize>()
+    );
     Ok(())
 }

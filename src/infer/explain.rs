@@ -357,8 +357,13 @@ pub(super) fn search_guided<R: Rules>(
     let mut lines: Vec<Line<R>> = Vec::new();
     // Per line: position, occupancy, moves, tiebreak, squares its moves changed.
     #[allow(clippy::type_complexity)]
-    let mut frontier: Vec<(R, Vec<Occupant>, Vec<R::Move>, u32, Vec<bool>)> =
-        vec![(game.clone(), base.clone(), Vec::new(), 0, vec![false; base.len()])];
+    let mut frontier: Vec<(R, Vec<Occupant>, Vec<R::Move>, u32, Vec<bool>)> = vec![(
+        game.clone(),
+        base.clone(),
+        Vec::new(),
+        0,
+        vec![false; base.len()],
+    )];
     let mut nodes = 0usize;
     for d in 1..=depth {
         let mut next = Vec::new();

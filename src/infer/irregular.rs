@@ -255,10 +255,9 @@ pub fn irregular_position<R: Rules>(game: &R, irregularity: &Irregularity) -> Op
 pub fn reads_clearly<R: Rules>(game: &R, obs: &Observation) -> bool {
     let (files, ranks) = game.dims();
     let occ = occupancy(game);
-    squares(files, ranks).enumerate().all(|(i, sq)| {
-        obs.get(sq)
-            .is_none_or(|p| p[occ_index(occ[i])] >= CLEAR)
-    })
+    squares(files, ranks)
+        .enumerate()
+        .all(|(i, sq)| obs.get(sq).is_none_or(|p| p[occ_index(occ[i])] >= CLEAR))
 }
 
 #[cfg(test)]
@@ -357,7 +356,14 @@ mod tests {
         // e4 still reads empty (its best) though changed and unsure; e5 disagrees
         // unsurely: nothing clear enough to be a move.
         assert_eq!(d.map(|d| d.kind()), Some("unreadable"));
-        assert_eq!(diagnose(&game, &view(|s| game.occupant(s), &[]), &InferConfig::default()), None);
+        assert_eq!(
+            diagnose(
+                &game,
+                &view(|s| game.occupant(s), &[]),
+                &InferConfig::default()
+            ),
+            None
+        );
     }
 
     #[test]
@@ -365,6 +371,11 @@ mod tests {
         let game = Chess::new();
         let obs = view(|s| game.occupant(s), &["d1"]);
         let d = diagnose(&game, &obs, &InferConfig::default()).unwrap();
-        assert_eq!(d, Irregularity::Displaced { squares: vec![sq("d1")] });
+        assert_eq!(
+            d,
+            Irregularity::Displaced {
+                squares: vec![sq("d1")]
+            }
+        );
     }
 }

@@ -214,10 +214,19 @@ mod tests {
             .collect();
         assert!(!check_start(&start, &map, &empty, &cfg).is_start());
         assert_eq!(
-            start_mismatch(&start, &map, &empty, &check_start(&start, &map, &empty, &cfg), true),
+            start_mismatch(
+                &start,
+                &map,
+                &empty,
+                &check_start(&start, &map, &empty, &cfg),
+                true
+            ),
             StartMismatch::Empty
         );
-        assert_eq!(start_mismatch(&start, &map, &seen(&later, WhiteSide::Bottom), &c, true), StartMismatch::MovedOn);
+        assert_eq!(
+            start_mismatch(&start, &map, &seen(&later, WhiteSide::Bottom), &c, true),
+            StartMismatch::MovedOn
+        );
         // The start seen from the other side, with --white bottom given.
         let turned = seen(&start, WhiteSide::Top);
         let c = check_start(&start, &map, &turned, &cfg);

@@ -159,7 +159,9 @@ fn committed<R: Rules>(start: &R, f: &Follower<R>) -> Vec<String> {
 #[test]
 fn a_move_is_committed_once_a_later_view_confirms_it() {
     let mut f = Follower::new(Chess::new(), InferConfig::default(), 0.0);
-    assert!(f.observe(&observe(&after_ucis(&["e2e4"])), 5.0, None).is_empty());
+    assert!(f
+        .observe(&observe(&after_ucis(&["e2e4"])), 5.0, None)
+        .is_empty());
     assert!(f.moves().is_empty());
     assert_eq!(f.current().occupant(Square::new(4, 3)), Occupant::White);
     let ev = f.observe(&observe(&after_ucis(&["e2e4"])), 6.0, None);
@@ -238,7 +240,10 @@ fn photos_wait_one_view_before_reporting_a_change() {
     let mut bad = observe(&Chess::new());
     bad.set(Square::new(1, 7), Some(one_hot(Occupant::Empty, 0.99)));
     bad.set(Square::new(3, 4), Some(one_hot(Occupant::Black, 0.99)));
-    assert!(f.observe(&bad, 1.0, None).is_empty(), "one photo may show a hand");
+    assert!(
+        f.observe(&bad, 1.0, None).is_empty(),
+        "one photo may show a hand"
+    );
     assert!(matches!(
         f.observe(&bad, 2.0, None).as_slice(),
         [FollowEvent::Unexplained { .. }]

@@ -182,8 +182,7 @@ pub fn record_onto<R: Recordable>(
             let m = match job.white.and_then(fits) {
                 Some(m) => m,
                 None => {
-                    let Some((_, m)) = start_likelihood(&game, &probs, grid.rows, grid.cols)
-                    else {
+                    let Some((_, m)) = start_likelihood(&game, &probs, grid.rows, grid.cols) else {
                         unreachable!("a fitting orientation was checked above");
                     };
                     m
@@ -361,7 +360,9 @@ fn apply_event<R: Recordable>(
                 .current
                 .push(before, mv, emt.filter(|_| job.timeline.timed()));
             if *assumed {
-                record.current.note("the camera cannot tell the promoted piece; assumed a queen");
+                record
+                    .current
+                    .note("the camera cannot tell the promoted piece; assumed a queen");
             }
             events.emit(Event::Move {
                 time: ms(time),
@@ -428,7 +429,9 @@ fn apply_event<R: Recordable>(
             });
         }
         FollowEvent::SeenTogether { first, last } => {
-            record.current.note(&format!("plies {}-{} seen together", first + 1, last + 1));
+            record
+                .current
+                .note(&format!("plies {}-{} seen together", first + 1, last + 1));
             events.emit(Event::SeenTogether {
                 time: ms(time),
                 first: first + 1,
@@ -451,7 +454,9 @@ fn apply_event<R: Recordable>(
             for (i, m) in f.moves().iter().enumerate().take(*upto).skip(*ply) {
                 record.current.push(before(i), m, None);
                 if i == *ply {
-                    record.current.note("corrected: later play shows which piece the pawn became");
+                    record
+                        .current
+                        .note("corrected: later play shows which piece the pawn became");
                 }
             }
             events.emit(Event::Corrected {

@@ -54,9 +54,11 @@ pub fn snap_to_start<R: Rules>(
     // set up, the best-reading place means nothing.
     let shows_start = |p: &BoardPose| -> anyhow::Result<bool> {
         let probs = reading(p)?;
-        Ok(start_likelihood(game, &probs, g.rows, g.cols).is_some_and(|(_, map)| {
-            check_start(game, &map, &probs, &InferConfig::default()).is_start()
-        }))
+        Ok(
+            start_likelihood(game, &probs, g.rows, g.cols).is_some_and(|(_, map)| {
+                check_start(game, &map, &probs, &InferConfig::default()).is_start()
+            }),
+        )
     };
     let base = score(&pose)?;
     let mut best = (base, None);

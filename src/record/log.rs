@@ -371,7 +371,11 @@ mod tests {
             RecordFile::<Chess>::resume(&text, &Chess::new(), &RecordTags::default()).unwrap();
         assert_eq!(file.games(), 2);
         assert_eq!(file.plies(), 1);
-        assert!(game.fen().starts_with("r1bqkb1r/1ppp1ppp/p1n2n2/1B2pN2"), "{}", game.fen());
+        assert!(
+            game.fen().starts_with("r1bqkb1r/1ppp1ppp/p1n2n2/1B2pN2"),
+            "{}",
+            game.fen()
+        );
         let out = file.render();
         assert!(out.contains("1. e4 e5"), "{out}");
         assert!(out.contains("4... Nf6"), "{out}");

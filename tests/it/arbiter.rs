@@ -37,8 +37,20 @@ fn record_with(
     extra: &[&str],
 ) -> (String, String, String, bool) {
     let mut args = vec![
-        "record", "--game", "chess", "--input", p(clip), "--grid", "8x8", "--corners",
-        corners, "--white", white, "--pgn", p(out), "--events",
+        "record",
+        "--game",
+        "chess",
+        "--input",
+        p(clip),
+        "--grid",
+        "8x8",
+        "--corners",
+        corners,
+        "--white",
+        white,
+        "--pgn",
+        p(out),
+        "--events",
     ];
     args.extend_from_slice(extra);
     if let Some(keep) = std::env::var_os("KEEP_CLIP") {
@@ -98,7 +110,11 @@ fn issue19_play_that_goes_on_after_an_illegal_knight_jump_is_a_second_game() {
         "{text}"
     );
     assert_eq!(games[1].start_fen.as_deref(), Some(irregular), "{text}");
-    assert_eq!(sans(&games[1]), ["Nf6", "O-O", "Be7", "Re1", "d6"], "{text}");
+    assert_eq!(
+        sans(&games[1]),
+        ["Nf6", "O-O", "Be7", "Re1", "d6"],
+        "{text}"
+    );
     assert!(text.contains("[SetUp \"1\"]"), "{text}");
     assert!(flat.contains("continues game 1"), "{text}");
     assert!(events.contains("\"type\":\"illegal_move\""), "{events}");
@@ -113,7 +129,10 @@ fn issue19_two_plies_seen_together_are_marked() {
     let dir = tmp();
     let mut g = Chess::new();
     let mut states = vec![board_state(&g, WhiteSide::Bottom)];
-    states.extend(states_after(&mut g, &["e2e4", "d7d5", "e4d5", "d8d5", "b1c3"]));
+    states.extend(states_after(
+        &mut g,
+        &["e2e4", "d7d5", "e4d5", "d8d5", "b1c3"],
+    ));
     let mut opts = fast_clip();
     // Qxd5 follows exd5 at once: the hands are out of view for under a second
     // between them, less than the quiet period the recorder is given below.
@@ -127,11 +146,20 @@ fn issue19_two_plies_seen_together_are_marked() {
         &opts,
     );
     let out = dir.path().join("rec.pgn");
-    let (text, events, err, ok) =
-        record_with(&clip, &corners_arg(&truth), "bottom", &out, &["--quiet", "1.0"]);
+    let (text, events, err, ok) = record_with(
+        &clip,
+        &corners_arg(&truth),
+        "bottom",
+        &out,
+        &["--quiet", "1.0"],
+    );
     assert!(ok, "{err}");
     let games = parse_pgn_games(&text).unwrap();
-    assert_eq!(sans(&games[0]), ["e4", "d5", "exd5", "Qxd5", "Nc3"], "{text}");
+    assert_eq!(
+        sans(&games[0]),
+        ["e4", "d5", "exd5", "Qxd5", "Nc3"],
+        "{text}"
+    );
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("plies 3-4 seen together"), "{text}");
     assert!(
@@ -181,7 +209,10 @@ fn issue19_a_wrong_white_edge_is_named() {
     );
     let out = dir.path().join("rec.pgn");
     let (text, events, err, _) = record(&clip, &corners_arg(&truth), "top", &out);
-    assert!(parse_pgn_games(&text).unwrap()[0].moves.is_empty(), "{text}");
+    assert!(
+        parse_pgn_games(&text).unwrap()[0].moves.is_empty(),
+        "{text}"
+    );
     assert!(events.contains("\"type\":\"not_start\""), "{events}");
     assert!(
         err.contains("White is at the bottom edge: check --white"),

@@ -1,6 +1,6 @@
 //! Records written by boardscribe load in other software: python-chess and
 //! pgn-extract for PGN, pydraughts for PDN. Skipped, with a message, where a tool is
-//! not installed (`.ci/run` installs them).
+//! not installed, except in CI (`.ci/run` installs them and requires them).
 
 use std::path::Path;
 use std::process::Command;
@@ -12,7 +12,7 @@ use boardscribe::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe::rules::Rules;
 use boardscribe::synth::Rng;
 
-use super::util::tmp;
+use super::util::{have_tool, tmp};
 
 fn python_has(module: &str) -> bool {
     Command::new("python3")
@@ -41,10 +41,12 @@ fn check(cmd: &mut Command, what: &str) {
 
 #[test]
 fn pgn_records_load_in_python_chess_and_pgn_extract() {
-    let have_chess = python_has("chess");
-    let have_extract = Command::new("pgn-extract").arg("-h").output().is_ok();
+    let have_chess = have_tool("python-chess", python_has("chess"));
+    let have_extract = have_tool(
+        "pgn-extract",
+        Command::new("pgn-extract").arg("-h").output().is_ok(),
+    );
     if !have_chess && !have_extract {
-        eprintln!("skipping: neither python-chess nor pgn-extract is installed");
         return;
     }
     let dir = tmp();
@@ -95,8 +97,7 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
 
 #[test]
 fn pdn_records_replay_in_pydraughts() {
-    if !python_has("draughts") {
-        eprintln!("skipping: pydraughts is not installed");
+    if !have_tool("pydraughts", python_has("draughts")) {
         return;
     }
     let dir = tmp();

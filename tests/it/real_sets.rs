@@ -1,6 +1,6 @@
-//! Issue 4: the classifier measured on the real photographs in `../shared/data`,
-//! when that folder exists (skipped with a message otherwise). The floors are the
-//! issue's targets where they are met (imago-go) and the measured level where they
+//! Issue 4: the classifier measured on the real photographs in `../shared/data`
+//! (ignored tests: `make test` runs them when that folder exists). The floors are
+//! the issue's targets where they are met (imago-go) and the measured level where they
 //! are not (bgu-chess, evaluation only: reported, never tuned on), so a change that
 //! makes real photos read worse fails here.
 
@@ -22,10 +22,9 @@ fn accuracy(v: &serde_json::Value) -> f64 {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn issue4_imago_go_photos_never_trained_on_read_at_least_99_percent() {
-    if shared_data("imago-go").is_none() {
-        return;
-    }
+    shared_data("imago-go");
     let r = eval("imago-go", &[]);
     assert_eq!(r.len(), 1);
     assert_eq!(r[0]["images"], 51);
@@ -33,19 +32,17 @@ fn issue4_imago_go_photos_never_trained_on_read_at_least_99_percent() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn issue4_chess_ray_vision_is_read_exactly() {
-    if shared_data("chess-ray-vision").is_none() {
-        return;
-    }
+    shared_data("chess-ray-vision");
     let r = eval("chess-ray-vision", &[]);
     assert_eq!(r[0]["exact_boards"], r[0]["images"], "{}", r[0]);
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn issue4_bgu_chess_games_are_measured_per_game_with_and_without_adaptation() {
-    if shared_data("bgu-chess").is_none() {
-        return;
-    }
+    shared_data("bgu-chess");
     for extra in [&[][..], &["--adapt"][..]] {
         let r = eval("bgu-chess", extra);
         assert_eq!(r.len(), 3, "games 4, 5 and 7");
@@ -62,10 +59,9 @@ fn issue4_bgu_chess_games_are_measured_per_game_with_and_without_adaptation() {
 /// The floors are the measured level (evaluation only, never tuned on); every miss
 /// is explained in the README.
 #[test]
+#[ignore = "needs ../shared/data"]
 fn issue5_bgu_chess_games_are_recorded_from_photos_and_scored() {
-    if shared_data("bgu-chess").is_none() {
-        return;
-    }
+    shared_data("bgu-chess");
     let dir = std::env::temp_dir().join(format!("boardscribe-it-bgu-{}", std::process::id()));
     let dir_s = dir.to_string_lossy().to_string();
     let r = eval("bgu-chess", &["--record", "--out-dir", &dir_s]);
@@ -92,9 +88,14 @@ fn issue5_bgu_chess_games_are_recorded_from_photos_and_scored() {
         let leading = s["first_miss"]
             .as_u64()
             .map_or(pgn.moves.len() as u64, |p| p - 1);
+        // Plies recorded right before the first miss, measured at 108, 109 and 6
+        // (commit 2e1eeb6); the floors leave room for the inference to trade a
+        // few plies between games, not for a record that goes wrong early.
         let floor = match game {
+            4 => 60,
             5 => 20,
-            _ => 0,
+            7 => 3,
+            _ => panic!("unexpected game {game}"),
         };
         assert!(leading >= floor, "game {game}: {s}");
     }
