@@ -70,6 +70,48 @@ impl SiteReading {
     }
 }
 
+/// A hand is one blob: the model marks the sites it clearly hides, while the
+/// sites at its edge, half covered, often read as pieces. A site whose image
+/// changed (`changed`) next to a hidden site whose image changed too is taken
+/// for hidden; a neighbour that did not change was not touched. One step.
+pub fn widen_hands(
+    readings: &mut [Option<SiteReading>],
+    changed: &[bool],
+    grid: crate::geometry::GridSpec,
+) {
+    let (rows, cols) = (grid.rows as i64, grid.cols as i64);
+    let hidden: Vec<bool> = readings
+        .iter()
+        .zip(changed)
+        .map(|(r, &c)| c && r.as_ref().is_some_and(|r| r.occluded > 0.5))
+        .collect();
+    let n = readings.len().min(changed.len());
+    for i in 0..n {
+        let own = readings[i].as_ref().is_some_and(|r| r.occluded > 0.5);
+        if !changed[i] || own {
+            continue;
+        }
+        let (r, c) = (i as i64 / cols, i as i64 % cols);
+        let near = (-1..=1).any(|dr| {
+            (-1..=1).any(|dc| {
+                let (nr, nc) = (r + dr, c + dc);
+                (dr, dc) != (0, 0)
+                    && (0..rows).contains(&nr)
+                    && (0..cols).contains(&nc)
+                    && hidden[(nr * cols + nc) as usize]
+            })
+        });
+        if near {
+            if let Some(reading) = readings[i].as_mut() {
+                reading.occluded = reading.occluded.max(HAND_EDGE);
+            }
+        }
+    }
+}
+
+/// The hidden share given to a site at a hand's edge: over the 0.5 that hides.
+const HAND_EDGE: f32 = 0.6;
+
 /// The model plus what it has learnt of the board in use.
 pub struct Classifier {
     model: OccupancyModel,

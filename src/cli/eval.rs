@@ -130,7 +130,13 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
                     .clone()
                     .unwrap_or_else(|| std::env::temp_dir().join("boardscribe-eval"));
                 for g in games {
-                    let s = super::eval_record::record_bgu_game(&mut classifier, &a.data, g, &dir)?;
+                    let s = super::eval_record::record_bgu_game(
+                        &mut classifier,
+                        &a.data,
+                        g,
+                        &dir,
+                        a.locate,
+                    )?;
                     if a.json {
                         outln!("{}", serde_json::to_string(&s)?);
                     } else {

@@ -39,12 +39,13 @@ pub fn record_bgu_game(
     data: &Path,
     game: u32,
     out_dir: &Path,
+    locate: bool,
 ) -> anyhow::Result<GameScore> {
     let refs = sets::bgu_game(data, game)?;
-    let pose = refs
+    let first = refs
         .first()
-        .map(|r| r.pose)
         .with_context(|| format!("bgu-chess game {game} has no photos"))?;
+    let mut pose = first.pose;
     let folder = data
         .join("bgu-chess")
         .join(format!("game{game}_per_frame"))
@@ -55,12 +56,24 @@ pub fn record_bgu_game(
     let truth =
         parse_pgn(&truth).map_err(|e| anyhow::anyhow!("'{}': {e}", truth_path.display()))?;
     let mut source = capture::open(&folder.to_string_lossy(), SourceOptions::default())?;
+    // As `record` without --corners: the grid found in the first photo, moved by
+    // whole cells to where it reads as the start, White's side decided by the game.
+    let white = if locate {
+        let image = first.load()?.image;
+        let found = crate::locate::locate(&image, pose.grid)
+            .with_context(|| format!("locating the board in '{}'", first.path.display()))?;
+        let located = crate::geometry::BoardPose::new(pose.grid, found.corners);
+        pose = pipeline::snap_to_start(&Chess::new(), classifier, &image, located)?.0;
+        None
+    } else {
+        Some(WhiteSide::Bottom)
+    };
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create '{}'", out_dir.display()))?;
     let out = out_dir.join(format!("bgu-game{game}.pgn"));
     let job = RecordJob {
         pose,
-        white: Some(WhiteSide::Bottom),
+        white,
         // A folder of photos: every photo is a still view, as `record` does.
         track: TrackConfig {
             quiet_s: 0.0,

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::change::ChangeModel;
-use super::observation::{occ_index, squares, Observation};
+use super::observation::{occ_index, occ_key, squares, Observation};
 use crate::rules::{Occupant, Rules, Square};
 
 /// Thresholds for accepting an explanation, in nats (natural-log likelihood ratios).
@@ -88,6 +88,9 @@ pub(super) struct Evidence {
     /// Per square: the log-likelihood ratio of its image change for "changed",
     /// 0 where unknown.
     change: Vec<f64>,
+    /// Per square: its change is unknown (hidden in the view it is measured
+    /// from) though it is in sight and read now.
+    unknown_change: Vec<bool>,
     /// Per square: the confidently read occupant, if any.
     sure: Vec<Option<Occupant>>,
     fresh: Vec<bool>,
@@ -122,10 +125,17 @@ impl Evidence {
                     .and_then(|(o, p)| (p >= cfg.confident).then_some(o)),
             );
         }
+        let unknown_change = llrs
+            .iter()
+            .zip(&logp)
+            .zip(&fresh)
+            .map(|((l, p), f)| l.is_none() && p.is_some() && *f)
+            .collect();
         Evidence {
             files,
             logp,
             change: llrs.iter().map(|l| l.unwrap_or(0.0)).collect(),
+            unknown_change,
             sure,
             fresh,
             quiet,
@@ -197,7 +207,13 @@ impl Evidence {
             .filter(|&i| self.changed_unexplained(occ, i))
             .map(|i| self.change[i])
             .sum();
-        read + changed
+        // A square the line changes though its image is known not to have
+        // changed.
+        let unchanged: f64 = (0..occ.len())
+            .filter(|&i| self.quiet[i] && self.base.get(i).is_some_and(|b| *b != occ[i]))
+            .map(|i| (-self.change[i]).max(0.0))
+            .sum();
+        read + changed + unchanged
     }
 
     fn fits(&self, occ: &[Occupant]) -> bool {
@@ -236,9 +252,15 @@ impl Evidence {
 
     /// Per square, whether its image changed since the view of `base`: where a
     /// move may have happened that no view showed. A hidden square, or one that
-    /// only reads otherwise, is not evidence enough for plies no view showed.
+    /// only reads otherwise, is not evidence enough for plies no view showed; a
+    /// square a hand hid in the view of `base` but that is in sight now may have
+    /// changed (its reading then says how).
     fn touched(&self) -> Vec<bool> {
-        self.change.iter().map(|&c| c > 0.0).collect()
+        self.change
+            .iter()
+            .zip(&self.unknown_change)
+            .map(|(&c, &u)| c > 0.0 || u)
+            .collect()
     }
 
     /// Whether every square where `occ` differs from `base` is quiet: no move
@@ -282,8 +304,8 @@ pub(super) fn search<R: Rules>(
     mut enough: impl FnMut(&[Line<R>]) -> bool,
 ) -> Vec<Line<R>> {
     let base = occupancy(game);
-    let mut seen: HashSet<Vec<Occupant>> = HashSet::new();
-    seen.insert(base.clone());
+    let mut seen: HashSet<[u64; 3]> = HashSet::new();
+    seen.insert(occ_key(&base));
     let mut lines = vec![Line {
         game: game.clone(),
         occ: base.clone(),
@@ -294,7 +316,7 @@ pub(super) fn search<R: Rules>(
     }];
     let mut frontier = vec![0usize];
     for depth in 1..=cfg.max_plies {
-        let mut next: HashMap<Vec<Occupant>, (R, Vec<R::Move>, u32)> = HashMap::new();
+        let mut next: HashMap<[u64; 3], Found<R>> = HashMap::new();
         for &at in &frontier {
             let (from_game, from_occ) = (&lines[at].game, &lines[at].occ);
             for mv in from_game.legal_moves() {
@@ -302,22 +324,37 @@ pub(super) fn search<R: Rules>(
                 let tiebreak = lines[at].tiebreak + g.tiebreak(&mv);
                 g.play(&mv);
                 let occ = occupancy(&g);
-                if seen.contains(&occ) || ev.all_quiet(from_occ, &occ) {
+                let key = occ_key(&occ);
+                if seen.contains(&key) || ev.all_quiet(from_occ, &occ) {
                     continue;
                 }
-                if next.get(&occ).is_none_or(|c| tiebreak < c.2) {
+                if next.get(&key).is_none_or(|c| tiebreak < c.tiebreak) {
                     let mut moves = lines[at].moves.clone();
                     moves.push(mv);
-                    next.insert(occ, (g, moves, tiebreak));
+                    next.insert(
+                        key,
+                        Found {
+                            occ,
+                            game: g,
+                            moves,
+                            tiebreak,
+                        },
+                    );
                 }
             }
         }
-        let mut layer: Vec<(Vec<Occupant>, (R, Vec<R::Move>, u32))> = next.into_iter().collect();
+        let mut layer: Vec<([u64; 3], Found<R>)> = next.into_iter().collect();
         // HashMap order is arbitrary; keep results reproducible.
-        layer.sort_by(|a, b| a.0.cmp(&b.0));
+        layer.sort_by(|a, b| a.1.occ.cmp(&b.1.occ));
         frontier.clear();
-        for (occ, (game, moves, tiebreak)) in layer {
-            seen.insert(occ.clone());
+        for (key, found) in layer {
+            let Found {
+                occ,
+                game,
+                moves,
+                tiebreak,
+            } = found;
+            seen.insert(key);
             frontier.push(lines.len());
             lines.push(Line {
                 score: ev.gain(&base, &occ) - cfg.ply_penalty * depth as f64,
@@ -333,6 +370,15 @@ pub(super) fn search<R: Rules>(
         }
     }
     lines
+}
+
+/// A position a search reached: its occupancy, the game and the moves there, and
+/// their preference among lines the camera cannot tell apart.
+struct Found<R: Rules> {
+    occ: Vec<Occupant>,
+    game: R,
+    moves: Vec<R::Move>,
+    tiebreak: u32,
 }
 
 /// Most positions a change-guided search looks at, however deep it goes.
@@ -352,8 +398,8 @@ pub(super) fn search_guided<R: Rules>(
 ) -> Vec<Line<R>> {
     let base = occupancy(game);
     let touched = ev.touched();
-    let mut seen: HashSet<Vec<Occupant>> = HashSet::new();
-    seen.insert(base.clone());
+    let mut seen: HashSet<[u64; 3]> = HashSet::new();
+    seen.insert(occ_key(&base));
     let mut lines: Vec<Line<R>> = Vec::new();
     // Per line: position, occupancy, moves, tiebreak, squares its moves changed.
     #[allow(clippy::type_complexity)]
@@ -378,7 +424,7 @@ pub(super) fn search_guided<R: Rules>(
                     .zip(&occ2)
                     .enumerate()
                     .all(|(i, (a, b))| a == b || touched[i]);
-                if !inside || !seen.insert(occ2.clone()) {
+                if !inside || !seen.insert(occ_key(&occ2)) {
                     continue;
                 }
                 nodes += 1;

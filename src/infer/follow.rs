@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use super::explain::{search, search_guided, Evidence, InferConfig, Line};
 use super::irregular::{diagnose, irregular_position, noticed, Irregularity};
-use super::observation::Observation;
+use super::observation::{occ_key, Observation};
 use crate::rules::{Occupant, Rules, Side, Square};
 
 /// What happened at one observation.
@@ -66,6 +66,12 @@ const WINDOW: f64 = 30.0;
 /// last committed move (a piece moved and moved back between two views): what a
 /// misread view followed by a clean one looks like, and rare in play.
 const RETURN_PENALTY: f64 = 6.0;
+/// How much more surprise (nats) than the best-fitting hypothesis leaves in a
+/// view's readings a hypothesis may leave and stay in the beam: about one more
+/// clear misread.
+const RESIDUAL_SLACK: f64 = 3.0;
+/// Explained views whose fit sets how much surprise a view may leave.
+const RECENT_FITS: usize = 24;
 /// Deepest line a change-guided search looks for when no shallow line explains
 /// a view (several plies no view showed).
 const GUIDED_DEPTH: usize = 6;
@@ -106,6 +112,11 @@ pub struct Follower<R: Rules> {
     in_sync: bool,
     /// Views in a row that no hypothesis explained (0: the last one was).
     misfits: usize,
+    /// The hypotheses held before the last explained view, and how many plies
+    /// were committed then: a view fooled by what the model took for a piece
+    /// (a hand) may have been explained by a move that never happened, and the
+    /// next view, which no follower of it explains, goes on from these instead.
+    before_last: Option<(Vec<Hypothesis<R>>, usize)>,
     /// Motion episodes seen since the last explained view, where they are known.
     episodes: Option<usize>,
     /// The position an illegal move left, and that move: where play may go on
@@ -116,6 +127,11 @@ pub struct Follower<R: Rules> {
     /// next view shows it too.
     noticed: Option<Irregularity>,
     maybe_noticed: Option<Irregularity>,
+    /// How much surprise the best fit left in recent explained views: what this
+    /// board's readings usually leave.
+    fits: std::collections::VecDeque<f64>,
+    /// The best fit's surprise in the last view expanded.
+    last_fit: std::cell::Cell<f64>,
     last_time: f64,
     cfg: InferConfig,
 }
@@ -137,10 +153,13 @@ impl<R: Rules> Follower<R> {
             moves: Vec::new(),
             in_sync: true,
             misfits: 0,
+            before_last: None,
             episodes: None,
             irregular: None,
             noticed: None,
             maybe_noticed: None,
+            fits: std::collections::VecDeque::new(),
+            last_fit: std::cell::Cell::new(0.0),
             last_time: start_time,
             cfg,
         }
@@ -224,7 +243,21 @@ impl<R: Rules> Follower<R> {
         self.episodes = allowed;
         let mut events = Vec::new();
         let before = self.beam.first().map(|h| h.occ.clone());
-        let (kids, best_fit) = self.expand(obs, time, allowed);
+        let (mut kids, mut best_fit) = self.expand(obs, time, allowed);
+        if best_fit.is_some() && self.misfits == 0 {
+            if let Some((beam, plies)) = self.before_last.take() {
+                // The last view may have been the fooled one: go on from before it.
+                if plies == self.moves.len() {
+                    let held = std::mem::replace(&mut self.beam, beam);
+                    let (k, misfit) = self.expand(obs, time, allowed);
+                    if misfit.is_none() {
+                        (kids, best_fit) = (k, None);
+                    } else {
+                        self.beam = held;
+                    }
+                }
+            }
+        }
         match best_fit {
             Some(contradictions) => {
                 // No hypothesis explains this view: a hand the model did not see,
@@ -269,7 +302,12 @@ impl<R: Rules> Follower<R> {
             }
             None => {
                 self.misfits = 0;
-                self.beam = kids;
+                let held = std::mem::replace(&mut self.beam, kids);
+                self.before_last = Some((held, self.moves.len()));
+                self.fits.push_back(self.last_fit.get());
+                if self.fits.len() > RECENT_FITS {
+                    self.fits.pop_front();
+                }
                 // The board went back to a legal position: the irregular one is
                 // forgotten.
                 self.irregular = None;
@@ -279,9 +317,47 @@ impl<R: Rules> Follower<R> {
                     events.push(FollowEvent::Resynced);
                 }
                 self.commit(|s| s.time < time, &mut events);
+                self.rebase_before_last();
             }
         }
         events
+    }
+
+    /// Takes the plies committed since `before_last` was kept out of its
+    /// hypotheses (those that do not hold them are dropped).
+    fn rebase_before_last(&mut self) {
+        let Some((beam, plies)) = self.before_last.as_mut() else {
+            return;
+        };
+        let done = &self.moves[*plies..];
+        if done.is_empty() {
+            return;
+        }
+        let n = done.len();
+        beam.retain(|h| {
+            h.steps.len() >= n && h.steps[..n].iter().zip(done).all(|(s, m)| s.mv == *m)
+        });
+        for h in beam.iter_mut() {
+            h.steps.drain(..n);
+            h.trail.drain(..n.min(h.trail.len().saturating_sub(1)));
+        }
+        *plies = self.moves.len();
+        if beam.is_empty() {
+            self.before_last = None;
+        }
+    }
+
+    /// The surprise a view's best fit may leave and still explain it: room for
+    /// about one misread beyond what this board's views usually leave (the
+    /// median of recent fits; none on a board read cleanly).
+    fn allowed_residual(&self) -> f64 {
+        let mut recent: Vec<f64> = self.fits.iter().copied().collect();
+        if recent.is_empty() {
+            return self.cfg.max_residual;
+        }
+        let mid = recent.len() / 2;
+        let median = *recent.select_nth_unstable_by(mid, f64::total_cmp).1;
+        self.cfg.max_residual + median
     }
 
     /// Reports what an explained view shows besides the line accepted for it, once:
@@ -356,39 +432,47 @@ impl<R: Rules> Follower<R> {
         time: f64,
         episodes: Option<usize>,
     ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
-        let shallow = self.expand_with(obs, time, episodes, false);
-        if shallow.1.is_none() {
-            return shallow;
+        let (kids, misfit, best) = self.expand_with(obs, time, episodes, false);
+        if misfit.is_none() {
+            return (kids, None);
         }
         // Nothing shallow fits: plies no view showed, found where the view says
         // the board changed.
-        let deep = self.expand_with(obs, time, episodes, true);
-        if deep.1.is_none() {
-            deep
+        let (deep, deep_misfit, _) = self.expand_with(obs, time, episodes, true);
+        let _ = best;
+        if deep_misfit.is_none() {
+            (deep, None)
         } else {
-            shallow
+            (Vec::new(), misfit)
         }
     }
 
+    /// The hypotheses after one view (`expand`), following every hypothesis by
+    /// shallow lines or by change-guided deep ones; also the best one's score
+    /// before it is made the zero of the others.
     fn expand_with(
         &self,
         obs: &Observation,
         time: f64,
         episodes: Option<usize>,
         guided: bool,
-    ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
-        let mut kids: HashMap<(Vec<Occupant>, Side), (Hypothesis<R>, f64)> = HashMap::new();
+    ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>, f64) {
+        let cfg = InferConfig {
+            max_residual: self.allowed_residual(),
+            ..self.cfg
+        };
+        let mut kids: HashMap<([u64; 3], Side), (Hypothesis<R>, f64)> = HashMap::new();
         // What the view contradicts of the likeliest position held: the squares an
         // unexplained change names.
         let mut contradictions = Vec::new();
         for (k, h) in self.beam.iter().enumerate() {
-            let ev = Evidence::new(obs, &self.cfg, &h.occ);
+            let ev = Evidence::new(obs, &cfg, &h.occ);
             if k == 0 {
                 contradictions = ev.contradictions(&h.occ);
             }
             let mut lines = if guided {
                 let depth = episodes.map_or(GUIDED_DEPTH, |e| e.min(GUIDED_DEPTH));
-                search_guided(&h.game, &ev, &self.cfg, depth)
+                search_guided(&h.game, &ev, &cfg, depth)
             } else {
                 search(&h.game, &ev, &self.cfg, |_| false)
             };
@@ -399,7 +483,7 @@ impl<R: Rules> Follower<R> {
             lines.truncate(LINES_PER_HYPOTHESIS);
             for line in lines {
                 let kid = self.child(h, &ev, &line, time);
-                let key = (kid.occ.clone(), kid.game.side_to_move());
+                let key = (occ_key(&kid.occ), kid.game.side_to_move());
                 let better = kids.get(&key).is_none_or(|(k, _)| {
                     (kid.score, std::cmp::Reverse(kid.tiebreak))
                         > (k.score, std::cmp::Reverse(k.tiebreak))
@@ -410,19 +494,27 @@ impl<R: Rules> Follower<R> {
             }
         }
         let mut kids: Vec<(Hypothesis<R>, f64)> = kids.into_values().collect();
+        // What fits the view comes first: hypotheses that leave clearly more
+        // surprise in its readings than the best-fitting one are dropped, however
+        // well their past views scored; among the rest the likeliest leads.
+        let fit = kids.iter().map(|k| k.1).fold(f64::INFINITY, f64::min);
+        if fit > cfg.max_residual {
+            return (Vec::new(), Some(contradictions), f64::NEG_INFINITY);
+        }
+        kids.retain(|k| k.1 <= fit + RESIDUAL_SLACK);
         kids.sort_by(|a, b| {
             b.0.score
                 .total_cmp(&a.0.score)
                 .then(a.0.tiebreak.cmp(&b.0.tiebreak))
                 .then(a.0.steps.len().cmp(&b.0.steps.len()))
+                // HashMap order is arbitrary; keep results reproducible.
+                .then_with(|| a.0.occ.cmp(&b.0.occ))
         });
         let Some((best, residual)) = kids.first() else {
-            return (Vec::new(), Some(contradictions));
+            return (Vec::new(), Some(contradictions), f64::NEG_INFINITY);
         };
-        if *residual > self.cfg.max_residual {
-            return (Vec::new(), Some(contradictions));
-        }
         let top = best.score;
+        let _ = residual;
         let kept = kids
             .into_iter()
             .map(|(mut k, _)| {
@@ -432,7 +524,8 @@ impl<R: Rules> Follower<R> {
             .filter(|k| k.score >= -WINDOW)
             .take(BEAM)
             .collect();
-        (kept, None)
+        self.last_fit.set(fit);
+        (kept, None, top)
     }
 
     /// Hypothesis `h` followed by `line` at the view of `time`.

@@ -242,9 +242,11 @@ pub fn record_onto<R: Recordable>(
         if f.explained_last() {
             watcher.confirm()?;
         }
-        if f.in_sync() && f.lead() >= TEACH_MARGIN {
-            // The position now is clear: what its readings still contradict is a
-            // steady misread, and what they show teaches this board.
+        if f.explained_last() && f.in_sync() && f.lead() >= TEACH_MARGIN {
+            // The position now is clear and this view fits it: what its readings
+            // still contradict is a steady misread, and what they show teaches
+            // this board. A view no line explains (a hand, a move the next view
+            // will settle) teaches nothing.
             suspects.mark(f.current(), &m, &probs);
             if job.adapt {
                 teach(

@@ -319,6 +319,18 @@ impl Watcher {
             self.readings[i] = Some(reading);
             read_now[i] = true;
         }
+        // A hand's edge is widened from the sites it newly covers (their image
+        // changed): a site that always reads hidden (a piece the model takes for
+        // a hand) is no hand.
+        let moved: Vec<bool> = (0..grid.len())
+            .map(|i| {
+                read_now[i]
+                    && since_last
+                        .get(i)
+                        .is_none_or(|d| d.is_none_or(|d| d > self.change_level))
+            })
+            .collect();
+        crate::classify::widen_hands(&mut self.readings, &moved, grid);
         // Change since the last explained view; where a hand hid the site in
         // either view, its change says nothing.
         let change = match &self.anchor {
