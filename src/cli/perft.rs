@@ -73,7 +73,7 @@ fn count<R: Rules>(game: &R, depth: u32, divide: bool) -> anyhow::Result<()> {
         for m in game.legal_moves() {
             let mut next = game.clone();
             let id = game.move_id(&m);
-            next.play(&m);
+            next.play_legal(&m);
             outln!("{id}: {}", next.perft(depth - 1));
         }
     }

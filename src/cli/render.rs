@@ -606,7 +606,7 @@ pub fn chess_game(path: &Path) -> anyhow::Result<(Chess, Vec<shakmaty::Move>)> {
     let mut moves = Vec::new();
     for u in rec.ucis() {
         let m = g.parse_uci(&u).map_err(anyhow::Error::msg)?;
-        g.play(&m);
+        g.play_legal(&m);
         moves.push(m);
     }
     Ok((start, moves))

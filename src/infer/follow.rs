@@ -215,7 +215,7 @@ impl<R: Rules> Follower<R> {
                     .iter()
                     .map(|s| {
                         let id = g.move_id(&s.mv);
-                        g.play(&s.mv);
+                        g.play_legal(&s.mv);
                         id
                     })
                     .collect();
@@ -536,7 +536,7 @@ impl<R: Rules> Follower<R> {
         if n > 0 {
             let mut g = h.game.clone();
             for mv in &line.moves {
-                g.play(mv);
+                g.play_legal(mv);
                 let occ = super::occupancy(&g);
                 if trail.contains(&occ) {
                     returns += 1;
@@ -619,7 +619,7 @@ impl<R: Rules> Follower<R> {
         for step in steps {
             let assumed = !self.game.alternatives(&step.mv).is_empty();
             self.before.push(self.game.clone());
-            self.game.play(&step.mv);
+            self.game.play_legal(&step.mv);
             self.moves.push(step.mv.clone());
             let emt = step.ends_view.then(|| step.time - self.last_time);
             if step.ends_view {
@@ -672,7 +672,7 @@ impl<R: Rules> Follower<R> {
                 self.game = base.clone();
                 for (i, mv) in line.into_iter().enumerate() {
                     self.before.push(self.game.clone());
-                    self.game.play(&mv);
+                    self.game.play_legal(&mv);
                     self.moves.push(mv.clone());
                     if i == 0 {
                         events.push(FollowEvent::Corrected {
@@ -702,12 +702,12 @@ impl<R: Rules> Follower<R> {
     fn replay_with(&self, k: usize, alt: &R::Move) -> Option<(Vec<R::Move>, R)> {
         let mut game = self.before[k].clone();
         let mut line = vec![alt.clone()];
-        game.play(alt);
+        game.play_legal(alt);
         for mv in &self.moves[k + 1..] {
             if !game.legal_moves().contains(mv) {
                 return None;
             }
-            game.play(mv);
+            game.play_legal(mv);
             line.push(mv.clone());
         }
         Some((line, game))

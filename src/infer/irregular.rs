@@ -206,7 +206,7 @@ fn classify<R: Rules>(game: &R, odd: &[Seen]) -> Option<Irregularity> {
         ([from], [to]) if to.now == from.was => {
             let legal = game.legal_moves().iter().any(|mv| {
                 let mut g = game.clone();
-                g.play(mv);
+                g.play_legal(mv);
                 let after = occupancy(&g);
                 after[idx(from.sq, files)] == Occupant::Empty
                     && after[idx(to.sq, files)] == from.was

@@ -520,7 +520,7 @@ fn debug_event<R: Rules>(
                     .iter()
                     .map(|mv| {
                         let id = g.move_id(mv);
-                        g.play(mv);
+                        g.play_legal(mv);
                         id
                     })
                     .collect();

@@ -4,6 +4,7 @@
 //! after a failing camera and after an arbiter's take-back; `record --resume` can
 //! share it.
 
+use crate::record::error::{EditError, ReadError};
 use crate::record::log::Recordable;
 use crate::record::pdn::PdnRecord;
 use crate::record::pgn::{parse_pgn, PgnRecord};
@@ -49,38 +50,34 @@ impl<R: Recordable> Resumed<R> {
 pub trait Resume: Recordable + Sized {
     /// Reads a record. `like` is a game of the same kind whose options (draughts
     /// rules, who moves first in Tablut) the record does not state.
-    fn read_record(text: &str, like: &Self) -> Result<Resumed<Self>, String>;
+    fn read_record(text: &str, like: &Self) -> Result<Resumed<Self>, ReadError>;
     /// Sets the result token (`1-0`, `0-1`, `1/2-1/2`, `*`), as an arbiter does.
-    fn set_result_token(record: &mut Self::Record, token: &str) -> Result<(), String>;
+    fn set_result_token(record: &mut Self::Record, token: &str) -> Result<(), EditError>;
 }
 
 /// The result tokens an arbiter may set.
 pub const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 
-fn check_token(token: &str) -> Result<(), String> {
+fn check_token(token: &str) -> Result<(), EditError> {
     if RESULT_TOKENS.contains(&token) {
         Ok(())
     } else {
-        Err(format!(
-            "'{token}' is not a result: use 1-0, 0-1, 1/2-1/2 or *"
-        ))
+        Err(EditError::NotAResult(token.to_string()))
     }
 }
 
 /// Plays `moves` from `start`, checking each.
-fn replay<R: Rules>(start: &R, moves: &[R::Move]) -> Result<R, String> {
+fn replay<R: Rules>(start: &R, moves: &[R::Move]) -> Result<R, ReadError> {
     let mut g = start.clone();
     for (i, m) in moves.iter().enumerate() {
-        if !g.legal_moves().contains(m) {
-            return Err(format!("move {} of the record is not legal", i + 1));
-        }
-        g.play(m);
+        g.play(m)
+            .map_err(|_| ReadError::Illegal { number: i + 1 })?;
     }
     Ok(g)
 }
 
 impl Resume for Chess {
-    fn read_record(text: &str, _like: &Chess) -> Result<Resumed<Chess>, String> {
+    fn read_record(text: &str, _like: &Chess) -> Result<Resumed<Chess>, ReadError> {
         let record: PgnRecord = parse_pgn(text)?;
         let start = match &record.start_fen {
             Some(f) => Chess::from_fen(f)?,
@@ -90,7 +87,7 @@ impl Resume for Chess {
         let mut moves = Vec::new();
         for uci in record.ucis() {
             let m = g.parse_uci(&uci)?;
-            g.play(&m);
+            g.play_legal(&m);
             moves.push(m);
         }
         Ok(Resumed {
@@ -101,7 +98,7 @@ impl Resume for Chess {
             record,
         })
     }
-    fn set_result_token(record: &mut PgnRecord, token: &str) -> Result<(), String> {
+    fn set_result_token(record: &mut PgnRecord, token: &str) -> Result<(), EditError> {
         check_token(token)?;
         record.result = token.to_string();
         Ok(())
@@ -109,7 +106,10 @@ impl Resume for Chess {
 }
 
 impl Resume for RussianDraughts {
-    fn read_record(text: &str, like: &RussianDraughts) -> Result<Resumed<RussianDraughts>, String> {
+    fn read_record(
+        text: &str,
+        like: &RussianDraughts,
+    ) -> Result<Resumed<RussianDraughts>, ReadError> {
         let options = like.options();
         let record = PdnRecord::parse(text, options)?;
         let start = RussianDraughts::from_position(*record.game().initial_position(), options);
@@ -123,14 +123,14 @@ impl Resume for RussianDraughts {
             record,
         })
     }
-    fn set_result_token(record: &mut PdnRecord, token: &str) -> Result<(), String> {
+    fn set_result_token(record: &mut PdnRecord, token: &str) -> Result<(), EditError> {
         check_token(token)?;
         record.set_result((token != "*").then_some(token))
     }
 }
 
 impl Resume for Tablut {
-    fn read_record(text: &str, _like: &Tablut) -> Result<Resumed<Tablut>, String> {
+    fn read_record(text: &str, _like: &Tablut) -> Result<Resumed<Tablut>, ReadError> {
         let record = TablutRecord::parse(text)?;
         let start = match &record.setup {
             None => Tablut::new(record.options),
@@ -150,7 +150,7 @@ impl Resume for Tablut {
             record,
         })
     }
-    fn set_result_token(record: &mut TablutRecord, token: &str) -> Result<(), String> {
+    fn set_result_token(record: &mut TablutRecord, token: &str) -> Result<(), EditError> {
         check_token(token)?;
         record.result = (token != "*").then(|| token.to_string());
         Ok(())
@@ -176,7 +176,7 @@ mod tests {
         for _ in 0..n {
             let m = g.legal_moves()[0].clone();
             rec.push(&g, &m, None);
-            g.play(&m);
+            g.play_legal(&m);
         }
         rec.note("arbiter 12:00:00 UTC: noted");
         rec.set_result(&g, false);

@@ -328,7 +328,7 @@ fn load<R: Resume>(board: &Board, like: &R) -> anyhow::Result<()> {
     for m in &r.moves {
         sans.push(g.notation(m));
         before = Some(g.clone());
-        g.play(m);
+        g.play_legal(m);
     }
     let diagram = Diagram::of(board.kind(), &g, before.as_ref());
     let text: Arc<str> = Arc::from(r.record.render());
@@ -420,7 +420,7 @@ pub(crate) fn apply_edit<R: Resume>(board: &Board, like: &R, edit: &Edit) -> any
             anyhow::ensure!(n > 0, "board {} has no move to take back", board.number());
             let mut g = r.start.clone();
             for m in &r.moves[..n - 1] {
-                g.play(m);
+                g.play_legal(m);
             }
             record.truncate(n - 1);
             record.note(note);
@@ -820,7 +820,7 @@ mod tests {
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut rec, &g, &m, None);
-            g.play(&m);
+            g.play(&m).unwrap();
         }
         std::fs::write(dir.path().join("board-2.pgn"), rec.render()).unwrap();
         let mut specs = specs;

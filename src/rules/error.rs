@@ -81,7 +81,8 @@ pub(crate) fn column_of(text: &str, part: &str) -> usize {
         return 1;
     }
     let offset = at - start;
-    text.get(..offset).map_or(1, |head| head.chars().count() + 1)
+    text.get(..offset)
+        .map_or(1, |head| head.chars().count() + 1)
 }
 
 #[cfg(test)]

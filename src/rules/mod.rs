@@ -11,7 +11,6 @@ pub mod russian_draughts;
 pub mod tablut;
 
 pub use error::{FenError, IllegalMove, MoveError, MoveErrorKind};
-pub(crate) use error::column_of;
 
 /// A game given as a start position and moves, refused: the position, or a move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -162,7 +162,7 @@ fn chess_line(ucis: &[&str]) -> (Chess, Vec<<Chess as Rules>::Move>, Vec<String>
     for u in ucis {
         let m = g.parse_uci(u).unwrap();
         sans.push(g.notation(&m));
-        g.play(&m);
+        g.play(&m).unwrap();
         moves.push(m);
     }
     (g, moves, sans)
@@ -210,7 +210,7 @@ fn clips(dir: &Path) -> (Vec<(PathBuf, String)>, Truth) {
     for _ in 0..8 {
         let legal = g.legal_moves();
         let m = legal[rng.below(legal.len())].clone();
-        g.play(&m);
+        g.play(&m).unwrap();
         moves.push(m);
     }
     let (c, t) = render(
@@ -530,7 +530,7 @@ fn browser_check(addr: &str, token: &str, truth: &Truth) {
     let c3 = card(3);
     let mut g = RussianDraughts::new(DraughtsOptions::default());
     for m in &truth.draughts.1 {
-        g.play(m);
+        g.play(m).unwrap();
     }
     let want =
         boardscribe::round::Diagram::of(boardscribe::round::GameKind::RussianDraughts, &g, None)

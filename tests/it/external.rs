@@ -65,7 +65,7 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
         for (i, u) in rec.ucis().iter().enumerate() {
             let m = g.parse_uci(u).unwrap();
             out.push(&g, &m, Some(3.0 + i as f64));
-            g.play(&m);
+            g.play(&m).unwrap();
         }
         out.note("unexplained change at 0:01:02: e2,e4 {braces} \"quotes\"");
         GameRecord::set_result(&mut out, &g, true);
@@ -111,7 +111,7 @@ fn pdn_records_replay_in_pydraughts() {
             let legal = g.legal_moves();
             let m = legal[rng.below(legal.len())].clone();
             GameRecord::push(&mut rec, &g, &m, None);
-            g.play(&m);
+            g.play(&m).unwrap();
         }
         GameRecord::set_result(&mut rec, &g, true);
         let file = dir.path().join(format!("g{seed}.pdn"));

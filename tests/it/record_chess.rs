@@ -160,7 +160,7 @@ fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
     let mut moves = vec![];
     for u in ["e2e4", "e7e5"] {
         let m = g.parse_uci(u).unwrap();
-        g.play(&m);
+        g.play(&m).unwrap();
         moves.push(m);
     }
     let mut states = states_of(&Chess::new(), &moves);
@@ -173,7 +173,7 @@ fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
     // The arbiter puts it back, and the game goes on with Nf3.
     states.push(states[2].clone());
     let nf3 = g.parse_uci("g1f3").unwrap();
-    g.play(&nf3);
+    g.play(&nf3).unwrap();
     states.push(boardscribe::sets::board_state(
         &g,
         boardscribe::infer::WhiteSide::Bottom,
