@@ -244,6 +244,15 @@ impl Board {
         f(&mut s)
     }
 
+    /// Sets where the board stands in its camera's view (shown on the live page).
+    pub fn set_pose(&self, pose: &crate::geometry::BoardPose) {
+        let corners = pose.corners.points().map(|(x, y)| [x, y]);
+        self.change(|s| {
+            s.corners = Some(corners);
+            s.grid = Some(pose.grid);
+        });
+    }
+
     /// Whether a record with content stands on disk.
     pub fn has_record(&self) -> bool {
         std::fs::metadata(&self.path).is_ok_and(|m| m.len() > 0)

@@ -231,22 +231,3 @@ pub trait Rules: Clone {
             .sum()
     }
 }
-
-/// The games the recorder knows, as named on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GameKind {
-    Chess,
-    #[value(name = "russian-draughts", alias = "draughts")]
-    RussianDraughts,
-    Tablut,
-}
-
-impl std::fmt::Display for GameKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            GameKind::Chess => "chess",
-            GameKind::RussianDraughts => "russian-draughts",
-            GameKind::Tablut => "tablut",
-        })
-    }
-}

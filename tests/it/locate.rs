@@ -1,6 +1,6 @@
 use boardscribe::geometry::GridSpec;
-use boardscribe::locate::eval::{corner_error, real_trials, scene_trial, synth_trial};
 use boardscribe::locate::{locate, tl_cell_is_light};
+use boardscribe::sets::locate_eval::{corner_error, real_trials, scene_trial, synth_trial};
 use boardscribe::sets::rgb_to_bgr_mat;
 use boardscribe::synth::{render, BoardState, SceneParams};
 

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use boardscribe::cli::render::chess_game;
 use boardscribe::record::pgn::parse_pgn;
 use boardscribe::rules::chess::Chess;
 use boardscribe::rules::Rules;
@@ -352,4 +351,14 @@ fn issue8_a_board_moved_too_far_to_follow_is_located_again() {
     let sans = sans_in(&text);
     let (want, _) = true_sans("opera.pgn");
     assert_eq!(sans, want[..10], "recorded moves differ\n{text}");
+}
+
+/// A chess game from a PGN file: start position and moves.
+fn chess_game(
+    path: &std::path::Path,
+) -> Result<(boardscribe::Chess, Vec<shakmaty::Move>), boardscribe::rules::ReplayError> {
+    let text = std::fs::read_to_string(path).expect("a readable PGN");
+    boardscribe::record::pgn::parse_pgn(&text)
+        .expect("a valid PGN")
+        .start_and_moves()
 }
