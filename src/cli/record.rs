@@ -421,11 +421,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             };
             record_game(
                 g,
-                previous.as_deref(),
+                Begin {
+                    previous: previous.as_deref(),
+                    located_in: located_in.as_ref(),
+                },
                 &mut classifier,
                 source.as_mut(),
                 job,
-                located_in.as_ref(),
                 &mut presenter,
                 serve.as_ref(),
             )
@@ -438,11 +440,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             };
             record_game(
                 g,
-                previous.as_deref(),
+                Begin {
+                    previous: previous.as_deref(),
+                    located_in: located_in.as_ref(),
+                },
                 &mut classifier,
                 source.as_mut(),
                 job,
-                located_in.as_ref(),
                 &mut presenter,
                 serve.as_ref(),
             )
@@ -458,11 +462,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             };
             record_game(
                 g,
-                previous.as_deref(),
+                Begin {
+                    previous: previous.as_deref(),
+                    located_in: located_in.as_ref(),
+                },
                 &mut classifier,
                 source.as_mut(),
                 job,
-                located_in.as_ref(),
                 &mut presenter,
                 serve.as_ref(),
             )
@@ -598,20 +604,30 @@ fn tags(a: &RecordArgs) -> RecordTags {
     }
 }
 
+/// Where a recording begins: the record it goes on with (`--resume`), and the
+/// frame the grid was located in (when it was).
+struct Begin<'a> {
+    previous: Option<&'a str>,
+    located_in: Option<&'a opencv::core::Mat>,
+}
+
 /// Records `game` (or goes on with the record `previous`, `--resume`); a grid
 /// located automatically in `located_in` is first moved by whole cells to where
 /// that frame reads most like the game's start. Returns the summary and the
 /// half-moves the record held before.
 fn record_game<R: Resume>(
     game: R,
-    previous: Option<&str>,
+    begin: Begin,
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     mut job: RecordJob,
-    located_in: Option<&opencv::core::Mat>,
     presenter: &mut Presenter,
     serve: Option<&Serve>,
 ) -> anyhow::Result<(RecordSummary, usize)> {
+    let Begin {
+        previous,
+        located_in,
+    } = begin;
     let resumed = match previous {
         Some(text) => {
             let (game, mut record) = RecordFile::resume(text, &game, &job.tags)

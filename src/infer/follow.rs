@@ -621,7 +621,7 @@ impl<R: Rules> Follower<R> {
             self.before.push(self.game.clone());
             self.game.play_legal(&step.mv);
             self.moves.push(step.mv.clone());
-            let emt = step.ends_view.then(|| step.time - self.last_time);
+            let emt = step.ends_view.then_some(step.time - self.last_time);
             if step.ends_view {
                 self.last_time = step.time;
             }

@@ -127,7 +127,7 @@ pub fn diagnose<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Opt
         };
         let changed = llrs[i].is_some_and(|l| l > 0.0);
         let fresh = obs.is_fresh(sq);
-        if now != occ[i] && (fresh || changed) || changed && now == occ[i] && p >= CLEAR {
+        if (now != occ[i] && (fresh || changed)) || (changed && p >= CLEAR) {
             odd.push(Seen {
                 sq,
                 was: occ[i],

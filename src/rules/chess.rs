@@ -377,9 +377,10 @@ impl Rules for Chess {
             setup.fullmoves = setup.fullmoves.saturating_add(1);
         }
         setup.turn = !setup.turn;
-        let pos = shakmaty::Chess::from_setup(setup, CastlingMode::Standard)
-            .or_else(|e| e.ignore_invalid_castling_rights())
-            .ok()?;
+        let pos = match shakmaty::Chess::from_setup(setup, CastlingMode::Standard) {
+            Ok(pos) => pos,
+            Err(e) => e.ignore_invalid_castling_rights().ok()?,
+        };
         Some(Chess::from_position(pos))
     }
 
