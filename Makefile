@@ -22,8 +22,16 @@ build: deps
 demo: build
 	./target/debug/boardscribe demo --out out/demo
 
+# The tests on the real photo sets are ignored by plain `cargo test`; they run here
+# when ../shared/data is there (as in CI).
 test: deps
 	$(CARGO) test
+	@if [ -d ../shared/data ]; then \
+		echo "../shared/data found: running the tests on real photos"; \
+		$(CARGO) test -- --ignored; \
+	else \
+		echo "note: ../shared/data is absent; the tests on real photos (cargo test -- --ignored) were not run"; \
+	fi
 
 bench: build
 	./target/debug/boardscribe bench

@@ -10,9 +10,10 @@
 use boardscribe::classify::{Classifier, OccupancyModel};
 use boardscribe::geometry::{BoardPose, Corners, GridSpec};
 use boardscribe::infer::WhiteSide;
-use boardscribe::locate::{eval::corner_error, locate};
+use boardscribe::locate::locate;
 use boardscribe::pipeline::snap_to_start;
 use boardscribe::rules::chess::Chess;
+use boardscribe::sets::locate_eval::corner_error;
 use boardscribe::sets::{board_state, rgb_to_bgr_mat};
 use boardscribe::synth::{render, SceneParams};
 

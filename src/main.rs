@@ -1,6 +1,17 @@
+//! The `boardscribe` command: parse the arguments, run the command, map its error
+//! to an exit status. The commands live in `cli/`; the work is the library's.
+
 use std::process::ExitCode;
 
 use clap::Parser;
+
+mod cli;
+
+// The library's stages under the names the commands use (`crate::capture`, ...).
+use boardscribe::{
+    capture, classify, cputime, geometry, infer, locate, pipeline, record, round, rules, server,
+    sets, synth, track,
+};
 
 fn main() -> ExitCode {
     // FFmpeg's log lines ("Connection refused" at every reconnection try, "Stream
@@ -12,29 +23,25 @@ fn main() -> ExitCode {
     {
         std::env::set_var("OPENCV_FFMPEG_LOGLEVEL", "-8");
     }
-    let cli = boardscribe::cli::Cli::parse();
+    let cli = cli::Cli::parse();
     // A closed pipe (`boardscribe detect --json ... | head -1`) ends the program
     // quietly, as it does other command-line tools; a recording instead goes on
     // and says once that its events cannot be written.
     #[cfg(unix)]
     unsafe {
-        let action = if boardscribe::cli::keeps_running_on_sigpipe(&cli) {
+        let action = if cli::keeps_running_on_sigpipe(&cli) {
             libc::SIG_IGN
         } else {
             libc::SIG_DFL
         };
         libc::signal(libc::SIGPIPE, action);
     }
-    match boardscribe::cli::run(cli) {
+    match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "error: {}",
-                boardscribe::cli::error_line(&e)
-            );
-            ExitCode::from(boardscribe::cli::exit_code(&e))
+            let _ = writeln!(std::io::stderr(), "error: {}", cli::error_line(&e));
+            ExitCode::from(cli::exit_code(&e))
         }
     }
 }

@@ -33,6 +33,7 @@ macro_rules! frame_source_of_inner {
 }
 
 mod checked;
+mod convert;
 mod folder;
 mod memory;
 mod natural;
@@ -54,6 +55,7 @@ use opencv::core::Mat;
 pub const MAX_PIXELS: u64 = 150_000_000;
 
 pub use checked::Checked;
+pub use convert::rgb_to_bgr_mat;
 pub use folder::FolderSource;
 pub use memory::{resident_bytes, MemorySampled, MemorySource};
 pub use natural::natural_cmp;

@@ -42,7 +42,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
     let mut moves = Vec::new();
     for u in truth.ucis() {
         let m = g.parse_uci(&u).map_err(anyhow::Error::msg)?;
-        crate::rules::Rules::play(&mut g, &m);
+        crate::rules::Rules::play_legal(&mut g, &m);
         moves.push(m);
     }
     let clip_path = a.out.join("opera.mp4");

@@ -381,12 +381,7 @@ fn record<R: Resume>(
         }
         job.pose = pose;
     }
-    let corners = job.pose.corners.points().map(|(x, y)| [x, y]);
-    let grid = job.pose.grid;
-    board.change(|s| {
-        s.corners = Some(corners);
-        s.grid = Some(grid);
-    });
+    board.set_pose(&job.pose);
     round::record_board(round, board, game, classifier, source, &job, inner)
 }
 
@@ -441,11 +436,7 @@ impl Serve {
         events: &mut dyn EventSink,
     ) -> anyhow::Result<pipeline::RecordSummary> {
         let board = &self.round.boards[0];
-        let corners = job.pose.corners.points().map(|(x, y)| [x, y]);
-        board.change(|s| {
-            s.corners = Some(corners);
-            s.grid = Some(job.pose.grid);
-        });
+        board.set_pose(&job.pose);
         let end = round::record_board(
             &self.round,
             board,

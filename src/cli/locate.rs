@@ -6,8 +6,8 @@ use serde_json::json;
 use super::board::read_frame;
 use super::rectify::write_image;
 use crate::geometry::{draw_overlay, BoardPose, GridSpec};
-use crate::locate::eval::{real_trials, summary, synth_trial, Trial, BANDS};
 use crate::locate::locate;
+use crate::sets::locate_eval::{real_trials, summary, synth_trial, Trial, BANDS};
 
 #[derive(Args, Debug)]
 pub struct LocateArgs {

@@ -3,7 +3,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 
-use crate::rules::{self, GameKind, Rules};
+use crate::rules::{self, Rules};
 
 #[derive(Args, Debug)]
 pub struct PerftArgs {
@@ -23,6 +23,25 @@ pub struct PerftArgs {
     /// Also print the count below each legal move of the start position.
     #[arg(long)]
     pub divide: bool,
+}
+
+/// The games `perft` counts, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GameKind {
+    Chess,
+    #[value(name = "russian-draughts", alias = "draughts")]
+    RussianDraughts,
+    Tablut,
+}
+
+impl std::fmt::Display for GameKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GameKind::Chess => "chess",
+            GameKind::RussianDraughts => "russian-draughts",
+            GameKind::Tablut => "tablut",
+        })
+    }
 }
 
 pub const MAX_DEPTH: u32 = 20;
@@ -73,7 +92,7 @@ fn count<R: Rules>(game: &R, depth: u32, divide: bool) -> anyhow::Result<()> {
         for m in game.legal_moves() {
             let mut next = game.clone();
             let id = game.move_id(&m);
-            next.play(&m);
+            next.play_legal(&m);
             outln!("{id}: {}", next.perft(depth - 1));
         }
     }

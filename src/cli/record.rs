@@ -238,9 +238,11 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                 "a --game free log has no result; --result is for chess, draughts and Tablut"
                     .to_string(),
             ),
-            RecordGame::Chess => Chess::check_result(token),
-            RecordGame::RussianDraughts => RussianDraughts::check_result(token),
-            RecordGame::Tablut => Tablut::check_result(token),
+            RecordGame::Chess => Chess::check_result(token).map_err(|e| e.to_string()),
+            RecordGame::RussianDraughts => {
+                RussianDraughts::check_result(token).map_err(|e| e.to_string())
+            }
+            RecordGame::Tablut => Tablut::check_result(token).map_err(|e| e.to_string()),
         };
         if let Err(e) = valid {
             return Err(usage!("--result: {e}"));
@@ -446,12 +448,14 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             };
             record_game(
                 g,
-                previous.as_deref(),
-                a.result.as_deref(),
+                Begin {
+                    previous: previous.as_deref(),
+                    located_in: located_in.as_ref(),
+                    result: a.result.as_deref(),
+                },
                 &mut classifier,
                 source.as_mut(),
                 job,
-                located_in.as_ref(),
                 &mut presenter,
                 serve.as_ref(),
             )
@@ -464,12 +468,14 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             };
             record_game(
                 g,
-                previous.as_deref(),
-                a.result.as_deref(),
+                Begin {
+                    previous: previous.as_deref(),
+                    located_in: located_in.as_ref(),
+                    result: a.result.as_deref(),
+                },
                 &mut classifier,
                 source.as_mut(),
                 job,
-                located_in.as_ref(),
                 &mut presenter,
                 serve.as_ref(),
             )
@@ -485,12 +491,14 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             };
             record_game(
                 g,
-                previous.as_deref(),
-                a.result.as_deref(),
+                Begin {
+                    previous: previous.as_deref(),
+                    located_in: located_in.as_ref(),
+                    result: a.result.as_deref(),
+                },
                 &mut classifier,
                 source.as_mut(),
                 job,
-                located_in.as_ref(),
                 &mut presenter,
                 serve.as_ref(),
             )
@@ -670,22 +678,33 @@ fn tags(a: &RecordArgs) -> RecordTags {
     }
 }
 
+/// Where a recording begins: the record it goes on with (`--resume`), and the
+/// frame the grid was located in (when it was).
+struct Begin<'a> {
+    previous: Option<&'a str>,
+    located_in: Option<&'a opencv::core::Mat>,
+    /// The result to give at the end (`--result`).
+    result: Option<&'a str>,
+}
+
 /// Records `game` (or goes on with the record `previous`, `--resume`); a grid
 /// located automatically in `located_in` is first moved by whole cells to where
 /// that frame reads most like the game's start. Returns the summary and the
 /// half-moves the record held before.
-#[allow(clippy::too_many_arguments)]
 fn record_game<R: Resume>(
     game: R,
-    previous: Option<&str>,
-    result: Option<&str>,
+    begin: Begin,
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     mut job: RecordJob,
-    located_in: Option<&opencv::core::Mat>,
     presenter: &mut Presenter,
     serve: Option<&Serve>,
 ) -> anyhow::Result<(RecordSummary, usize, Given)> {
+    let Begin {
+        previous,
+        located_in,
+        result,
+    } = begin;
     let resumed = match previous {
         Some(text) => {
             let (game, mut record) = RecordFile::resume(text, &game, &job.tags)

@@ -11,7 +11,6 @@ use crate::record::tablut_record::TablutRecord;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::Tablut;
-use crate::rules::Rules;
 use crate::sets::synthetic::kinds_for;
 use crate::sets::{game_states, render_random, SynthSetOptions};
 use crate::synth::clip::{write_clip_with, ClipBump, ClipOptions};
@@ -598,18 +597,7 @@ fn read(path: &Path) -> anyhow::Result<String> {
 pub fn chess_game(path: &Path) -> anyhow::Result<(Chess, Vec<shakmaty::Move>)> {
     let rec =
         parse_pgn(&read(path)?).map_err(|e| anyhow::anyhow!("PGN '{}': {e}", path.display()))?;
-    let start = match &rec.start_fen {
-        Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
-        None => Chess::new(),
-    };
-    let mut g = start.clone();
-    let mut moves = Vec::new();
-    for u in rec.ucis() {
-        let m = g.parse_uci(&u).map_err(anyhow::Error::msg)?;
-        g.play(&m);
-        moves.push(m);
-    }
-    Ok((start, moves))
+    Ok(rec.start_and_moves()?)
 }
 
 /// A Russian draughts game from a PDN file.

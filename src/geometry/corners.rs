@@ -2,7 +2,19 @@
 
 use std::str::FromStr;
 
-use super::GeometryError;
+/// Corners refused: text that does not read as four points, or four points that
+/// are not a board's outline.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("bad corners '{corners}': {why}")]
+pub struct CornersError {
+    /// The corners as given (or as written, for points given as numbers).
+    pub corners: String,
+    /// Where in the text the problem starts (1 for the first character); None
+    /// when the fault is the shape, not a place in the text.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub why: String,
+}
 
 /// Corners TL, TR, BR, BL in image pixels: the outer corners of the cell grid, or
 /// for a points grid the four outermost line crossings. Validated on construction:
@@ -18,10 +30,11 @@ const MIN_SIDE_PX: f64 = 8.0;
 pub const MAX_COORD_PX: f64 = 100_000.0;
 
 impl Corners {
-    pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, GeometryError> {
+    pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, CornersError> {
         let text = format_points(&pts);
-        let bad = |why: String| GeometryError::BadCorners {
+        let bad = |why: String| CornersError {
             corners: text.clone(),
+            column: None,
             why,
         };
         if pts.iter().any(|(x, y)| !x.is_finite() || !y.is_finite()) {
@@ -130,14 +143,16 @@ impl std::fmt::Display for Corners {
 }
 
 impl FromStr for Corners {
-    type Err = GeometryError;
+    type Err = CornersError;
 
     /// Parses `"x,y x,y x,y x,y"` (TL TR BR BL); semicolons may separate points too.
-    fn from_str(s: &str) -> Result<Corners, GeometryError> {
-        let bad = |why: &str| GeometryError::BadCorners {
+    fn from_str(s: &str) -> Result<Corners, CornersError> {
+        let bad_at = |part: Option<&str>, why: &str| CornersError {
             corners: s.to_string(),
+            column: part.map(|p| super::offset_in(s, p).map_or(1, |o| super::column_at(s, o))),
             why: why.to_string(),
         };
+        let bad = |why: &str| bad_at(Some(s), why);
         let pts: Vec<&str> = s
             .split(|c: char| c.is_whitespace() || c == ';')
             .filter(|t| !t.is_empty())
@@ -152,15 +167,18 @@ impl FromStr for Corners {
         for (i, p) in pts.iter().enumerate() {
             let (x, y) = p
                 .split_once(',')
-                .ok_or_else(|| bad(&format!("point '{p}' is not of the form x,y")))?;
+                .ok_or_else(|| bad_at(Some(p), &format!("point '{p}' is not of the form x,y")))?;
             let num = |t: &str| {
                 t.trim()
                     .parse::<f64>()
-                    .map_err(|_| bad(&format!("'{t}' in point '{p}' is not a number")))
+                    .map_err(|_| bad_at(Some(t), &format!("'{t}' in point '{p}' is not a number")))
             };
             out[i] = (num(x)?, num(y)?);
         }
-        Corners::new(out)
+        Corners::new(out).map_err(|e| CornersError {
+            corners: s.to_string(),
+            ..e
+        })
     }
 }
 
@@ -194,5 +212,9 @@ mod tests {
             let err = text.parse::<Corners>().unwrap_err().to_string();
             assert!(err.contains(want), "{text}: {err}");
         }
+        let err = "0,0 100,0 100,100 a,100".parse::<Corners>().unwrap_err();
+        assert_eq!(err.column, Some(19));
+        let err = "0,0 100,0 100,100 100,0".parse::<Corners>().unwrap_err();
+        assert_eq!(err.column, None);
     }
 }

@@ -4,8 +4,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::GeometryError;
-
 /// Smallest and largest number of cells along one side (for `:points`, of lines minus one).
 pub const MIN_CELLS: u32 = 2;
 pub const MAX_CELLS: u32 = 25;
@@ -100,15 +98,32 @@ impl fmt::Display for GridSpec {
     }
 }
 
-impl FromStr for GridSpec {
-    type Err = GeometryError;
+/// A grid spec (`8x8`, `19x19:points`) refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad grid '{spec}': {why}")]
+pub struct GridSpecError {
+    /// The spec as given.
+    pub spec: String,
+    /// Where in it the problem starts: 1 for the first character.
+    pub column: usize,
+    /// What is wrong.
+    pub why: String,
+}
 
-    fn from_str(s: &str) -> Result<GridSpec, GeometryError> {
-        let bad = |why: &str| GeometryError::BadGrid {
+impl FromStr for GridSpec {
+    type Err = GridSpecError;
+
+    fn from_str(s: &str) -> Result<GridSpec, GridSpecError> {
+        let lead = s.len() - s.trim_start().len();
+        let lower = s.trim().to_ascii_lowercase();
+        // `lower` has the byte offsets of `s` less `lead` (ASCII case changes keep
+        // lengths), so a slice of it names its column in `s`.
+        let bad_at = |part: &str, why: &str| GridSpecError {
             spec: s.to_string(),
+            column: super::offset_in(&lower, part).map_or(1, |o| super::column_at(s, o + lead)),
             why: why.to_string(),
         };
-        let lower = s.trim().to_ascii_lowercase();
+        let bad = |why: &str| bad_at(&lower, why);
         let (size, kind) = match lower.split_once(':') {
             Some((size, kind)) => (size, Some(kind)),
             None => (lower.as_str(), None),
@@ -116,7 +131,7 @@ impl FromStr for GridSpec {
         let points = match kind {
             None | Some("cells") => false,
             Some("points") => true,
-            Some(_) => return Err(bad("the part after ':' must be 'points' or 'cells'")),
+            Some(k) => return Err(bad_at(k, "the part after ':' must be 'points' or 'cells'")),
         };
         let (r, c) = size
             .split_once('x')
@@ -124,7 +139,7 @@ impl FromStr for GridSpec {
         let parse = |t: &str| {
             t.trim()
                 .parse::<u32>()
-                .map_err(|_| bad("rows and columns must be whole numbers"))
+                .map_err(|_| bad_at(t, "rows and columns must be whole numbers"))
         };
         let (rows, cols) = (parse(r)?, parse(c)?);
         let extra = u32::from(points);
@@ -167,6 +182,9 @@ mod tests {
             let err = bad.parse::<GridSpec>().unwrap_err().to_string();
             assert!(err.contains(&format!("'{bad}'")), "{err}");
         }
+        let err = " 8x8:dots".parse::<GridSpec>().unwrap_err();
+        assert_eq!(err.column, 6);
+        assert_eq!("8xa".parse::<GridSpec>().unwrap_err().column, 3);
     }
 
     #[test]

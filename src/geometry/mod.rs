@@ -12,8 +12,8 @@ mod rectify;
 mod testcard;
 mod viewpoint;
 
-pub use corners::Corners;
-pub use grid::{GridSpec, MAX_CELLS, MIN_CELLS};
+pub use corners::{Corners, CornersError};
+pub use grid::{GridSpec, GridSpecError, MAX_CELLS, MIN_CELLS};
 pub use homography::Homography;
 pub use lens::{
     calibrate, find_checkerboard, Calibration, CameraProfile, CheckerPattern, Undistorter,
@@ -29,10 +29,10 @@ pub use viewpoint::Viewpoint;
 /// What can go wrong with geometry input.
 #[derive(Debug, thiserror::Error)]
 pub enum GeometryError {
-    #[error("bad grid '{spec}': {why}")]
-    BadGrid { spec: String, why: String },
-    #[error("bad corners '{corners}': {why}")]
-    BadCorners { corners: String, why: String },
+    #[error(transparent)]
+    BadGrid(#[from] GridSpecError),
+    #[error(transparent)]
+    BadCorners(#[from] CornersError),
     #[error("bad board profile '{path}': {why}")]
     BadProfile { path: String, why: String },
     #[error("bad camera profile '{path}': {why}")]
@@ -43,6 +43,18 @@ pub enum GeometryError {
     EmptyImage,
     #[error("OpenCV: {0}")]
     OpenCv(String),
+}
+
+/// The column (1-based, in characters) in `text` of byte `offset`.
+fn column_at(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map_or(1, |head| head.chars().count() + 1)
+}
+
+/// The byte offset of `part` within `within`, when it is a slice of it.
+fn offset_in(within: &str, part: &str) -> Option<usize> {
+    let (start, at) = (within.as_ptr() as usize, part.as_ptr() as usize);
+    (at >= start && at <= start + within.len()).then(|| at - start)
 }
 
 impl GeometryError {

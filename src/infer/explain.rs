@@ -327,7 +327,7 @@ pub(super) fn search<R: Rules>(
             for mv in from_game.legal_moves() {
                 let mut g = from_game.clone();
                 let tiebreak = lines[at].tiebreak + g.tiebreak(&mv);
-                g.play(&mv);
+                g.play_legal(&mv);
                 let occ = occupancy(&g);
                 let key = occ_key(&occ);
                 if seen.contains(&key) || ev.all_quiet(from_occ, &occ) {
@@ -422,7 +422,7 @@ pub(super) fn search_guided<R: Rules>(
             for mv in g.legal_moves() {
                 let mut g2 = g.clone();
                 let tb = tiebreak + g2.tiebreak(&mv);
-                g2.play(&mv);
+                g2.play_legal(&mv);
                 let occ2 = occupancy(&g2);
                 let inside = occ
                     .iter()
@@ -583,7 +583,7 @@ pub fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> boo
         for g in &frontier {
             for mv in g.legal_moves() {
                 let mut g2 = g.clone();
-                g2.play(&mv);
+                g2.play_legal(&mv);
                 let occ = occupancy(&g2);
                 if occ != base
                     && ev.gain(&base, &occ) - cfg.ply_penalty * depth as f64 >= cfg.accept_nats

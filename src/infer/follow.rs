@@ -238,7 +238,7 @@ impl<R: Rules> Follower<R> {
                     .iter()
                     .map(|s| {
                         let id = g.move_id(&s.mv);
-                        g.play(&s.mv);
+                        g.play_legal(&s.mv);
                         id
                     })
                     .collect();
@@ -593,7 +593,7 @@ impl<R: Rules> Follower<R> {
                     return;
                 }
                 tiebreak += g.tiebreak(mv);
-                g.play(mv);
+                g.play_legal(mv);
                 passed.push(super::occupancy(&g));
             }
             if passed.last().map(|o| occ_key(o)) != Some(key) {
@@ -625,7 +625,7 @@ impl<R: Rules> Follower<R> {
         if n > 0 {
             let mut g = h.game.clone();
             for mv in &line.moves {
-                g.play(mv);
+                g.play_legal(mv);
                 let occ = super::occupancy(&g);
                 if trail.contains(&occ) {
                     returns += 1;
@@ -730,10 +730,10 @@ impl<R: Rules> Follower<R> {
         for step in steps {
             let assumed = !self.game.alternatives(&step.mv).is_empty();
             self.before.push(self.game.clone());
-            self.game.play(&step.mv);
+            self.game.play_legal(&step.mv);
             self.moves.push(step.mv.clone());
             self.landing_seen.push(step.landing_seen);
-            let emt = step.ends_view.then(|| step.time - self.last_time);
+            let emt = step.ends_view.then_some(step.time - self.last_time);
             if step.ends_view {
                 self.last_time = step.time;
             }
@@ -822,7 +822,7 @@ impl<R: Rules> Follower<R> {
                 self.game = base.clone();
                 for (i, mv) in line.into_iter().enumerate() {
                     self.before.push(self.game.clone());
-                    self.game.play(&mv);
+                    self.game.play_legal(&mv);
                     self.moves.push(mv.clone());
                     self.landing_seen
                         .push(i > 0 && seen_after.get(i).copied().unwrap_or(false));
@@ -855,12 +855,12 @@ impl<R: Rules> Follower<R> {
     fn replay_with(&self, k: usize, alt: &R::Move) -> Option<(Vec<R::Move>, R)> {
         let mut game = self.before[k].clone();
         let mut line = vec![alt.clone()];
-        game.play(alt);
+        game.play_legal(alt);
         for mv in &self.moves[k + 1..] {
             if !game.legal_moves().contains(mv) {
                 return None;
             }
-            game.play(mv);
+            game.play_legal(mv);
             line.push(mv.clone());
         }
         Some((line, game))
@@ -873,7 +873,7 @@ fn relandings<R: Rules>(game: &R, mv: &R::Move) -> Vec<R::Move> {
     let before = super::occupancy(game);
     let lifted = |m: &R::Move| -> Vec<usize> {
         let mut g = game.clone();
-        g.play(m);
+        g.play_legal(m);
         let after = super::occupancy(&g);
         (0..before.len())
             .filter(|&i| before[i] != Occupant::Empty && after[i] == Occupant::Empty)

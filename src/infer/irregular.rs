@@ -127,7 +127,7 @@ pub fn diagnose<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Opt
         };
         let changed = llrs[i].is_some_and(|l| l > 0.0);
         let fresh = obs.is_fresh(sq);
-        if now != occ[i] && (fresh || changed) || changed && now == occ[i] && p >= CLEAR {
+        if (now != occ[i] && (fresh || changed)) || (changed && p >= CLEAR) {
             odd.push(Seen {
                 sq,
                 was: occ[i],
@@ -206,7 +206,7 @@ fn classify<R: Rules>(game: &R, odd: &[Seen]) -> Option<Irregularity> {
         ([from], [to]) if to.now == from.was => {
             let legal = game.legal_moves().iter().any(|mv| {
                 let mut g = game.clone();
-                g.play(mv);
+                g.play_legal(mv);
                 let after = occupancy(&g);
                 after[idx(from.sq, files)] == Occupant::Empty
                     && after[idx(to.sq, files)] == from.was

@@ -26,7 +26,7 @@ fn ids<R: Rules>(game: &R, v: &Verdict<R::Move>) -> Vec<String> {
                 .iter()
                 .map(|m| {
                     let id = g.move_id(m);
-                    g.play(m);
+                    g.play(m).unwrap();
                     id
                 })
                 .collect()
@@ -138,7 +138,7 @@ fn tablut_moves_and_captures() {
     let game = Tablut::new(TablutOptions::default());
     let mv = game.legal_moves()[5];
     let mut after = game.clone();
-    after.play(&mv);
+    after.play(&mv).unwrap();
     let v = explain(&game, &observe(&after), &InferConfig::default());
     assert_eq!(ids(&game, &v), [game.move_id(&mv)]);
 }
@@ -150,7 +150,7 @@ fn committed<R: Rules>(start: &R, f: &Follower<R>) -> Vec<String> {
         .iter()
         .map(|m| {
             let id = g.move_id(m);
-            g.play(m);
+            g.play(m).unwrap();
             id
         })
         .collect()

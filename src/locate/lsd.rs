@@ -354,13 +354,14 @@ mod tests {
     }
 
     #[test]
-    fn finds_the_long_segments_opencv_finds_on_a_rendered_board() {
-        let mut p = crate::synth::SceneParams::chess_overhead(3, true);
-        (p.width, p.height) = (640, 480);
-        p.camera.elevation_deg = 50.0;
-        let state = crate::synth::BoardState::empty(8, 8, false);
-        let r = crate::synth::render(&p, &state, None).unwrap();
-        let bgr = crate::sets::rgb_to_bgr_mat(&r.image).unwrap();
+    fn finds_the_long_segments_opencv_finds_on_a_board_in_perspective() {
+        // A board seen in perspective (the geometry's test card: no import of the
+        // renderer, which sits downstream of the locator).
+        let pose = crate::geometry::BoardPose::new(
+            "8x8".parse().unwrap(),
+            "150,90 490,100 600,420 40,410".parse().unwrap(),
+        );
+        let bgr = crate::geometry::perspective_test_card(&pose, (640, 480)).unwrap();
         let mut grey = Mat::default();
         imgproc::cvt_color_def(&bgr, &mut grey, imgproc::COLOR_BGR2GRAY).unwrap();
         let ours = detect(grey.data_bytes().unwrap(), 640, 480);

@@ -17,8 +17,6 @@ mod segments;
 mod subpixel;
 mod vanishing;
 
-pub mod eval;
-
 use opencv::core::Mat;
 use opencv::prelude::*;
 

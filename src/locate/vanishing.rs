@@ -4,7 +4,7 @@
 
 use super::linalg::{least_squares_null, line_normalised, unit, V3};
 use super::segments::Segment;
-use crate::synth::Rng;
+use crate::rng::Rng;
 
 /// A segment in normalised image coordinates: centred, the larger half-side = 1,
 /// so that homogeneous arithmetic is well conditioned.

@@ -426,7 +426,7 @@ fn apply_event<R: Recordable>(
                 assumed: *assumed,
             });
             let mut after = before.clone();
-            after.play(mv);
+            after.play_legal(mv);
             draws.after_ply(&after, base + ply + 1, time, record, events);
         }
         FollowEvent::Unexplained { squares, why } => {
@@ -585,7 +585,7 @@ fn debug_event<R: Rules>(
                     .iter()
                     .map(|mv| {
                         let id = g.move_id(mv);
-                        g.play(mv);
+                        g.play_legal(mv);
                         id
                     })
                     .collect();

@@ -14,6 +14,7 @@
 //! The text is complete after every change, so a stopped recording leaves a
 //! valid file.
 
+use crate::record::error::{FreeLogError, TextPos};
 use std::fmt::Write as _;
 
 /// What stands on a site.
@@ -126,11 +127,17 @@ impl FreeLog {
     }
 
     /// Reads back what `render` writes.
-    pub fn parse(text: &str) -> Result<FreeLog, String> {
+    pub fn parse(text: &str) -> Result<FreeLog, FreeLogError> {
         let mut log = FreeLog::new("", "");
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            let bad = |why: &str| format!("line {}: {why}: '{line}'", n + 1);
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            let bad = |why: &str| FreeLogError {
+                at: TextPos {
+                    line: n + 1,
+                    column: raw.chars().take_while(|c| c.is_whitespace()).count() + 1,
+                },
+                why: format!("{why}: '{line}'"),
+            };
             if line.is_empty() {
                 continue;
             }

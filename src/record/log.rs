@@ -1,6 +1,7 @@
 //! One interface over the three record formats, so the recorder writes any game's
 //! record the same way: after every accepted move, the whole file anew.
 
+use crate::record::error::ReadError;
 use crate::record::pdn::PdnRecord;
 use crate::record::pgn::PgnRecord;
 use crate::record::tablut_record::{RecordMove, TablutRecord};
@@ -112,7 +113,11 @@ impl<R: Recordable> RecordFile<R> {
 
     /// A file read back (`record --resume`): the games before the last are kept as
     /// they are, the last goes on. Returns the position after its last move too.
-    pub fn resume(text: &str, like: &R, tags: &RecordTags) -> Result<(R, RecordFile<R>), String> {
+    pub fn resume(
+        text: &str,
+        like: &R,
+        tags: &RecordTags,
+    ) -> Result<(R, RecordFile<R>), ReadError> {
         let mut games = split_games(text);
         let last = games.pop().unwrap_or_default();
         let (game, current) = R::resume(&last, like)?;
@@ -186,7 +191,7 @@ pub trait Recordable: Rules {
     /// Reads a record back (`record --resume`): the game after its last move, with
     /// the history its rules need (repetitions), and the record to write on.
     /// `like` gives the rule options when the format does not.
-    fn resume(text: &str, like: &Self) -> Result<(Self, Self::Record), String>
+    fn resume(text: &str, like: &Self) -> Result<(Self, Self::Record), ReadError>
     where
         Self: Sized;
 }
@@ -224,7 +229,7 @@ impl Recordable for Chess {
     fn claimable(&self) -> Option<String> {
         self.claimable_draw()
     }
-    fn resume(text: &str, _like: &Chess) -> Result<(Chess, PgnRecord), String> {
+    fn resume(text: &str, _like: &Chess) -> Result<(Chess, PgnRecord), ReadError> {
         let rec = crate::record::pgn::parse_pgn(text)?;
         let game = rec.replay()?;
         Ok((game, rec))
@@ -272,7 +277,10 @@ impl Recordable for RussianDraughts {
             Outcome::Win { reason, .. } => reason,
         })
     }
-    fn resume(text: &str, like: &RussianDraughts) -> Result<(RussianDraughts, PdnRecord), String> {
+    fn resume(
+        text: &str,
+        like: &RussianDraughts,
+    ) -> Result<(RussianDraughts, PdnRecord), ReadError> {
         let rec = PdnRecord::parse(text, like.options())?;
         Ok((rec.game().clone(), rec))
     }
@@ -335,7 +343,7 @@ impl GameRecord<RussianDraughts> for PdnRecord {
 
 impl Recordable for Tablut {
     type Record = TablutRecord;
-    fn resume(text: &str, _like: &Tablut) -> Result<(Tablut, TablutRecord), String> {
+    fn resume(text: &str, _like: &Tablut) -> Result<(Tablut, TablutRecord), ReadError> {
         let rec = TablutRecord::parse(text)?;
         let game = rec.replay()?;
         Ok((game, rec))

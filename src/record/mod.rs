@@ -3,12 +3,17 @@
 //! written so that the file on disk is always a complete, valid record of the
 //! moves accepted so far.
 
+mod error;
 pub mod free_log;
 pub mod log;
 pub mod pdn;
 pub mod pgn;
 pub mod resume;
 pub mod tablut_record;
+
+pub use error::{
+    EditError, FreeLogError, LockError, PdnError, PgnError, ReadError, TablutRecordError, TextPos,
+};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -124,10 +129,12 @@ pub struct RecordLock {
 
 impl RecordLock {
     /// Takes the lock on `record`, or says which process holds it.
-    pub fn acquire(record: &Path) -> Result<RecordLock, String> {
+    pub fn acquire(record: &Path) -> Result<RecordLock, LockError> {
         let dir = folder_of(record);
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create the folder '{}': {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| LockError::Folder {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
         let path = dir.join(format!(".{}.lock", file_name_of(record)));
         let mut options = std::fs::OpenOptions::new();
         options.read(true).write(true).create(true).truncate(false);
@@ -136,9 +143,10 @@ impl RecordLock {
             use std::os::unix::fs::OpenOptionsExt;
             options.custom_flags(libc::O_NOFOLLOW).mode(0o644);
         }
-        let mut file = options
-            .open(&path)
-            .map_err(|e| format!("cannot open the lock file '{}': {e}", path.display()))?;
+        let mut file = options.open(&path).map_err(|source| LockError::Open {
+            path: path.clone(),
+            source,
+        })?;
         #[cfg(unix)]
         {
             use std::io::Read;
@@ -149,15 +157,10 @@ impl RecordLock {
                 let mut holder = String::new();
                 let _ = file.read_to_string(&mut holder);
                 let holder = holder.trim();
-                let who = if holder.is_empty() {
-                    "another recorder".to_string()
-                } else {
-                    format!("another recorder (process {holder})")
-                };
-                return Err(format!(
-                    "{who} is writing '{}'; stop it first, or record into another file",
-                    record.display()
-                ));
+                return Err(LockError::Held {
+                    record: record.to_path_buf(),
+                    holder: (!holder.is_empty()).then(|| holder.to_string()),
+                });
             }
         }
         let _ = file.set_len(0);
@@ -193,7 +196,7 @@ mod tests {
         std::fs::write(&target, "kept").unwrap();
         let link = dir.path().join("link.pgn");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        let err = super::write_atomic(&link, "new").unwrap_err();
+        let err = super::write_atomic(&link, "new").unwrap_err().to_string();
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert!(std::fs::symlink_metadata(&link)
             .unwrap()
@@ -203,9 +206,11 @@ mod tests {
         let fifo = dir.path().join("fifo.pgn");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let err = super::write_atomic(&fifo, "new").unwrap_err();
+        let err = super::write_atomic(&fifo, "new").unwrap_err().to_string();
         assert!(err.to_string().contains("FIFO"), "{err}");
-        let err = super::write_atomic(std::path::Path::new("/dev/null"), "new").unwrap_err();
+        let err = super::write_atomic(std::path::Path::new("/dev/null"), "new")
+            .unwrap_err()
+            .to_string();
         assert!(err.to_string().contains("device"), "{err}");
         // Nothing but the three left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
@@ -229,7 +234,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("game.pgn");
         let first = super::RecordLock::acquire(&path).unwrap();
-        let err = super::RecordLock::acquire(&path).unwrap_err();
+        let err = super::RecordLock::acquire(&path).unwrap_err().to_string();
         assert!(err.contains("another recorder"), "{err}");
         assert!(err.contains(&std::process::id().to_string()), "{err}");
         drop(first);

@@ -5,6 +5,7 @@
 //! move log each time, so correcting a move is truncating the log, pushing the
 //! right moves and rendering again.
 
+use crate::record::error::{EditError, PdnError, TextPos};
 use crate::rules::russian_draughts::{DraughtsOptions, Move, Position, RussianDraughts};
 use crate::rules::{Rules, Side};
 
@@ -85,16 +86,14 @@ impl PdnRecord {
 
     /// Sets a tag (replacing its value if present). Tag names are letters, digits
     /// and `_`; Result, GameType, SetUp and FEN are derived and refused.
-    pub fn set_tag(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set_tag(&mut self, name: &str, value: &str) -> Result<(), EditError> {
         let name_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !name_ok {
-            return Err(format!("tag name {name:?} is not a PDN tag name"));
+            return Err(EditError::BadTagName(name.to_string()));
         }
         if DERIVED.contains(&name) {
-            return Err(format!(
-                "tag {name:?} is derived from the game; use set_result or the start position"
-            ));
+            return Err(EditError::DerivedTag(name.to_string()));
         }
         match self.tags.iter_mut().find(|(k, _)| k == name) {
             Some(slot) => slot.1 = value.to_string(),
@@ -127,21 +126,14 @@ impl PdnRecord {
     }
 
     /// Appends a move; it must be legal in the current position.
-    pub fn push(&mut self, mv: &Move) -> Result<(), String> {
-        if !Rules::legal_moves(&self.game).contains(mv) {
-            return Err(format!(
-                "move {} is not legal in {}",
-                mv.long_notation(),
-                self.game.fen()
-            ));
-        }
-        self.game.play(mv);
+    pub fn push(&mut self, mv: &Move) -> Result<(), EditError> {
+        self.game.play(mv)?;
         self.comments.push(None);
         Ok(())
     }
 
     /// Parses a move in record notation and appends it.
-    pub fn push_notation(&mut self, text: &str) -> Result<Move, String> {
+    pub fn push_notation(&mut self, text: &str) -> Result<Move, EditError> {
         let mv = self.game.play_notation(text)?;
         self.comments.push(None);
         Ok(mv)
@@ -156,7 +148,7 @@ impl PdnRecord {
         let mut g =
             RussianDraughts::from_position(*self.game.initial_position(), self.game.options());
         for m in &self.game.moves()[..len] {
-            g.play(m);
+            g.play_legal(m);
         }
         self.game = g;
         self.comments.truncate(len);
@@ -167,12 +159,12 @@ impl PdnRecord {
     }
 
     /// Sets or clears the comment after move `index` (0-based).
-    pub fn set_comment(&mut self, index: usize, text: Option<&str>) -> Result<(), String> {
-        let n = self.comments.len();
+    pub fn set_comment(&mut self, index: usize, text: Option<&str>) -> Result<(), EditError> {
+        let moves = self.comments.len();
         let slot = self
             .comments
             .get_mut(index)
-            .ok_or_else(|| format!("no move {index} to comment (the record has {n} moves)"))?;
+            .ok_or(EditError::NoMove { index, moves })?;
         *slot = text.and_then(clean_comment);
         Ok(())
     }
@@ -187,9 +179,9 @@ impl PdnRecord {
 
     /// Sets an explicit result token (`1-0`, `0-1`, `1/2-1/2`, `*`, or the draughts
     /// forms `2-0`, `0-2`, `1-1`, `0-0`), or `None` to follow the game's outcome.
-    pub fn set_result(&mut self, token: Option<&str>) -> Result<(), String> {
+    pub fn set_result(&mut self, token: Option<&str>) -> Result<(), EditError> {
         match token {
-            Some(t) if !RESULTS.contains(&t) => Err(format!("{t:?} is not a PDN result")),
+            Some(t) if !RESULTS.contains(&t) => Err(EditError::NotAPdnResult(t.to_string())),
             _ => {
                 self.result = token.map(str::to_string);
                 Ok(())
@@ -273,15 +265,16 @@ impl PdnRecord {
     }
 
     /// Reads the first game of a PDN text and replays it through the engine.
-    pub fn parse(text: &str, options: DraughtsOptions) -> Result<PdnRecord, String> {
+    pub fn parse(text: &str, options: DraughtsOptions) -> Result<PdnRecord, PdnError> {
         let mut reader = Reader::new(text);
-        reader
-            .game(options)?
-            .ok_or_else(|| "no game in the PDN text".to_string())
+        match reader.game(options)? {
+            Some(game) => Ok(game),
+            None => Err(reader.fail(reader.pos, "no game in the PDN text")),
+        }
     }
 
     /// Reads every game of a PDN text.
-    pub fn parse_all(text: &str, options: DraughtsOptions) -> Result<Vec<PdnRecord>, String> {
+    pub fn parse_all(text: &str, options: DraughtsOptions) -> Result<Vec<PdnRecord>, PdnError> {
         let mut reader = Reader::new(text);
         let mut games = Vec::new();
         while let Some(g) = reader.game(options)? {
@@ -292,7 +285,7 @@ impl PdnRecord {
 }
 
 /// Replays the first game of a PDN text into an engine game.
-pub fn read_game(text: &str, options: DraughtsOptions) -> Result<RussianDraughts, String> {
+pub fn read_game(text: &str, options: DraughtsOptions) -> Result<RussianDraughts, PdnError> {
     Ok(PdnRecord::parse(text, options)?.game)
 }
 
@@ -319,8 +312,12 @@ impl<'a> Reader<'a> {
         Some(c)
     }
 
-    fn line(&self) -> usize {
-        self.text[..self.pos].matches('\n').count() + 1
+    /// An error at byte `pos` of the text.
+    fn fail(&self, pos: usize, why: impl Into<String>) -> PdnError {
+        PdnError {
+            at: TextPos::of(self.text, pos),
+            why: why.into(),
+        }
     }
 
     /// Skips whitespace and `%` escape lines.
@@ -346,8 +343,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn tag(&mut self) -> Result<(String, String), String> {
-        let line = self.line();
+    fn tag(&mut self) -> Result<(String, String), PdnError> {
+        let open = self.pos;
         self.bump(); // '['
         self.skip_space();
         let start = self.pos;
@@ -360,9 +357,7 @@ impl<'a> Reader<'a> {
         let name = self.text[start..self.pos].to_string();
         self.skip_space();
         if name.is_empty() || self.bump() != Some('"') {
-            return Err(format!(
-                "line {line}: malformed tag, expected [Name \"value\"]"
-            ));
+            return Err(self.fail(open, "malformed tag, expected [Name \"value\"]"));
         }
         let mut value = String::new();
         loop {
@@ -373,20 +368,20 @@ impl<'a> Reader<'a> {
                     None => break,
                 },
                 Some('\n') | None => {
-                    return Err(format!("line {line}: unterminated value of tag {name}"))
+                    return Err(self.fail(open, format!("unterminated value of tag {name}")))
                 }
                 Some(c) => value.push(c),
             }
         }
         self.skip_space();
         if self.bump() != Some(']') {
-            return Err(format!("line {line}: tag {name} is not closed by ']'"));
+            return Err(self.fail(open, format!("tag {name} is not closed by ']'")));
         }
         Ok((name, value))
     }
 
-    fn comment(&mut self) -> Result<String, String> {
-        let line = self.line();
+    fn comment(&mut self) -> Result<String, PdnError> {
+        let open = self.pos;
         self.bump(); // '{'
         let start = self.pos;
         while let Some(c) = self.bump() {
@@ -395,12 +390,12 @@ impl<'a> Reader<'a> {
                 return Ok(body.split_whitespace().collect::<Vec<_>>().join(" "));
             }
         }
-        Err(format!("line {line}: comment is not closed by '}}'"))
+        Err(self.fail(open, "comment is not closed by '}'"))
     }
 
     /// Skips a (possibly nested) variation; comments inside may hold parentheses.
-    fn variation(&mut self) -> Result<(), String> {
-        let line = self.line();
+    fn variation(&mut self) -> Result<(), PdnError> {
+        let open = self.pos;
         let mut depth = 0;
         while let Some(c) = self.peek() {
             match c {
@@ -420,7 +415,7 @@ impl<'a> Reader<'a> {
             }
             self.bump();
         }
-        Err(format!("line {line}: variation is not closed by ')'"))
+        Err(self.fail(open, "variation is not closed by ')'"))
     }
 
     fn word(&mut self) -> &'a str {
@@ -435,11 +430,12 @@ impl<'a> Reader<'a> {
     }
 
     /// Next game, or `None` at the end of the text.
-    fn game(&mut self, options: DraughtsOptions) -> Result<Option<PdnRecord>, String> {
+    fn game(&mut self, options: DraughtsOptions) -> Result<Option<PdnRecord>, PdnError> {
         self.skip_space();
         if self.peek().is_none() {
             return Ok(None);
         }
+        let start = self.pos;
         let mut tags = Vec::new();
         while self.peek() == Some('[') {
             tags.push(self.tag()?);
@@ -452,17 +448,23 @@ impl<'a> Reader<'a> {
         };
         if let Some(gt) = find("GameType") {
             if gt.split(',').next().map(str::trim) != Some("25") {
-                return Err(format!("GameType {gt:?} is not Russian draughts (25)"));
+                return Err(self.fail(
+                    start,
+                    format!("GameType {gt:?} is not Russian draughts (25)"),
+                ));
             }
         }
         let game = match find("FEN") {
-            Some(fen) => RussianDraughts::from_fen(&fen, options)?,
+            Some(fen) => RussianDraughts::from_fen(&fen, options)
+                .map_err(|e| self.fail(start, format!("FEN tag: {e}")))?,
             None => RussianDraughts::new(options),
         };
         let mut record = PdnRecord::from_game(&game);
         for (k, v) in &tags {
             if !DERIVED.contains(&k.as_str()) {
-                record.set_tag(k, v)?;
+                record
+                    .set_tag(k, v)
+                    .map_err(|e| self.fail(start, e.to_string()))?;
             }
         }
         let mut result = find("Result");
@@ -485,10 +487,10 @@ impl<'a> Reader<'a> {
                 ';' => self.skip_line(),
                 '(' => self.variation()?,
                 ')' | '}' | ']' => {
-                    return Err(format!("line {}: unexpected {c:?}", self.line()));
+                    return Err(self.fail(self.pos, format!("unexpected {c:?}")));
                 }
                 _ => {
-                    let line = self.line();
+                    let at = self.pos;
                     let word = self.word();
                     if RESULTS.contains(&word) {
                         result = Some(word.to_string());
@@ -519,15 +521,17 @@ impl<'a> Reader<'a> {
                     let parsed = record
                         .game
                         .parse_move(mv)
-                        .map_err(|e| format!("line {line}: move {number}{dots} {mv}: {e}"))?;
-                    record.game.play(&parsed);
+                        .map_err(|e| self.fail(at, format!("move {number}{dots} {mv}: {e}")))?;
+                    record.game.play_legal(&parsed);
                     record.comments.push(None);
                 }
             }
         }
         let result = result.filter(|r| r != "*");
         if let Some(r) = result.as_deref() {
-            record.set_result(Some(r))?;
+            record
+                .set_result(Some(r))
+                .map_err(|e| self.fail(start, e.to_string()))?;
         }
         Ok(Some(record))
     }
@@ -672,7 +676,7 @@ mod tests {
             ("", "no game"),
         ];
         for (text, needle) in cases {
-            let err = PdnRecord::parse(text, opts()).unwrap_err();
+            let err = PdnRecord::parse(text, opts()).unwrap_err().to_string();
             assert!(err.contains(needle), "{text:?}: {err}");
         }
     }

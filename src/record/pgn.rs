@@ -5,8 +5,9 @@
 //! caller edits the log's UCI and calls [`PgnRecord::rebuild_san`], since the SAN
 //! of later moves may change too (check marks, disambiguation).
 
+use crate::record::error::{PgnError, TextPos};
 use crate::rules::chess::Chess;
-use crate::rules::{Outcome, Rules};
+use crate::rules::{FenError, Outcome, ReplayError, Rules};
 
 /// One half-move of the log.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,12 +152,28 @@ impl PgnRecord {
     }
 
     /// Replays the log's UCI moves and returns the final position.
-    pub fn replay(&self) -> Result<Chess, String> {
+    pub fn replay(&self) -> Result<Chess, ReplayError> {
         Chess::replay(self.start_fen.as_deref(), &self.ucis())
     }
 
+    /// The position the game starts from and its moves, each checked by the rules.
+    pub fn start_and_moves(&self) -> Result<(Chess, Vec<<Chess as Rules>::Move>), ReplayError> {
+        let start = match &self.start_fen {
+            Some(f) => Chess::from_fen(f)?,
+            None => Chess::new(),
+        };
+        let mut g = start.clone();
+        let mut moves = Vec::with_capacity(self.moves.len());
+        for u in self.ucis() {
+            let m = g.parse_uci(&u)?;
+            g.play_legal(&m);
+            moves.push(m);
+        }
+        Ok((start, moves))
+    }
+
     /// Re-derives every SAN from the UCI moves, after the log was edited.
-    pub fn rebuild_san(&mut self) -> Result<(), String> {
+    pub fn rebuild_san(&mut self) -> Result<(), ReplayError> {
         let sans = rebuild_san(self.start_fen.as_deref(), &self.ucis())?;
         for (mv, san) in self.moves.iter_mut().zip(sans) {
             mv.san = san;
@@ -347,7 +364,7 @@ pub fn parse_emt(text: &str) -> Option<f64> {
 }
 
 /// SAN of each UCI move played from `start_fen` (or the initial position).
-pub fn rebuild_san(start_fen: Option<&str>, ucis: &[String]) -> Result<Vec<String>, String> {
+pub fn rebuild_san(start_fen: Option<&str>, ucis: &[String]) -> Result<Vec<String>, ReplayError> {
     let mut game = match start_fen {
         Some(fen) => Chess::from_fen(fen)?,
         None => Chess::new(),
@@ -355,11 +372,12 @@ pub fn rebuild_san(start_fen: Option<&str>, ucis: &[String]) -> Result<Vec<Strin
     let mut sans = Vec::with_capacity(ucis.len());
     for uci in ucis {
         let label = move_label(&game);
-        let mv = game
-            .parse_uci(uci)
-            .map_err(|e| format!("move {label} {uci}: {e}"))?;
+        let mv = game.parse_uci(uci).map_err(|mut e| {
+            e.why = format!("move {label} {uci}: {}", e.why);
+            e
+        })?;
         sans.push(game.notation(&mv));
-        game.play(&mv);
+        game.play_legal(&mv);
     }
     Ok(sans)
 }
@@ -374,16 +392,20 @@ fn move_label(game: &Chess) -> String {
 }
 
 /// Parses the first game of a PGN text and replays it.
-pub fn parse_pgn(text: &str) -> Result<PgnRecord, String> {
+pub fn parse_pgn(text: &str) -> Result<PgnRecord, PgnError> {
     parse_pgn_games(text)?
         .into_iter()
         .next()
-        .ok_or_else(|| "no game found in PGN".to_string())
+        .ok_or_else(|| PgnError {
+            game: 1,
+            at: TextPos::of(text, text.len()),
+            why: "no game found in PGN".to_string(),
+        })
 }
 
 /// Parses every game of a PGN text, replaying each move through [`Chess`].
 /// Variations and NAGs are skipped; `%emt` commands fill `emt_seconds`.
-pub fn parse_pgn_games(text: &str) -> Result<Vec<PgnRecord>, String> {
+pub fn parse_pgn_games(text: &str) -> Result<Vec<PgnRecord>, PgnError> {
     let mut lexer = Lexer {
         chars: text.trim_start_matches('\u{feff}').chars().collect(),
         pos: 0,
@@ -395,7 +417,11 @@ pub fn parse_pgn_games(text: &str) -> Result<Vec<PgnRecord>, String> {
             break;
         }
         let n = games.len() + 1;
-        let game = parse_game(&mut lexer).map_err(|e| format!("PGN game {n}: {e}"))?;
+        let game = parse_game(&mut lexer).map_err(|e| PgnError {
+            game: n,
+            at: lexer.text_pos(e.pos),
+            why: e.why,
+        })?;
         games.push(game);
     }
     Ok(games)
@@ -414,24 +440,38 @@ enum Token {
     Nag,
 }
 
+/// A failure at character `pos` of the lexer's text.
+struct Fail {
+    pos: usize,
+    why: String,
+}
+
+impl Fail {
+    fn at(pos: usize, why: impl Into<String>) -> Fail {
+        Fail {
+            pos,
+            why: why.into(),
+        }
+    }
+}
+
 impl Lexer {
+    /// Line and column of character `pos`.
+    fn text_pos(&self, pos: usize) -> TextPos {
+        let head = &self.chars[..pos.min(self.chars.len())];
+        let line_start = head.iter().rposition(|c| *c == '\n').map_or(0, |i| i + 1);
+        TextPos {
+            line: 1 + head.iter().filter(|c| **c == '\n').count(),
+            column: head.len() - line_start + 1,
+        }
+    }
+
     fn at_end(&self) -> bool {
         self.pos >= self.chars.len()
     }
 
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
-    }
-
-    fn line(&self) -> usize {
-        self.line_at(self.pos)
-    }
-
-    fn line_at(&self, pos: usize) -> usize {
-        1 + self.chars[..pos.min(self.chars.len())]
-            .iter()
-            .filter(|c| **c == '\n')
-            .count()
     }
 
     /// Skips whitespace and `%` escape lines.
@@ -457,7 +497,7 @@ impl Lexer {
         }
     }
 
-    fn read_until(&mut self, end: char) -> Result<String, String> {
+    fn read_until(&mut self, end: char) -> Result<String, Fail> {
         let start = self.pos;
         while let Some(c) = self.peek() {
             self.pos += 1;
@@ -466,10 +506,13 @@ impl Lexer {
             }
         }
         self.pos = start;
-        Err(format!("unterminated '{}' near line {}", end, self.line()))
+        Err(Fail::at(
+            start.saturating_sub(1),
+            format!("unterminated '{end}'"),
+        ))
     }
 
-    fn next_token(&mut self) -> Result<Option<Token>, String> {
+    fn next_token(&mut self) -> Result<Option<Token>, Fail> {
         self.skip_space();
         let Some(c) = self.peek() else {
             return Ok(None);
@@ -491,7 +534,7 @@ impl Lexer {
                 self.pos += 1;
                 Ok(Some(Token::VariationStart))
             }
-            ')' => Err(format!("unbalanced ')' near line {}", self.line())),
+            ')' => Err(Fail::at(self.pos, "unbalanced ')'")),
             '$' => {
                 self.pos += 1;
                 while self.peek().is_some_and(|c| c.is_ascii_digit()) {
@@ -499,7 +542,7 @@ impl Lexer {
                 }
                 Ok(Some(Token::Nag))
             }
-            '}' | ']' => Err(format!("unexpected '{c}' near line {}", self.line())),
+            '}' | ']' => Err(Fail::at(self.pos, format!("unexpected '{c}'"))),
             _ => {
                 let start = self.pos;
                 while self
@@ -515,7 +558,7 @@ impl Lexer {
         }
     }
 
-    fn tag(&mut self) -> Result<Token, String> {
+    fn tag(&mut self) -> Result<Token, Fail> {
         let start_pos = self.pos;
         self.pos += 1;
         self.skip_space();
@@ -529,21 +572,13 @@ impl Lexer {
         let name: String = self.chars[start..self.pos].iter().collect();
         self.skip_space();
         if name.is_empty() || self.peek() != Some('"') {
-            return Err(format!(
-                "malformed tag pair on line {}",
-                self.line_at(start_pos)
-            ));
+            return Err(Fail::at(start_pos, "malformed tag pair"));
         }
         self.pos += 1;
         let mut value = String::new();
         loop {
             match self.peek() {
-                None => {
-                    return Err(format!(
-                        "unterminated tag value on line {}",
-                        self.line_at(start_pos)
-                    ))
-                }
+                None => return Err(Fail::at(start_pos, "unterminated tag value")),
                 Some('\\') => {
                     self.pos += 1;
                     if let Some(c) = self.peek() {
@@ -563,23 +598,20 @@ impl Lexer {
         }
         self.skip_space();
         if self.peek() != Some(']') {
-            return Err(format!(
-                "tag {name} on line {} lacks its ']'",
-                self.line_at(start_pos)
-            ));
+            return Err(Fail::at(start_pos, format!("tag {name} lacks its ']'")));
         }
         self.pos += 1;
         Ok(Token::Tag(name, value))
     }
 
     /// Skips a variation whose '(' was already read, nested ones included.
-    fn skip_variation(&mut self) -> Result<(), String> {
-        let line = self.line();
+    fn skip_variation(&mut self) -> Result<(), Fail> {
+        let open = self.pos.saturating_sub(1);
         let mut depth = 1;
         while depth > 0 {
             self.skip_space();
             match self.peek() {
-                None => return Err(format!("unterminated variation from line {line}")),
+                None => return Err(Fail::at(open, "unterminated variation")),
                 Some('(') => depth += 1,
                 Some(')') => depth -= 1,
                 Some('{') => {
@@ -599,12 +631,13 @@ impl Lexer {
     }
 }
 
-fn parse_game(lexer: &mut Lexer) -> Result<PgnRecord, String> {
+fn parse_game(lexer: &mut Lexer) -> Result<PgnRecord, Fail> {
     let mut rec = PgnRecord::new();
     let mut game: Option<Chess> = None;
     let mut seen_movetext = false;
     let mut termination: Option<String> = None;
     loop {
+        lexer.skip_space();
         let save = lexer.pos;
         let Some(token) = lexer.next_token()? else {
             break;
@@ -644,33 +677,38 @@ fn parse_game(lexer: &mut Lexer) -> Result<PgnRecord, String> {
                 let chess = match &mut game {
                     Some(g) => g,
                     None => game.insert(match &rec.start_fen {
-                        Some(fen) => Chess::from_fen(fen)?,
+                        Some(fen) => Chess::from_fen(fen).map_err(|e| fen_fail(save, e))?,
                         None => Chess::new(),
                     }),
                 };
                 let label = move_label(chess);
                 let mv = chess
                     .parse_san(san)
-                    .map_err(|e| format!("move {label} {san}: {e}"))?;
+                    .map_err(|e| Fail::at(save, format!("move {label} {san}: {e}")))?;
                 let entry = PgnMove::new(&chess.notation(&mv), &chess.move_id(&mv));
                 chess
-                    .try_play(&mv)
-                    .map_err(|e| format!("move {label} {san}: {e}"))?;
+                    .play(&mv)
+                    .map_err(|e| Fail::at(save, format!("move {label} {san}: {e}")))?;
                 rec.moves.push(entry);
             }
         }
     }
     if !seen_movetext && rec == PgnRecord::new() {
-        return Err(format!("empty game near line {}", lexer.line()));
+        return Err(Fail::at(lexer.pos, "empty game"));
     }
     if let Some(fen) = &rec.start_fen {
         // Validates a FEN even when no move follows it.
-        Chess::from_fen(fen)?;
+        Chess::from_fen(fen).map_err(|e| fen_fail(lexer.pos, e))?;
     }
     if let Some(t) = termination {
         rec.result = t;
     }
     Ok(rec)
+}
+
+/// A FEN tag refused, reported where the game's moves or end stand.
+fn fen_fail(pos: usize, e: FenError) -> Fail {
+    Fail::at(pos, format!("FEN tag: {e}"))
 }
 
 /// Files a comment, pulling out an `[%emt ...]` command into the move's time.
@@ -807,7 +845,7 @@ mod tests {
             if m.san == "exd6" {
                 assert!(mv.is_en_passant());
             }
-            g.play(&mv);
+            g.play(&mv).unwrap();
         }
     }
 
@@ -823,7 +861,7 @@ mod tests {
         for (i, uci) in ["e2e4", "e7e5", "g1f3"].iter().enumerate() {
             let mv = g.parse_uci(uci).unwrap();
             rec.push_move(&g.notation(&mv), uci, Some(5.0 + 60.0 * i as f64));
-            g.play(&mv);
+            g.play(&mv).unwrap();
         }
         rec.moves[0].emt_seconds = None;
         rec.push_comment("unexplained change at 0:12:03: cells e2,e4");
@@ -882,7 +920,7 @@ mod tests {
         }
         rec.moves[0].uci = "e7e8n".into();
         // The queen move no longer exists for a knight.
-        let err = rec.rebuild_san().unwrap_err();
+        let err = rec.rebuild_san().unwrap_err().to_string();
         assert!(err.contains("e8e6"), "{err}");
         rec.moves[2].uci = "e8d6".into();
         rec.rebuild_san().unwrap();
@@ -895,7 +933,7 @@ mod tests {
         let text = "% exported by hand\n[Event \"a\\\\b \\\"c\\\"\"]\n[Result \"1-0\"]\n\n\
 1.e4 $1 e5!? (1...c5 {Sicilian (popular)} 2.Nf3 (2.c3) d6) 2.Nf3 ; rest of line\n\
 Nc6 2...a6?? {not reached} 0-1\n";
-        let err = parse_pgn(text).unwrap_err();
+        let err = parse_pgn(text).unwrap_err().to_string();
         assert!(err.contains("a6"), "{err}");
         let text = text.replace("2...a6?? {not reached} ", "{[%emt 0:00:07.5] thinks} ");
         let rec = parse_pgn(&text).unwrap();
@@ -909,17 +947,25 @@ Nc6 2...a6?? {not reached} 0-1\n";
 
     #[test]
     fn reader_errors_are_clear() {
-        let err = parse_pgn("1. e4 e5 2. Ke3 *").unwrap_err();
+        let err = parse_pgn("1. e4 e5 2. Ke3 *").unwrap_err().to_string();
         assert!(err.contains("2. Ke3"), "{err}");
-        let err = parse_pgn("[FEN \"bad fen\"]\n1. e4 *").unwrap_err();
+        let err = parse_pgn("[FEN \"bad fen\"]\n1. e4 *")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("\"bad fen\""), "{err}");
         assert!(parse_pgn("{never closed").is_err());
         assert!(parse_pgn("1. e4 (1. d4").is_err());
         assert!(parse_pgn("[Event \"x").is_err());
         assert!(parse_pgn("").is_err());
         // A stray closing brace or bracket is an error, not an endless loop.
-        assert!(parse_pgn("1. e4 } e5 *").unwrap_err().contains("'}'"));
-        assert!(parse_pgn("1. e4 ] *").unwrap_err().contains("']'"));
+        assert!(parse_pgn("1. e4 } e5 *")
+            .unwrap_err()
+            .to_string()
+            .contains("'}'"));
+        assert!(parse_pgn("1. e4 ] *")
+            .unwrap_err()
+            .to_string()
+            .contains("']'"));
         let ep = parse_pgn("1. e4 Nf6 2. e5 d5 3. exd6 e.p. *").unwrap();
         assert_eq!(ep.moves[4].uci, "e5d6");
         assert_eq!(ep.moves[4].san, "exd6");
@@ -937,7 +983,7 @@ Nc6 2...a6?? {not reached} 0-1\n";
             for uci in ["g1f3", "g8f6", "f3g1", "f6g8"] {
                 let mv = g.parse_uci(uci).unwrap();
                 rec.push_move(&g.notation(&mv), uci, Some(3725.0));
-                g.play(&mv);
+                g.play(&mv).unwrap();
             }
         }
         rec.push_comment(&"word ".repeat(40));

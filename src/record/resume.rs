@@ -4,6 +4,7 @@
 //! after a failing camera and after an arbiter's take-back; `record --resume` can
 //! share it.
 
+use crate::record::error::{EditError, ReadError};
 use crate::record::log::{GameRecord, Recordable};
 use crate::record::pdn::PdnRecord;
 use crate::record::pgn::{parse_pgn, PgnRecord};
@@ -49,9 +50,9 @@ impl<R: Recordable> Resumed<R> {
 pub trait Resume: Recordable + Sized {
     /// Reads a record. `like` is a game of the same kind whose options (draughts
     /// rules, who moves first in Tablut) the record does not state.
-    fn read_record(text: &str, like: &Self) -> Result<Resumed<Self>, String>;
+    fn read_record(text: &str, like: &Self) -> Result<Resumed<Self>, ReadError>;
     /// Sets the result token (`1-0`, `0-1`, `1/2-1/2`, `*`), as an arbiter does.
-    fn set_result_token(record: &mut Self::Record, token: &str) -> Result<(), String>;
+    fn set_result_token(record: &mut Self::Record, token: &str) -> Result<(), EditError>;
     /// The result tokens this game's record format takes; the first four are
     /// always [`RESULT_TOKENS`].
     fn result_tokens() -> &'static [&'static str] {
@@ -59,15 +60,15 @@ pub trait Resume: Recordable + Sized {
     }
     /// Whether `token` is a result of this game's record format; the error names
     /// it and says what is.
-    fn check_result(token: &str) -> Result<(), String> {
+    fn check_result(token: &str) -> Result<(), EditError> {
         let tokens = Self::result_tokens();
         if tokens.contains(&token) {
             return Ok(());
         }
         let (last, rest) = tokens.split_last().unwrap_or((&"*", &[]));
-        Err(format!(
-            "'{token}' is not a result: use {} or {last}",
-            rest.join(", ")
+        Err(EditError::NotAResultOf(
+            token.to_string(),
+            format!("{} or {last}", rest.join(", ")),
         ))
     }
 }
@@ -80,13 +81,11 @@ pub const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 /// forfeit).
 pub const PDN_RESULT_TOKENS: [&str; 8] = ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1", "0-0"];
 
-fn check_token(token: &str) -> Result<(), String> {
+fn check_token(token: &str) -> Result<(), EditError> {
     if RESULT_TOKENS.contains(&token) {
         Ok(())
     } else {
-        Err(format!(
-            "'{token}' is not a result: use 1-0, 0-1, 1/2-1/2 or *"
-        ))
+        Err(EditError::NotAResult(token.to_string()))
     }
 }
 
@@ -114,10 +113,10 @@ pub fn set_result_in<R: Resume>(
     token: &str,
     note: &str,
 ) -> Result<Option<String>, String> {
-    R::check_result(token)?;
+    R::check_result(token).map_err(|e| e.to_string())?;
     let mut games = crate::record::log::split_games(text);
     let last = games.pop().unwrap_or_default();
-    let r = R::read_record(&last, like)?;
+    let r = R::read_record(&last, like).map_err(|e| e.to_string())?;
     if let Some(o) = r.game.outcome() {
         let ruled = o.result_token();
         if common_result(token) != ruled {
@@ -136,7 +135,7 @@ pub fn set_result_in<R: Resume>(
     if !note.is_empty() {
         record.note(note);
     }
-    R::set_result_token(&mut record, token)?;
+    R::set_result_token(&mut record, token).map_err(|e| e.to_string())?;
     let mut out = String::new();
     for g in &games {
         out.push_str(g.trim_end());
@@ -147,19 +146,17 @@ pub fn set_result_in<R: Resume>(
 }
 
 /// Plays `moves` from `start`, checking each.
-fn replay<R: Rules>(start: &R, moves: &[R::Move]) -> Result<R, String> {
+fn replay<R: Rules>(start: &R, moves: &[R::Move]) -> Result<R, ReadError> {
     let mut g = start.clone();
     for (i, m) in moves.iter().enumerate() {
-        if !g.legal_moves().contains(m) {
-            return Err(format!("move {} of the record is not legal", i + 1));
-        }
-        g.play(m);
+        g.play(m)
+            .map_err(|_| ReadError::Illegal { number: i + 1 })?;
     }
     Ok(g)
 }
 
 impl Resume for Chess {
-    fn read_record(text: &str, _like: &Chess) -> Result<Resumed<Chess>, String> {
+    fn read_record(text: &str, _like: &Chess) -> Result<Resumed<Chess>, ReadError> {
         let record: PgnRecord = parse_pgn(text)?;
         let start = match &record.start_fen {
             Some(f) => Chess::from_fen(f)?,
@@ -169,7 +166,7 @@ impl Resume for Chess {
         let mut moves = Vec::new();
         for uci in record.ucis() {
             let m = g.parse_uci(&uci)?;
-            g.play(&m);
+            g.play_legal(&m);
             moves.push(m);
         }
         Ok(Resumed {
@@ -180,7 +177,7 @@ impl Resume for Chess {
             record,
         })
     }
-    fn set_result_token(record: &mut PgnRecord, token: &str) -> Result<(), String> {
+    fn set_result_token(record: &mut PgnRecord, token: &str) -> Result<(), EditError> {
         check_token(token)?;
         record.result = token.to_string();
         Ok(())
@@ -188,7 +185,10 @@ impl Resume for Chess {
 }
 
 impl Resume for RussianDraughts {
-    fn read_record(text: &str, like: &RussianDraughts) -> Result<Resumed<RussianDraughts>, String> {
+    fn read_record(
+        text: &str,
+        like: &RussianDraughts,
+    ) -> Result<Resumed<RussianDraughts>, ReadError> {
         let options = like.options();
         let record = PdnRecord::parse(text, options)?;
         let start = RussianDraughts::from_position(*record.game().initial_position(), options);
@@ -202,7 +202,7 @@ impl Resume for RussianDraughts {
             record,
         })
     }
-    fn set_result_token(record: &mut PdnRecord, token: &str) -> Result<(), String> {
+    fn set_result_token(record: &mut PdnRecord, token: &str) -> Result<(), EditError> {
         Self::check_result(token)?;
         record.set_result((token != "*").then_some(token))
     }
@@ -212,7 +212,7 @@ impl Resume for RussianDraughts {
 }
 
 impl Resume for Tablut {
-    fn read_record(text: &str, _like: &Tablut) -> Result<Resumed<Tablut>, String> {
+    fn read_record(text: &str, _like: &Tablut) -> Result<Resumed<Tablut>, ReadError> {
         let record = TablutRecord::parse(text)?;
         let start = match &record.setup {
             None => Tablut::new(record.options),
@@ -232,7 +232,7 @@ impl Resume for Tablut {
             record,
         })
     }
-    fn set_result_token(record: &mut TablutRecord, token: &str) -> Result<(), String> {
+    fn set_result_token(record: &mut TablutRecord, token: &str) -> Result<(), EditError> {
         check_token(token)?;
         record.result = (token != "*").then(|| token.to_string());
         Ok(())
@@ -258,7 +258,7 @@ mod tests {
         for _ in 0..n {
             let m = g.legal_moves()[0].clone();
             rec.push(&g, &m, None);
-            g.play(&m);
+            g.play_legal(&m);
         }
         rec.note("arbiter 12:00:00 UTC: noted");
         rec.set_result(&g);

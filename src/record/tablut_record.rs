@@ -42,6 +42,7 @@
 //!   token records a resignation or agreement.
 //! - The writer wraps lines at 80 characters.
 
+use crate::record::error::{TablutRecordError, TextPos};
 use crate::rules::tablut::{Move, Repetition, Tablut, TablutOptions};
 use crate::rules::{Rules, Side};
 
@@ -129,25 +130,21 @@ impl TablutRecord {
         rec
     }
 
-    fn start_game(&self) -> Result<Tablut, String> {
+    fn start_game(&self) -> Result<Tablut, TablutRecordError> {
         match &self.setup {
             None => Ok(Tablut::new(self.options)),
-            Some(text) => Tablut::from_position(text, self.options),
+            Some(text) => Tablut::from_position(text, self.options)
+                .map_err(|e| plain(format!("tag Position: {e}"))),
         }
     }
 
     /// Plays the moves through the rules; the error names the first illegal one.
-    pub fn replay(&self) -> Result<Tablut, String> {
+    pub fn replay(&self) -> Result<Tablut, TablutRecordError> {
         let mut game = self.start_game()?;
         for (ply, rm) in self.moves.iter().enumerate() {
-            if !game.legal_moves().contains(&rm.mv) {
-                return Err(format!(
-                    "{}: {} is not legal here",
-                    move_label(&game, ply, self.options.first_move),
-                    rm.mv
-                ));
-            }
-            game.play(&rm.mv);
+            let label = move_label(&game, ply, self.options.first_move);
+            game.play(&rm.mv)
+                .map_err(|_| plain(format!("{label}: {} is not legal here", rm.mv)))?;
         }
         Ok(game)
     }
@@ -162,17 +159,19 @@ impl TablutRecord {
 
     /// Renders the whole record; fails on an illegal move, a bad set-up position,
     /// an unknown result token or an extra tag that would not read back.
-    pub fn to_text(&self) -> Result<String, String> {
+    pub fn to_text(&self) -> Result<String, TablutRecordError> {
         if let Some(r) = &self.result {
             if !RESULTS.contains(&r.as_str()) {
-                return Err(format!("result `{r}`: expected 1-0, 0-1, 1/2-1/2 or *"));
+                return Err(plain(format!(
+                    "result `{r}`: expected 1-0, 0-1, 1/2-1/2 or *"
+                )));
             }
         }
         for (name, _) in &self.extra_tags {
             if !valid_tag_name(name) || RESERVED_TAGS.contains(&name.as_str()) {
-                return Err(format!(
+                return Err(plain(format!(
                     "extra tag `{name}`: not a tag name, or one the record writes itself"
-                ));
+                )));
             }
         }
         let first = self.options.first_move;
@@ -185,11 +184,11 @@ impl TablutRecord {
         let mut need_number = true;
         for (ply, rm) in self.moves.iter().enumerate() {
             if !game.legal_moves().contains(&rm.mv) {
-                return Err(format!(
+                return Err(plain(format!(
                     "{}: {} is not legal here",
                     move_label(&game, ply, first),
                     rm.mv
-                ));
+                )));
             }
             let number = move_number(&game, ply, first);
             if game.side_to_move() == first {
@@ -198,7 +197,7 @@ impl TablutRecord {
                 words.push(format!("{number}..."));
             }
             words.push(game.notation(&rm.mv));
-            game.play(&rm.mv);
+            game.play_legal(&rm.mv);
             need_number = false;
             for c in &rm.comments {
                 need_number |= push_comment(&mut words, c);
@@ -255,7 +254,7 @@ impl TablutRecord {
     }
 
     /// Reads a record and replays it; errors name the line, tag or move at fault.
-    pub fn parse(text: &str) -> Result<TablutRecord, String> {
+    pub fn parse(text: &str) -> Result<TablutRecord, TablutRecordError> {
         let mut rec = TablutRecord::new(TablutOptions::default());
         let mut result_tag: Option<String> = None;
         let mut lines = text.lines().enumerate().peekable();
@@ -269,8 +268,16 @@ impl TablutRecord {
                 break;
             }
             lines.next();
-            let (name, value) = parse_tag(t).map_err(|e| format!("line {}: {e}", i + 1))?;
-            let bad = |what: &str| format!("line {}: tag {name}: {what}, found `{value}`", i + 1);
+            // The tag's place: its line, and the column its '[' stands in.
+            let column = line.chars().take_while(|c| c.is_whitespace()).count() + 1;
+            let (name, value) = parse_tag(t).map_err(|e| at(i + 1, column, e))?;
+            let bad = |what: &str| {
+                at(
+                    i + 1,
+                    column,
+                    format!("tag {name}: {what}, found `{value}`"),
+                )
+            };
             match name.as_str() {
                 "Event" => rec.event = value,
                 "Site" => rec.site = value,
@@ -305,11 +312,15 @@ impl TablutRecord {
         let body: Vec<&str> = lines.map(|(_, l)| l).collect();
         let tokens = tokenize(&body.join("\n"), first_movetext_line)?;
 
-        let mut game = rec.start_game().map_err(|e| format!("tag Position: {e}"))?;
+        let mut game = rec.start_game()?;
         let mut token_result: Option<String> = None;
         for tok in tokens {
             if let Some(r) = &token_result {
-                return Err(format!("line {}: text after the result {r}", tok.line));
+                return Err(at(
+                    tok.line,
+                    tok.column,
+                    format!("text after the result {r}"),
+                ));
             }
             match tok.kind {
                 TokenKind::Comment(c) => match rec.moves.last_mut() {
@@ -327,37 +338,39 @@ impl TablutRecord {
                     }
                     let ply = rec.moves.len();
                     let mv = game.parse_move(mv_text).map_err(|e| {
-                        format!(
-                            "line {}: {}: {e}",
+                        at(
                             tok.line,
-                            move_label(&game, ply, rec.options.first_move)
+                            tok.column,
+                            format!("{}: {e}", move_label(&game, ply, rec.options.first_move)),
                         )
                     })?;
-                    game.play(&mv);
+                    game.play_legal(&mv);
                     rec.moves.push(RecordMove::new(mv));
                 }
             }
         }
         let token = match (token_result, result_tag) {
             (Some(t), Some(tag)) if t != tag => {
-                return Err(format!(
+                return Err(plain(format!(
                     "the result {t} at the end differs from the Result tag {tag}"
-                ))
+                )))
             }
             (Some(t), _) => t,
             (None, Some(tag)) => tag,
             (None, None) => "*".into(),
         };
         if !RESULTS.contains(&token.as_str()) {
-            return Err(format!("result `{token}`: expected 1-0, 0-1, 1/2-1/2 or *"));
+            return Err(plain(format!(
+                "result `{token}`: expected 1-0, 0-1, 1/2-1/2 or *"
+            )));
         }
         match game.outcome() {
             Some(o) if token != "*" && token != o.result_token() => {
-                return Err(format!(
+                return Err(plain(format!(
                     "result {token} contradicts the moves: they end in {} ({})",
                     o.result_token(),
                     outcome_reason(&o)
-                ))
+                )))
             }
             Some(_) => {}
             None if token != "*" => rec.result = Some(token),
@@ -365,6 +378,19 @@ impl TablutRecord {
         }
         Ok(rec)
     }
+}
+
+/// An error at a place in the text.
+fn at(line: usize, column: usize, why: String) -> TablutRecordError {
+    TablutRecordError {
+        at: Some(TextPos { line, column }),
+        why,
+    }
+}
+
+/// An error of the record as a whole (its moves or tags, not a place in a text).
+fn plain(why: String) -> TablutRecordError {
+    TablutRecordError { at: None, why }
 }
 
 fn outcome_reason(o: &crate::rules::Outcome) -> &str {
@@ -493,51 +519,74 @@ struct Token {
     kind: TokenKind,
     /// 1-based line in the whole text.
     line: usize,
+    /// 1-based column (in characters) where the token starts.
+    column: usize,
 }
 
-fn tokenize(body: &str, first_line_index: usize) -> Result<Vec<Token>, String> {
+/// The characters of a text with the line and column each stands at.
+struct Chars<I: Iterator<Item = char>> {
+    chars: std::iter::Peekable<I>,
+    line: usize,
+    column: usize,
+}
+
+impl<I: Iterator<Item = char>> Chars<I> {
+    fn peek(&mut self) -> Option<char> {
+        self.chars.peek().copied()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.chars.next()?;
+        if c == '\n' {
+            self.line += 1;
+            self.column = 1;
+        } else {
+            self.column += 1;
+        }
+        Some(c)
+    }
+}
+
+fn tokenize(body: &str, first_line_index: usize) -> Result<Vec<Token>, TablutRecordError> {
     let mut tokens = Vec::new();
-    let mut line = first_line_index + 1;
-    let mut chars = body.chars().peekable();
-    while let Some(&c) = chars.peek() {
+    let mut chars = Chars {
+        chars: body.chars().peekable(),
+        line: first_line_index + 1,
+        column: 1,
+    };
+    while let Some(c) = chars.peek() {
+        let (line, column) = (chars.line, chars.column);
         match c {
-            '\n' => {
-                line += 1;
-                chars.next();
-            }
             c if c.is_whitespace() => {
                 chars.next();
             }
             '{' => {
-                let start = line;
                 chars.next();
                 let mut text = String::new();
                 loop {
                     match chars.next() {
-                        None => return Err(format!("line {start}: comment `{{` never closed")),
+                        None => return Err(at(line, column, "comment `{` never closed".into())),
                         Some('}') => break,
-                        Some('\n') => {
-                            line += 1;
-                            text.push(' ');
-                        }
+                        Some('\n') => text.push(' '),
                         Some(ch) => text.push(ch),
                     }
                 }
                 let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
                 tokens.push(Token {
                     kind: TokenKind::Comment(text),
-                    line: start,
+                    line,
+                    column,
                 });
             }
             ';' => {
-                while chars.peek().is_some_and(|&ch| ch != '\n') {
+                while chars.peek().is_some_and(|ch| ch != '\n') {
                     chars.next();
                 }
             }
-            '}' => return Err(format!("line {line}: `}}` without `{{`")),
+            '}' => return Err(at(line, column, "`}` without `{`".into())),
             _ => {
                 let mut word = String::new();
-                while let Some(&ch) = chars.peek() {
+                while let Some(ch) = chars.peek() {
                     if ch.is_whitespace() || ch == '{' || ch == '}' || ch == ';' {
                         break;
                     }
@@ -547,6 +596,7 @@ fn tokenize(body: &str, first_line_index: usize) -> Result<Vec<Token>, String> {
                 tokens.push(Token {
                     kind: TokenKind::Word(word),
                     line,
+                    column,
                 });
             }
         }
@@ -637,7 +687,7 @@ mod tests {
     fn captures_are_marked() {
         let mut g =
             Tablut::from_position("9/1k7/9/9/9/9/9/a2da4/9 b", TablutOptions::default()).unwrap();
-        g.play(&mv("a2-c2"));
+        g.play(&mv("a2-c2")).unwrap();
         let text = TablutRecord::from_game(&g).to_text().unwrap();
         assert!(
             text.contains("[Position \"9/1k7/9/9/9/9/9/a2da4/9 b\"]\n"),
@@ -718,7 +768,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_fault() {
-        let err = |t: &str| TablutRecord::parse(t).unwrap_err();
+        let err = |t: &str| TablutRecord::parse(t).unwrap_err().to_string();
         let e = err("\n1. e2-c2 e4-c4 2. e1-e9 *\n");
         assert!(
             e.contains("line 2") && e.contains("move 2 for Black"),
@@ -754,17 +804,21 @@ mod tests {
         // Writing an illegal log fails too, naming the move.
         let mut rec = TablutRecord::new(TablutOptions::default());
         rec.moves.push(RecordMove::new(mv("e2-e3")));
-        let e = rec.to_text().unwrap_err();
+        let e = rec.to_text().unwrap_err().to_string();
         assert!(e.contains("move 1 for Black") && e.contains("e2-e3"), "{e}");
         assert!(rec.replay().is_err());
         let mut rec = TablutRecord::new(TablutOptions::default());
         rec.result = Some("2-0".into());
-        assert!(rec.to_text().unwrap_err().contains("`2-0`"));
+        assert!(rec.to_text().unwrap_err().to_string().contains("`2-0`"));
         rec.result = None;
         rec.extra_tags.push(("Event".into(), "again".into()));
-        assert!(rec.to_text().unwrap_err().contains("`Event`"));
+        assert!(rec.to_text().unwrap_err().to_string().contains("`Event`"));
         rec.extra_tags[0].0 = "Two words".into();
-        assert!(rec.to_text().unwrap_err().contains("`Two words`"));
+        assert!(rec
+            .to_text()
+            .unwrap_err()
+            .to_string()
+            .contains("`Two words`"));
         rec.extra_tags[0].0 = "Annotator".into();
         assert!(rec.to_text().is_ok());
     }
@@ -796,7 +850,7 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    game.play(&moves[rng.below(moves.len())]);
+                    game.play(&moves[rng.below(moves.len())]).unwrap();
                 }
                 game = Tablut::from_position(&game.position().to_string(), options).unwrap();
             }
@@ -813,7 +867,7 @@ mod tests {
                     break;
                 }
                 let m = moves[rng.below(moves.len())];
-                game.play(&m);
+                game.play(&m).unwrap();
                 let mut rm = RecordMove::new(m);
                 if rng.below(10) == 0 {
                     rm.comments.push(format!("note {}", rng.below(1000)));

@@ -189,7 +189,7 @@ mod tests {
         let start = Chess::new();
         let mut g = start.clone();
         let m = g.parse_uci("e2e4").unwrap();
-        g.play(&m);
+        g.play(&m).unwrap();
         let d = Diagram::of(GameKind::Chess, &g, Some(&start));
         assert_eq!(d.placement(), g.fen().split(' ').next().unwrap());
         assert_eq!(d.changed.iter().filter(|c| **c).count(), 2);

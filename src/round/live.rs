@@ -247,6 +247,15 @@ impl Board {
         f(&mut s)
     }
 
+    /// Sets where the board stands in its camera's view (shown on the live page).
+    pub fn set_pose(&self, pose: &crate::geometry::BoardPose) {
+        let corners = pose.corners.points().map(|(x, y)| [x, y]);
+        self.change(|s| {
+            s.corners = Some(corners);
+            s.grid = Some(pose.grid);
+        });
+    }
+
     /// Whether a record with content stands on disk.
     pub fn has_record(&self) -> bool {
         std::fs::metadata(&self.path).is_ok_and(|m| m.len() > 0)
@@ -331,7 +340,7 @@ fn load<R: Resume>(board: &Board, like: &R) -> anyhow::Result<()> {
     for m in &r.moves {
         sans.push(g.notation(m));
         before = Some(g.clone());
-        g.play(m);
+        g.play_legal(m);
     }
     let diagram = Diagram::of(board.kind(), &g, before.as_ref());
     let text: Arc<str> = Arc::from(r.record.render());
@@ -447,7 +456,7 @@ fn take_back<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<(
     anyhow::ensure!(n > 0, "board {} has no move to take back", board.number());
     let mut g = r.start.clone();
     for m in &r.moves[..n - 1] {
-        g.play(m);
+        g.play_legal(m);
     }
     record.truncate(n - 1);
     record.note(note);
@@ -711,7 +720,7 @@ impl Round {
                     GameKind::Tablut => Tablut::check_result(result),
                 };
                 if let Err(e) = valid {
-                    return refused(e);
+                    return refused(e.to_string());
                 }
                 Queued::Edit(Edit::SetResult {
                     token: result.clone(),
@@ -848,7 +857,7 @@ mod tests {
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut rec, &g, &m, None);
-            g.play(&m);
+            g.play(&m).unwrap();
         }
         std::fs::write(dir.path().join("board-2.pgn"), rec.render()).unwrap();
         let mut specs = specs;

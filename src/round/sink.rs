@@ -415,7 +415,7 @@ mod tests {
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut rec, &g, &m, None);
-            g.play(&m);
+            g.play(&m).unwrap();
         }
         std::fs::write(dir.path().join("board-1.pgn"), rec.render()).unwrap();
         let spec = BoardSpec {

@@ -4,8 +4,11 @@
 //! (fivefold repetition, seventy-five moves, dead position) and draws a player
 //! may only claim (threefold repetition, fifty moves).
 
-use crate::rules::{Occupant, Outcome, PieceType, Rules, Side, Square};
-use shakmaty::fen::Fen;
+use crate::rules::{
+    FenError, IllegalMove, MoveError, MoveErrorKind, Occupant, Outcome, PieceType, ReplayError,
+    Rules, Side, Square,
+};
+use shakmaty::fen::{Fen, ParseFenError};
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristHash};
@@ -38,6 +41,20 @@ fn side_of(color: Color) -> Side {
     }
 }
 
+/// The field of a FEN that shakmaty refused, as a slice of it (for its column).
+fn fen_field<'a>(fen: &'a str, e: &ParseFenError) -> &'a str {
+    let index = match e {
+        ParseFenError::InvalidFen | ParseFenError::InvalidBoard | ParseFenError::InvalidPocket => 0,
+        ParseFenError::InvalidTurn => 1,
+        ParseFenError::InvalidCastling => 2,
+        ParseFenError::InvalidEpSquare => 3,
+        ParseFenError::InvalidRemainingChecks => 4,
+        ParseFenError::InvalidHalfmoveClock => 4,
+        ParseFenError::InvalidFullmoves => 5,
+    };
+    fen.split_whitespace().nth(index).unwrap_or(fen)
+}
+
 fn color_name(color: Color) -> &'static str {
     match color {
         Color::White => "White",
@@ -58,20 +75,30 @@ impl Chess {
         Chess { pos, history }
     }
 
-    /// Parses a FEN and checks that the position is legal.
-    pub fn from_fen(fen: &str) -> Result<Chess, String> {
+    /// Parses a FEN and checks that the position is legal. The error's column is
+    /// where the field at fault starts (the placement for an impossible position).
+    pub fn from_fen(fen: &str) -> Result<Chess, FenError> {
         let trimmed = fen.trim();
-        let parsed = Fen::from_ascii(trimmed.as_bytes())
-            .map_err(|e| format!("malformed FEN \"{trimmed}\": {e}"))?;
-        let pos: shakmaty::Chess = parsed
-            .into_position(CastlingMode::Standard)
-            .map_err(|e| format!("impossible position in FEN \"{trimmed}\": {e}"))?;
+        let parsed = Fen::from_ascii(trimmed.as_bytes()).map_err(|e| {
+            FenError::at(
+                fen,
+                fen_field(trimmed, &e),
+                format!("malformed FEN \"{trimmed}\": {e}"),
+            )
+        })?;
+        let pos: shakmaty::Chess = parsed.into_position(CastlingMode::Standard).map_err(|e| {
+            FenError::at(
+                fen,
+                trimmed,
+                format!("impossible position in FEN \"{trimmed}\": {e}"),
+            )
+        })?;
         Ok(Chess::from_position(pos))
     }
 
     /// Replays UCI moves from `start_fen` (or the initial position). Used to
     /// rebuild a game after an earlier move (usually a promotion) was corrected.
-    pub fn replay(start_fen: Option<&str>, ucis: &[String]) -> Result<Chess, String> {
+    pub fn replay(start_fen: Option<&str>, ucis: &[String]) -> Result<Chess, ReplayError> {
         let mut game = match start_fen {
             Some(fen) => Chess::from_fen(fen)?,
             None => Chess::new(),
@@ -154,22 +181,29 @@ impl Chess {
     }
 
     /// Finds the legal move for a UCI string (castling as `e1g1`).
-    pub fn parse_uci(&self, uci: &str) -> Result<Move, String> {
+    pub fn parse_uci(&self, uci: &str) -> Result<Move, MoveError> {
         let side = color_name(self.pos.turn());
-        let parsed: UciMove = uci
-            .trim()
-            .parse()
-            .map_err(|_| format!("malformed UCI move \"{uci}\""))?;
+        let parsed: UciMove = uci.trim().parse().map_err(|_| {
+            MoveError::new(
+                MoveErrorKind::Malformed,
+                uci,
+                format!("malformed UCI move \"{uci}\""),
+            )
+        })?;
         parsed.to_move(&self.pos).map_err(|_| {
-            format!(
-                "illegal move \"{uci}\" for {side} in position \"{}\"",
-                self.fen()
+            MoveError::new(
+                MoveErrorKind::Illegal,
+                uci,
+                format!(
+                    "illegal move \"{uci}\" for {side} in position \"{}\"",
+                    self.fen()
+                ),
             )
         })
     }
 
     /// Finds the legal move for a SAN string; check marks and `!?` are ignored.
-    pub fn parse_san(&self, san: &str) -> Result<Move, String> {
+    pub fn parse_san(&self, san: &str) -> Result<Move, MoveError> {
         let side = color_name(self.pos.turn());
         let cleaned = san.trim().trim_end_matches(['!', '?']);
         let cleaned = match cleaned {
@@ -177,41 +211,40 @@ impl Chess {
             "0-0-0" | "0-0-0+" | "0-0-0#" => cleaned.replace('0', "O"),
             _ => cleaned.to_string(),
         };
-        let parsed = SanPlus::from_ascii(cleaned.as_bytes())
-            .map_err(|_| format!("malformed SAN move \"{san}\""))?;
-        parsed
-            .san
-            .to_move(&self.pos)
-            .map_err(|e| format!("{e} \"{san}\" for {side} in position \"{}\"", self.fen()))
+        let parsed = SanPlus::from_ascii(cleaned.as_bytes()).map_err(|_| {
+            MoveError::new(
+                MoveErrorKind::Malformed,
+                san,
+                format!("malformed SAN move \"{san}\""),
+            )
+        })?;
+        parsed.san.to_move(&self.pos).map_err(|e| {
+            let kind = match e {
+                shakmaty::san::SanError::AmbiguousSan => MoveErrorKind::Ambiguous,
+                shakmaty::san::SanError::IllegalSan => MoveErrorKind::Illegal,
+            };
+            MoveError::new(
+                kind,
+                san,
+                format!("{e} \"{san}\" for {side} in position \"{}\"", self.fen()),
+            )
+        })
     }
 
-    /// Plays a move if it is legal in the position (even after an automatic
-    /// draw, so recorded games that went on can still be read).
-    pub fn try_play(&mut self, mv: &Move) -> Result<(), String> {
-        if !self.pos.is_legal(*mv) {
-            return Err(format!(
-                "illegal move {} in position \"{}\"",
-                UciMove::from_standard(*mv),
-                self.fen()
-            ));
-        }
-        self.play_legal(mv);
-        Ok(())
-    }
-
-    pub fn play_uci(&mut self, uci: &str) -> Result<Move, String> {
+    pub fn play_uci(&mut self, uci: &str) -> Result<Move, MoveError> {
         let mv = self.parse_uci(uci)?;
-        self.play_legal(&mv);
+        self.advance(&mv);
         Ok(mv)
     }
 
-    pub fn play_san(&mut self, san: &str) -> Result<Move, String> {
+    pub fn play_san(&mut self, san: &str) -> Result<Move, MoveError> {
         let mv = self.parse_san(san)?;
-        self.play_legal(&mv);
+        self.advance(&mv);
         Ok(mv)
     }
 
-    fn play_legal(&mut self, mv: &Move) {
+    /// Plays a move known to be legal here.
+    fn advance(&mut self, mv: &Move) {
         self.pos.play_unchecked(*mv);
         if self.pos.halfmoves() == 0 {
             self.history.clear();
@@ -279,11 +312,25 @@ impl Rules for Chess {
         moves.to_vec()
     }
 
-    fn play(&mut self, mv: &Move) {
-        // Callers pass moves from `legal_moves`; an illegal one would corrupt the
-        // position, so it is refused rather than played.
-        let ok = self.try_play(mv);
-        debug_assert!(ok.is_ok(), "{ok:?}");
+    /// Plays a move if it is legal in the position (even after an automatic
+    /// draw, so recorded games that went on can still be read).
+    fn play(&mut self, mv: &Move) -> Result<(), IllegalMove> {
+        if !self.pos.is_legal(*mv) {
+            return Err(IllegalMove {
+                mv: UciMove::from_standard(*mv).to_string(),
+                position: self.fen(),
+            });
+        }
+        self.advance(mv);
+        Ok(())
+    }
+
+    /// The check is as cheap as shakmaty's own, so it stays: an illegal move
+    /// would corrupt the position.
+    fn play_legal(&mut self, mv: &Move) {
+        if let Err(e) = self.play(mv) {
+            panic!("a move from legal_moves was refused: {e}");
+        }
     }
 
     fn notation(&self, mv: &Move) -> String {
@@ -330,9 +377,10 @@ impl Rules for Chess {
             setup.fullmoves = setup.fullmoves.saturating_add(1);
         }
         setup.turn = !setup.turn;
-        let pos = shakmaty::Chess::from_setup(setup, CastlingMode::Standard)
-            .or_else(|e| e.ignore_invalid_castling_rights())
-            .ok()?;
+        let pos = match shakmaty::Chess::from_setup(setup, CastlingMode::Standard) {
+            Ok(pos) => pos,
+            Err(e) => e.ignore_invalid_castling_rights().ok()?,
+        };
         Some(Chess::from_position(pos))
     }
 
@@ -442,7 +490,7 @@ mod tests {
             .iter()
             .map(|m| {
                 let mut next = game.clone();
-                next.play(m);
+                next.play(m).unwrap();
                 generic_perft(&next, depth - 1)
             })
             .sum()
@@ -467,7 +515,7 @@ mod tests {
         let mate = game.parse_uci("d8h4").unwrap();
         assert_eq!(game.notation(&mate), "Qh4#");
         assert_eq!(game.move_id(&mate), "d8h4");
-        game.play(&mate);
+        game.play(&mate).unwrap();
         assert_eq!(
             game.outcome(),
             Some(Outcome::Win {
@@ -502,7 +550,7 @@ mod tests {
         // All four promotions leave the same occupancy.
         let occ = |m: &Move| {
             let mut g = game.clone();
-            g.play(m);
+            g.play(m).unwrap();
             (0..64)
                 .map(|i| g.occupant(Square::new(i % 8, i / 8)))
                 .collect::<Vec<_>>()
@@ -517,16 +565,18 @@ mod tests {
         let game = Chess::replay(Some(start), &moves).unwrap();
         assert_eq!(game.fen(), "4N3/5k2/8/8/8/8/8/4K3 w - - 1 2");
         let bad: Vec<String> = vec!["e7e8n".into(), "e8d6".into()];
-        let err = Chess::replay(Some(start), &bad).unwrap_err();
+        let err = Chess::replay(Some(start), &bad).unwrap_err().to_string();
         assert!(err.contains("e8d6"), "{err}");
     }
 
     #[test]
     fn fen_errors_quote_the_fen() {
-        let err = Chess::from_fen("not a fen").unwrap_err();
+        let err = Chess::from_fen("not a fen").unwrap_err().to_string();
         assert!(err.contains("\"not a fen\""), "{err}");
         // Both kings missing is well-formed but illegal.
-        let err = Chess::from_fen("8/8/8/8/8/8/8/8 w - - 0 1").unwrap_err();
+        let err = Chess::from_fen("8/8/8/8/8/8/8/8 w - - 0 1")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("8/8/8/8/8/8/8/8 w - - 0 1"), "{err}");
         let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
         assert_eq!(Chess::from_fen(fen).unwrap().side_to_move(), Side::Black);

@@ -6,8 +6,20 @@
 use std::fmt::Debug;
 
 pub mod chess;
+mod error;
 pub mod russian_draughts;
 pub mod tablut;
+
+pub use error::{FenError, IllegalMove, MoveError, MoveErrorKind};
+
+/// A game given as a start position and moves, refused: the position, or a move.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error(transparent)]
+    Start(#[from] FenError),
+    #[error(transparent)]
+    Move(#[from] MoveError),
+}
 
 /// A player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -151,8 +163,23 @@ pub trait Rules: Clone {
     fn piece_type(&self, sq: Square) -> Option<PieceType>;
     /// Legal moves in this position; empty once the game is decided.
     fn legal_moves(&self) -> Vec<Self::Move>;
-    /// Plays a move taken from `legal_moves`.
-    fn play(&mut self, mv: &Self::Move);
+    /// Plays a move if the position allows it; an illegal one is refused and the
+    /// game left as it was.
+    fn play(&mut self, mv: &Self::Move) -> Result<(), IllegalMove> {
+        if !self.legal_moves().contains(mv) {
+            return Err(IllegalMove {
+                mv: self.move_id(mv),
+                position: self.position_text(),
+            });
+        }
+        self.play_legal(mv);
+        Ok(())
+    }
+    /// Plays a move taken from `legal_moves`, the path of search and inference,
+    /// which play thousands: it is not looked for among the legal moves again
+    /// (chess checks it, as cheaply as shakmaty does, and panics on an illegal
+    /// one). A move from anywhere else goes through [`Rules::play`].
+    fn play_legal(&mut self, mv: &Self::Move);
     /// The move in the game's record notation, as it reads in the current position.
     fn notation(&self, mv: &Self::Move) -> String;
     /// A short machine-friendly form (UCI for chess, `c3-d4` style otherwise).
@@ -198,28 +225,9 @@ pub trait Rules: Clone {
             .iter()
             .map(|m| {
                 let mut next = self.clone();
-                next.play(m);
+                next.play_legal(m);
                 next.perft(depth - 1)
             })
             .sum()
-    }
-}
-
-/// The games the recorder knows, as named on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GameKind {
-    Chess,
-    #[value(name = "russian-draughts", alias = "draughts")]
-    RussianDraughts,
-    Tablut,
-}
-
-impl std::fmt::Display for GameKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            GameKind::Chess => "chess",
-            GameKind::RussianDraughts => "russian-draughts",
-            GameKind::Tablut => "tablut",
-        })
     }
 }

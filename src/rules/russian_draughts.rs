@@ -13,7 +13,9 @@
 //!   balance (three or more kings, no men, against one lone king) last changed.
 //!   The default limit is 15.
 
-use crate::rules::{Occupant, Outcome, PieceType, Rules, Side, Square};
+use crate::rules::{
+    FenError, MoveError, MoveErrorKind, Occupant, Outcome, PieceType, Rules, Side, Square,
+};
 
 /// Dark-square index: `rank * 4 + file / 2`, so a1 = 0, c1 = 1, b2 = 4, h8 = 31.
 type Idx = u8;
@@ -425,21 +427,26 @@ impl Position {
     /// Finds the legal move a notation string names. Accepts `-`, `:` or `x` as
     /// separators, any subset of the intermediate landing squares, and trailing
     /// `!`/`?`/`+`/`#` annotations.
-    pub fn parse_move(&self, text: &str) -> Result<Move, String> {
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        let err = |kind, why: String| MoveError::new(kind, text, why);
         let t = text.trim().trim_end_matches(['!', '?', '+', '#']);
         let mut squares = Vec::new();
         for part in t.split(['-', ':', 'x']) {
             match Square::parse(part).and_then(|s| idx_of(s).map(|_| s)) {
                 Some(s) => squares.push(s),
                 None => {
-                    return Err(format!(
-                        "move {text:?}: {part:?} is not a dark square of the board"
+                    return Err(err(
+                        MoveErrorKind::Malformed,
+                        format!("move {text:?}: {part:?} is not a dark square of the board"),
                     ))
                 }
             }
         }
         if squares.len() < 2 {
-            return Err(format!("move {text:?}: needs at least two squares"));
+            return Err(err(
+                MoveErrorKind::Malformed,
+                format!("move {text:?}: needs at least two squares"),
+            ));
         }
         let (first, last) = (squares[0], squares[squares.len() - 1]);
         let middle = &squares[1..squares.len() - 1];
@@ -451,12 +458,18 @@ impl Position {
             .collect();
         match found.as_slice() {
             [one] => Ok((*one).clone()),
-            [] => Err(format!("move {text:?} is not legal here")),
+            [] => Err(err(
+                MoveErrorKind::Illegal,
+                format!("move {text:?} is not legal here"),
+            )),
             many => {
                 let exact = many.iter().find(|m| m.path[..] == squares[1..]);
                 exact.map(|m| (*m).clone()).ok_or_else(|| {
                     let options: Vec<String> = many.iter().map(|m| m.long_notation()).collect();
-                    format!("move {text:?} is ambiguous: {}", options.join(", "))
+                    err(
+                        MoveErrorKind::Ambiguous,
+                        format!("move {text:?} is ambiguous: {}", options.join(", ")),
+                    )
                 })
             }
         }
@@ -464,7 +477,8 @@ impl Position {
 
     /// Parses the PDN FEN for this game with algebraic squares, e.g.
     /// `W:Wa1,c1,Kd8:Be7,h8` (colour groups in either order, optional final `.`).
-    pub fn from_fen(fen: &str) -> Result<Position, String> {
+    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+        let at = |part: &str, why: String| FenError::at(fen, part, why);
         let body = fen.trim();
         let body = body.strip_suffix('.').unwrap_or(body).trim_end();
         let mut parts = body.split(':');
@@ -472,9 +486,12 @@ impl Position {
             Some("W") | Some("w") => Side::White,
             Some("B") | Some("b") => Side::Black,
             other => {
-                return Err(format!(
-                    "FEN {fen:?}: side to move must be W or B, found {:?}",
-                    other.unwrap_or("")
+                return Err(at(
+                    other.unwrap_or(body),
+                    format!(
+                        "FEN {fen:?}: side to move must be W or B, found {:?}",
+                        other.unwrap_or("")
+                    ),
                 ))
             }
         };
@@ -486,14 +503,18 @@ impl Position {
                 Some('W') => (Side::White, &group[1..]),
                 Some('B') => (Side::Black, &group[1..]),
                 _ => {
-                    return Err(format!(
-                        "FEN {fen:?}: piece group {group:?} must start with W or B"
+                    return Err(at(
+                        group,
+                        format!("FEN {fen:?}: piece group {group:?} must start with W or B"),
                     ))
                 }
             };
             let k = (colour == Side::Black) as usize;
             if seen[k] {
-                return Err(format!("FEN {fen:?}: colour group {group:?} given twice"));
+                return Err(at(
+                    group,
+                    format!("FEN {fen:?}: colour group {group:?} given twice"),
+                ));
             }
             seen[k] = true;
             if list.trim().is_empty() {
@@ -508,21 +529,28 @@ impl Position {
                 let sq = Square::parse(name)
                     .filter(|&s| idx_of(s).is_some())
                     .ok_or_else(|| {
-                        format!("FEN {fen:?}: {token:?} is not a dark square of the board")
+                        at(
+                            token,
+                            format!("FEN {fen:?}: {token:?} is not a dark square of the board"),
+                        )
                     })?;
                 if p.piece(sq).is_some() {
-                    return Err(format!("FEN {fen:?}: square in {token:?} is given twice"));
+                    return Err(at(
+                        token,
+                        format!("FEN {fen:?}: square in {token:?} is given twice"),
+                    ));
                 }
                 if !king && promotion_rank(colour) & bit_of(sq) != 0 {
-                    return Err(format!(
-                        "FEN {fen:?}: man {token:?} stands on its promotion rank"
+                    return Err(at(
+                        token,
+                        format!("FEN {fen:?}: man {token:?} stands on its promotion rank"),
                     ));
                 }
                 p.set_piece(sq, Some(Piece { side: colour, king }));
             }
         }
         if !seen[0] && !seen[1] {
-            return Err(format!("FEN {fen:?}: no piece groups"));
+            return Err(at(body, format!("FEN {fen:?}: no piece groups")));
         }
         Ok(p)
     }
@@ -627,7 +655,7 @@ impl RussianDraughts {
         Self::from_position(Position::start(), options)
     }
 
-    pub fn from_fen(fen: &str, options: DraughtsOptions) -> Result<RussianDraughts, String> {
+    pub fn from_fen(fen: &str, options: DraughtsOptions) -> Result<RussianDraughts, FenError> {
         Ok(Self::from_position(Position::from_fen(fen)?, options))
     }
 
@@ -677,13 +705,12 @@ impl RussianDraughts {
         })
     }
 
-    /// Ends the game by a claimed threefold repetition.
-    pub fn claim_draw(&mut self) -> Result<Outcome, String> {
-        let o = self
-            .draw_claimable()
-            .ok_or_else(|| "no draw can be claimed in this position".to_string())?;
+    /// Ends the game by a claimed threefold repetition; None (and the game goes
+    /// on) when no draw can be claimed in this position.
+    pub fn claim_draw(&mut self) -> Option<Outcome> {
+        let o = self.draw_claimable()?;
         self.ended_by = Some(o.clone());
-        Ok(o)
+        Some(o)
     }
 
     /// Ends the game as a draw by agreement.
@@ -703,17 +730,21 @@ impl RussianDraughts {
         self.lone_king_moves
     }
 
-    pub fn parse_move(&self, text: &str) -> Result<Move, String> {
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         self.pos.parse_move(text)
     }
 
     /// Parses and plays a move in record notation.
-    pub fn play_notation(&mut self, text: &str) -> Result<Move, String> {
+    pub fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
         if let Some(o) = self.outcome() {
-            return Err(format!("move {text:?}: the game is over ({o:?})"));
+            return Err(MoveError::new(
+                MoveErrorKind::GameOver,
+                text,
+                format!("move {text:?}: the game is over ({o:?})"),
+            ));
         }
         let mv = self.parse_move(text)?;
-        self.play(&mv);
+        self.play_legal(&mv);
         Ok(mv)
     }
 
@@ -723,7 +754,7 @@ impl RussianDraughts {
         let last = moves.pop();
         let mut g = Self::from_position(self.initial, self.options);
         for m in &moves {
-            g.play(m);
+            g.play_legal(m);
         }
         *self = g;
         last
@@ -794,7 +825,7 @@ impl Rules for RussianDraughts {
         self.pos.legal_moves()
     }
 
-    fn play(&mut self, mv: &Move) {
+    fn play_legal(&mut self, mv: &Move) {
         let mover = self.pos.side;
         let was_king = self.pos.kings & bit_of(mv.from) != 0;
         let before = material(&self.pos);
@@ -949,7 +980,7 @@ mod tests {
             ("W", "no piece groups"),
         ];
         for (fen, needle) in cases {
-            let err = Position::from_fen(fen).unwrap_err();
+            let err = Position::from_fen(fen).unwrap_err().to_string();
             assert!(err.contains(needle), "{fen}: {err}");
         }
     }
@@ -962,9 +993,17 @@ mod tests {
         assert_eq!(notations(g.position()), ["d4:f6"]);
         let m = g.parse_move("d4xf6").unwrap();
         assert_eq!(m.captured, [sq("e5")]);
-        assert!(g.parse_move("d4-c5").unwrap_err().contains("not legal"));
+        assert!(g
+            .parse_move("d4-c5")
+            .unwrap_err()
+            .to_string()
+            .contains("not legal"));
         assert!(g.parse_move("d4").is_err());
-        assert!(g.parse_move("i9-d4").unwrap_err().contains("\"i9\""));
+        assert!(g
+            .parse_move("i9-d4")
+            .unwrap_err()
+            .to_string()
+            .contains("\"i9\""));
     }
 
     #[test]
@@ -1023,9 +1062,17 @@ mod tests {
         let p = Position::from_fen("W:Wc1:Bb2,d2,b4,d4").unwrap();
         assert_eq!(p.perft(1), 2);
         assert_eq!(notations(&p), ["c1:a3:c5:e3:c1", "c1:e3:c5:a3:c1"]);
-        assert!(p.parse_move("c1:c1").unwrap_err().contains("ambiguous"));
+        assert!(p
+            .parse_move("c1:c1")
+            .unwrap_err()
+            .to_string()
+            .contains("ambiguous"));
         // Partial paths are fine when only one route fits them in order.
-        assert!(p.parse_move("c1:e3:c1").unwrap_err().contains("ambiguous"));
+        assert!(p
+            .parse_move("c1:e3:c1")
+            .unwrap_err()
+            .to_string()
+            .contains("ambiguous"));
         let m = p.parse_move("c1:e3:a3:c1").unwrap();
         assert_eq!(m.path, [sq("e3"), sq("c5"), sq("a3"), sq("c1")]);
         assert_eq!(p.play(&m).to_fen(), "B:Wc1:B");
@@ -1054,7 +1101,7 @@ mod tests {
         let mut g = game(fen, DraughtsOptions::default());
         shuffle(&mut g, 7, ["a1", "b2"], ["h4", "g5"]);
         assert_eq!(g.draw_claimable(), None);
-        assert!(g.claim_draw().is_err());
+        assert!(g.claim_draw().is_none());
         shuffle(&mut g, 1, ["a1", "b2"], ["h4", "g5"]);
         assert_eq!(g.repetition_count(), 3);
         assert!(g.draw_claimable().is_some());
@@ -1166,7 +1213,7 @@ mod tests {
             .parse_move("h4-g5")
             .or_else(|_| g.parse_move("g5-h4"))
             .unwrap();
-        Rules::play(&mut g, &m);
+        Rules::play(&mut g, &m).unwrap();
         assert_eq!(g.king_only_plies(), 6);
         assert_eq!(g.undo(), Some(m));
         assert_eq!(g.fen(), fen);

@@ -43,7 +43,10 @@
 //! [`Tablut::parse_move`] reads it back; capture marks are optional there but must
 //! be right when given.
 
-use crate::rules::{Occupant, Outcome, PieceType, Rules, Side, Square};
+use crate::rules::{
+    FenError, IllegalMove, MoveError, MoveErrorKind, Occupant, Outcome, PieceType, Rules, Side,
+    Square,
+};
 use std::fmt;
 use std::str::FromStr;
 
@@ -176,31 +179,41 @@ impl Position {
     }
 
     /// Parses the text format described in the module docs.
-    pub fn parse(text: &str) -> Result<Position, String> {
+    pub fn parse(text: &str) -> Result<Position, FenError> {
+        let at = |part: &str, why: String| FenError::at(text, part, why);
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 2 {
-            return Err(format!(
-                "position `{}`: expected `BOARD SIDE` (two fields), found {} field(s)",
-                text.trim(),
-                fields.len()
+            return Err(at(
+                text.trim_start(),
+                format!(
+                    "position `{}`: expected `BOARD SIDE` (two fields), found {} field(s)",
+                    text.trim(),
+                    fields.len()
+                ),
             ));
         }
         let side = match fields[1] {
             "b" => Side::Black,
             "w" => Side::White,
             other => {
-                return Err(format!(
-                    "position `{}`: side to move `{other}` must be `b` or `w`",
-                    text.trim()
+                return Err(at(
+                    other,
+                    format!(
+                        "position `{}`: side to move `{other}` must be `b` or `w`",
+                        text.trim()
+                    ),
                 ))
             }
         };
         let ranks: Vec<&str> = fields[0].split('/').collect();
         if ranks.len() != 9 {
-            return Err(format!(
-                "position `{}`: board has {} rank(s), expected 9 separated by `/`",
-                text.trim(),
-                ranks.len()
+            return Err(at(
+                fields[0],
+                format!(
+                    "position `{}`: board has {} rank(s), expected 9 separated by `/`",
+                    text.trim(),
+                    ranks.len()
+                ),
             ));
         }
         let mut cells = [None; N];
@@ -208,18 +221,22 @@ impl Position {
         for (row, rank_text) in ranks.iter().enumerate() {
             let rank = 8 - row;
             let mut file = 0usize;
-            for c in rank_text.chars() {
+            for (k, c) in rank_text.char_indices() {
+                let here = &rank_text[k..];
                 let piece = match c {
                     'a' => Some(Piece::Attacker),
                     'd' => Some(Piece::Defender),
                     'k' => Some(Piece::King),
                     '1'..='9' => None,
                     _ => {
-                        return Err(format!(
-                            "position `{}`: rank {} (`{rank_text}`) has bad character `{c}` \
-                             (use a, d, k or 1-9)",
-                            text.trim(),
-                            rank + 1
+                        return Err(at(
+                            here,
+                            format!(
+                                "position `{}`: rank {} (`{rank_text}`) has bad character `{c}` \
+                                 (use a, d, k or 1-9)",
+                                text.trim(),
+                                rank + 1
+                            ),
                         ))
                     }
                 };
@@ -228,23 +245,32 @@ impl Position {
                     None => c as usize - '0' as usize,
                 };
                 if file + width > 9 {
-                    return Err(format!(
-                        "position `{}`: rank {} (`{rank_text}`) covers more than 9 squares",
-                        text.trim(),
-                        rank + 1
+                    return Err(at(
+                        here,
+                        format!(
+                            "position `{}`: rank {} (`{rank_text}`) covers more than 9 squares",
+                            text.trim(),
+                            rank + 1
+                        ),
                     ));
                 }
                 if let Some(p) = piece {
                     let i = (rank * 9 + file) as u8;
                     if p == Piece::King {
                         if king.is_some() {
-                            return Err(format!("position `{}`: more than one king", text.trim()));
+                            return Err(at(
+                                here,
+                                format!("position `{}`: more than one king", text.trim()),
+                            ));
                         }
                         king = Some(i);
                     } else if i == THRONE {
-                        return Err(format!(
-                            "position `{}`: a soldier stands on the throne e5; only the king may",
-                            text.trim()
+                        return Err(at(
+                            here,
+                            format!(
+                                "position `{}`: a soldier stands on the throne e5; only the king may",
+                                text.trim()
+                            ),
                         ));
                     }
                     cells[i as usize] = Some(p);
@@ -252,10 +278,13 @@ impl Position {
                 file += width;
             }
             if file != 9 {
-                return Err(format!(
-                    "position `{}`: rank {} (`{rank_text}`) covers {file} squares, expected 9",
-                    text.trim(),
-                    rank + 1
+                return Err(at(
+                    rank_text,
+                    format!(
+                        "position `{}`: rank {} (`{rank_text}`) covers {file} squares, expected 9",
+                        text.trim(),
+                        rank + 1
+                    ),
                 ));
             }
         }
@@ -427,11 +456,14 @@ impl Position {
     }
 
     /// Like `play`, but refuses a move that is not legal here.
-    pub fn try_play(&self, mv: &Move) -> Result<Position, String> {
+    pub fn try_play(&self, mv: &Move) -> Result<Position, IllegalMove> {
         if self.is_legal(mv) {
             Ok(self.play(mv))
         } else {
-            Err(format!("{mv} is not a legal move in `{self}`"))
+            Err(IllegalMove {
+                mv: mv.to_string(),
+                position: self.to_string(),
+            })
         }
     }
 
@@ -458,9 +490,13 @@ impl Position {
 
     /// Reads `e1-e3`, `e1e3` or `e1-e3xd3xf3` and returns the legal move it names.
     /// Capture marks may be left out, but when present they must be exactly right.
-    pub fn parse_move(&self, text: &str) -> Result<Move, String> {
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         let t = text.trim();
-        let bad = |why: &str| format!("move `{t}`: {why}");
+        let malformed = |why: &str| {
+            MoveError::new(MoveErrorKind::Malformed, text, format!("move `{t}`: {why}"))
+        };
+        let illegal =
+            |why: &str| MoveError::new(MoveErrorKind::Illegal, text, format!("move `{t}`: {why}"));
         let mut parts = t.split('x');
         let head = parts.next().unwrap_or("");
         let (from_text, to_text) = match head.split_once('-') {
@@ -472,14 +508,14 @@ impl Position {
                     .skip(1)
                     .find(|(_, c)| c.is_ascii_alphabetic())
                     .map(|(i, _)| i)
-                    .ok_or_else(|| bad("expected `from-to`, e.g. `e1-e3`"))?;
+                    .ok_or_else(|| malformed("expected `from-to`, e.g. `e1-e3`"))?;
                 head.split_at(cut)
             }
         };
         let parse_sq = |s: &str| {
             Square::parse(s)
                 .filter(|sq| sq.file < 9 && sq.rank < 9)
-                .ok_or_else(|| bad(&format!("`{s}` is not a square a1-i9")))
+                .ok_or_else(|| malformed(&format!("`{s}` is not a square a1-i9")))
         };
         let mv = Move::new(parse_sq(from_text)?, parse_sq(to_text)?);
         let mut marked = Vec::new();
@@ -488,14 +524,20 @@ impl Position {
         }
         if !self.is_legal(&mv) {
             let why = match self.piece_at(mv.from) {
-                _ if self.decided().is_some() => "the game is already over".to_string(),
+                _ if self.decided().is_some() => {
+                    return Err(MoveError::new(
+                        MoveErrorKind::GameOver,
+                        text,
+                        format!("move `{t}`: the game is already over"),
+                    ))
+                }
                 None => format!("no piece on {}", mv.from.name()),
                 Some(p) if p.side() != self.side => {
                     format!("the piece on {} is not {:?}'s", mv.from.name(), self.side)
                 }
                 Some(_) => "not a legal move here".to_string(),
             };
-            return Err(bad(&why));
+            return Err(illegal(&why));
         }
         if !marked.is_empty() {
             // Both in one order: captures come in the order the sides are
@@ -504,7 +546,7 @@ impl Position {
             let mut actual = self.captures(&mv);
             actual.sort();
             if marked != actual {
-                return Err(bad(&format!(
+                return Err(illegal(&format!(
                     "wrong capture marks; this move reads {}",
                     self.notation(&mv)
                 )));
@@ -581,8 +623,8 @@ impl fmt::Display for Position {
 }
 
 impl FromStr for Position {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Position, String> {
+    type Err = FenError;
+    fn from_str(s: &str) -> Result<Position, FenError> {
         Position::parse(s)
     }
 }
@@ -638,7 +680,7 @@ impl Tablut {
     }
 
     /// A game from a set-up position in the text format.
-    pub fn from_position(text: &str, options: TablutOptions) -> Result<Tablut, String> {
+    pub fn from_position(text: &str, options: TablutOptions) -> Result<Tablut, FenError> {
         let start = Position::parse(text)?.with_hostile_throne(options.hostile_throne);
         Ok(Tablut::from_start(start, options))
     }
@@ -688,17 +730,21 @@ impl Tablut {
     }
 
     /// The legal move named by `text` (see [`Position::parse_move`]).
-    pub fn parse_move(&self, text: &str) -> Result<Move, String> {
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         if let Some(o) = self.repetition_outcome() {
-            return Err(format!("move `{}`: the game is over ({o:?})", text.trim()));
+            return Err(MoveError::new(
+                MoveErrorKind::GameOver,
+                text,
+                format!("move `{}`: the game is over ({o:?})", text.trim()),
+            ));
         }
         self.pos.parse_move(text)
     }
 
     /// Parses and plays a move, returning it.
-    pub fn play_notation(&mut self, text: &str) -> Result<Move, String> {
+    pub fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
         let mv = self.parse_move(text)?;
-        self.play(&mv);
+        self.play_legal(&mv);
         Ok(mv)
     }
 
@@ -729,7 +775,7 @@ impl Tablut {
         }
         let mut total = 0;
         for mv in &moves {
-            self.play(mv);
+            self.play_legal(mv);
             total += self.perft_with_history(depth - 1);
             self.undo();
         }
@@ -793,7 +839,7 @@ impl Rules for Tablut {
         self.pos.legal_moves()
     }
 
-    fn play(&mut self, mv: &Move) {
+    fn play_legal(&mut self, mv: &Move) {
         self.history.push(self.pos);
         self.pos = self.pos.play(mv);
         self.moves.push(*mv);
@@ -937,7 +983,7 @@ mod tests {
             ("9/9/9/9/4d4/9/9/9/9 w", "throne"),
         ];
         for (text, needle) in cases {
-            let err = Position::parse(text).unwrap_err();
+            let err = Position::parse(text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");
         }
     }
@@ -988,7 +1034,7 @@ mod tests {
                 .iter()
                 .map(|m| {
                     let mut n = g.clone();
-                    n.play(m);
+                    n.play(m).unwrap();
                     slow(&n, depth - 1)
                 })
                 .sum()
@@ -1061,7 +1107,7 @@ mod tests {
         let m = mv("c1-c2");
         assert_eq!(p.notation(&m), "c1-c2");
         let mut g = Tablut::from_position(&p.to_string(), TablutOptions::default()).unwrap();
-        g.play(&m);
+        g.play(&m).unwrap();
         g.play_notation("b8-b7").unwrap();
         assert_eq!(g.piece_at(sq("c2")), Some(Piece::Attacker));
         // Moving away and back does capture: the move is the defender's.
@@ -1218,7 +1264,11 @@ mod tests {
         g.play_notation("b2-b1").unwrap();
         assert_eq!(g.outcome().unwrap().result_token(), "1-0");
         assert!(g.legal_moves().is_empty());
-        assert!(g.parse_move("a9-a8").unwrap_err().contains("over"));
+        assert!(g
+            .parse_move("a9-a8")
+            .unwrap_err()
+            .to_string()
+            .contains("over"));
     }
 
     #[test]
@@ -1271,7 +1321,7 @@ mod tests {
         let g = Tablut::new(TablutOptions::default());
         assert_eq!(g.parse_move("e2-c2").unwrap(), mv("e2-c2"));
         assert_eq!(g.parse_move(" e2c2 ").unwrap(), mv("e2-c2"));
-        let err = |t: &str| g.parse_move(t).unwrap_err();
+        let err = |t: &str| g.parse_move(t).unwrap_err().to_string();
         assert!(
             err("e2-e3").contains("`e2-e3`: not a legal move"),
             "{}",

@@ -47,7 +47,7 @@ pub fn game_states<R: Rules>(start: &R, moves: &[R::Move], side: WhiteSide) -> V
     let mut g = start.clone();
     let mut out = vec![board_state(&g, side)];
     for m in moves {
-        g.play(m);
+        g.play_legal(m);
         out.push(board_state(&g, side));
     }
     out

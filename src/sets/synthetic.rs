@@ -1,10 +1,6 @@
 //! Rendered labelled scenes: every grid kind, board style, piece set, camera pose,
 //! light and realism setting the renderer has, with and without hands.
 
-use image::RgbImage;
-use opencv::core::{Mat, CV_8UC3};
-use opencv::prelude::*;
-
 use super::{Labelled, BLACK, EMPTY, HIDDEN, WHITE};
 use crate::geometry::{BoardPose, Corners, GridSpec};
 use crate::synth::params::{PieceColor, SquareScheme};
@@ -274,14 +270,4 @@ pub fn random_state(grid: GridSpec, fill: f64, kinds: &[PieceKind], rng: &mut Rn
     state
 }
 
-pub fn rgb_to_bgr_mat(img: &RgbImage) -> opencv::Result<Mat> {
-    let (w, h) = (img.width() as i32, img.height() as i32);
-    let mut mat = Mat::new_rows_cols_with_default(h, w, CV_8UC3, opencv::core::Scalar::all(0.0))?;
-    let dst = mat.data_bytes_mut()?;
-    for (d, s) in dst.chunks_exact_mut(3).zip(img.as_raw().chunks_exact(3)) {
-        d[0] = s[2];
-        d[1] = s[1];
-        d[2] = s[0];
-    }
-    Ok(mat)
-}
+pub use crate::capture::rgb_to_bgr_mat;

@@ -266,7 +266,7 @@ pub fn write_clip_with(
     }
     let mut done = 0;
     let truth = render_clip(params, states, opts, |img, _| {
-        let mat = crate::sets::rgb_to_bgr_mat(img).map_err(cv)?;
+        let mat = crate::capture::rgb_to_bgr_mat(img).map_err(cv)?;
         writer.write(&mat).map_err(cv)?;
         done += 1;
         progress(done);

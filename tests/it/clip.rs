@@ -16,7 +16,7 @@ fn a_short_game_clip_has_the_right_frames_states_and_sidecar() {
     let mut moves = vec![];
     for u in ["e2e4", "e7e5", "g1f3"] {
         let m = g.parse_uci(u).unwrap();
-        g.play(&m);
+        g.play(&m).unwrap();
         moves.push(m);
     }
     let states = states_of(&Chess::new(), &moves);

@@ -21,7 +21,7 @@ use boardscribe::rules::Rules;
 use boardscribe::synth::{Rng, SceneParams};
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
-use super::util::{bin, p, tmp};
+use super::util::{bin, have_tool, p, tmp};
 
 /// One HTTP/1.0 exchange: (status, head, body).
 fn http(
@@ -162,7 +162,7 @@ fn chess_line(ucis: &[&str]) -> (Chess, Vec<<Chess as Rules>::Move>, Vec<String>
     for u in ucis {
         let m = g.parse_uci(u).unwrap();
         sans.push(g.notation(&m));
-        g.play(&m);
+        g.play(&m).unwrap();
         moves.push(m);
     }
     (g, moves, sans)
@@ -210,7 +210,7 @@ fn clips(dir: &Path) -> (Vec<(PathBuf, String)>, Truth) {
     for _ in 0..8 {
         let legal = g.legal_moves();
         let m = legal[rng.below(legal.len())].clone();
-        g.play(&m);
+        g.play(&m).unwrap();
         moves.push(m);
     }
     let (c, t) = render(
@@ -332,7 +332,7 @@ fn issue20_event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_a
         flat_body.contains("White bishop f1-h3 is not a legal move"),
         "{body}"
     );
-    if python_has("chess") {
+    if have_tool("python-chess", python_has("chess")) {
         let file = dir.path().join("served.pgn");
         std::fs::write(&file, &body).unwrap();
         let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/check_round.py");
@@ -350,8 +350,6 @@ fn issue20_event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_a
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
         );
-    } else {
-        eprintln!("skipping the python-chess check: it is not installed");
     }
     // The draughts board's own record.
     let (status, head, pdn) = get(&addr, "/board/3.pdn");
@@ -469,8 +467,8 @@ fn issue20_event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_a
 /// What a spectator sees in headless Chromium: the final diagrams and the alert;
 /// screenshots kept under `out/` as CI artifacts.
 fn browser_check(addr: &str, token: &str, truth: &Truth) {
-    if Command::new("chromium").arg("--version").output().is_err() {
-        eprintln!("skipping the browser check: chromium is not installed");
+    let present = Command::new("chromium").arg("--version").output().is_ok();
+    if !have_tool("chromium", present) {
         return;
     }
     let profile = tmp();
@@ -532,7 +530,7 @@ fn browser_check(addr: &str, token: &str, truth: &Truth) {
     let c3 = card(3);
     let mut g = RussianDraughts::new(DraughtsOptions::default());
     for m in &truth.draughts.1 {
-        g.play(m);
+        g.play(m).unwrap();
     }
     let want =
         boardscribe::round::Diagram::of(boardscribe::round::GameKind::RussianDraughts, &g, None)

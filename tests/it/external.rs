@@ -1,6 +1,6 @@
 //! Records written by boardscribe load in other software: python-chess and
 //! pgn-extract for PGN, pydraughts for PDN. Skipped, with a message, where a tool is
-//! not installed (`.ci/run` installs them).
+//! not installed, except in CI (`.ci/run` installs them and requires them).
 
 use std::path::Path;
 use std::process::Command;
@@ -12,7 +12,7 @@ use boardscribe::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe::rules::Rules;
 use boardscribe::synth::Rng;
 
-use super::util::tmp;
+use super::util::{have_tool, tmp};
 
 fn python_has(module: &str) -> bool {
     Command::new("python3")
@@ -41,10 +41,12 @@ fn check(cmd: &mut Command, what: &str) {
 
 #[test]
 fn pgn_records_load_in_python_chess_and_pgn_extract() {
-    let have_chess = python_has("chess");
-    let have_extract = Command::new("pgn-extract").arg("-h").output().is_ok();
+    let have_chess = have_tool("python-chess", python_has("chess"));
+    let have_extract = have_tool(
+        "pgn-extract",
+        Command::new("pgn-extract").arg("-h").output().is_ok(),
+    );
     if !have_chess && !have_extract {
-        eprintln!("skipping: neither python-chess nor pgn-extract is installed");
         return;
     }
     let dir = tmp();
@@ -63,7 +65,7 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
         for (i, u) in rec.ucis().iter().enumerate() {
             let m = g.parse_uci(u).unwrap();
             out.push(&g, &m, Some(3.0 + i as f64));
-            g.play(&m);
+            g.play(&m).unwrap();
         }
         out.note("unexplained change at 0:01:02: e2,e4 {braces} \"quotes\"");
         GameRecord::set_result(&mut out, &g);
@@ -95,8 +97,7 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
 
 #[test]
 fn pdn_records_replay_in_pydraughts() {
-    if !python_has("draughts") {
-        eprintln!("skipping: pydraughts is not installed");
+    if !have_tool("pydraughts", python_has("draughts")) {
         return;
     }
     let dir = tmp();
@@ -110,7 +111,7 @@ fn pdn_records_replay_in_pydraughts() {
             let legal = g.legal_moves();
             let m = legal[rng.below(legal.len())].clone();
             GameRecord::push(&mut rec, &g, &m, None);
-            g.play(&m);
+            g.play(&m).unwrap();
         }
         GameRecord::set_result(&mut rec, &g);
         let file = dir.path().join(format!("g{seed}.pdn"));

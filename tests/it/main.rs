@@ -9,6 +9,7 @@ mod clip;
 mod clips;
 mod event;
 mod external;
+mod golden;
 mod issue22;
 mod locate;
 mod memory;

@@ -148,7 +148,7 @@ fn random_game<R: Rules>(start: R, choices: &[usize]) -> (R, Vec<R::Move>) {
             break;
         }
         let mv = legal[c % legal.len()].clone();
-        g.play(&mv);
+        g.play(&mv).unwrap();
         moves.push(mv);
     }
     (start, moves)
@@ -168,7 +168,7 @@ where
         if notes.get(i).copied().unwrap_or(false) {
             rec.note(&format!("note {{after}} ply {}", i + 1));
         }
-        g.play(mv);
+        g.play(mv).unwrap();
     }
     rec.set_result(&g);
     let text = rec.render();

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use boardscribe::cli::render::chess_game;
 use boardscribe::record::pgn::parse_pgn;
 use boardscribe::rules::chess::Chess;
 use boardscribe::rules::Rules;
@@ -179,7 +178,7 @@ fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
     let mut moves = vec![];
     for u in ["e2e4", "e7e5"] {
         let m = g.parse_uci(u).unwrap();
-        g.play(&m);
+        g.play(&m).unwrap();
         moves.push(m);
     }
     let mut states = states_of(&Chess::new(), &moves);
@@ -192,7 +191,7 @@ fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
     // The arbiter puts it back, and the game goes on with Nf3.
     states.push(states[2].clone());
     let nf3 = g.parse_uci("g1f3").unwrap();
-    g.play(&nf3);
+    g.play(&nf3).unwrap();
     states.push(boardscribe::sets::board_state(
         &g,
         boardscribe::infer::WhiteSide::Bottom,
@@ -371,4 +370,14 @@ fn issue8_a_board_moved_too_far_to_follow_is_located_again() {
     let sans = sans_in(&text);
     let (want, _) = true_sans("opera.pgn");
     assert_eq!(sans, want[..10], "recorded moves differ\n{text}");
+}
+
+/// A chess game from a PGN file: start position and moves.
+fn chess_game(
+    path: &std::path::Path,
+) -> Result<(boardscribe::Chess, Vec<shakmaty::Move>), boardscribe::rules::ReplayError> {
+    let text = std::fs::read_to_string(path).expect("a readable PGN");
+    boardscribe::record::pgn::parse_pgn(&text)
+        .expect("a valid PGN")
+        .start_and_moves()
 }

@@ -41,7 +41,7 @@ fn random_game<R: Rules>(start: &R, seed: u64, max: usize) -> Option<Vec<R::Move
             return None;
         }
         let m = legal[rng.below(legal.len())].clone();
-        g.play(&m);
+        g.play(&m).unwrap();
         moves.push(m);
     }
     Some(moves)
@@ -76,7 +76,7 @@ fn draughts_features(start: &RussianDraughts, moves: &[DMove]) -> DraughtsFeatur
                 .chain(m.path.iter().copied())
                 .zip(m.path.iter().copied())
                 .any(|(a, b)| far(a, b));
-        g.play(m);
+        g.play(m).unwrap();
     }
     f
 }
@@ -178,7 +178,7 @@ fn issue6_draughts_games_with_multi_captures_promotion_mid_capture_and_flying_ki
         );
         let mut g = start.clone();
         for m in moves {
-            g.play(m);
+            g.play(m).unwrap();
         }
         if let Some(o) = g.outcome() {
             assert!(
@@ -199,7 +199,7 @@ fn tablut_features(
     for m in moves {
         multi |= g.captures(m).len() >= 2;
         king_before_last = g.king_square();
-        g.play(m);
+        g.play(m).unwrap();
     }
     let o = g.outcome();
     let escape =

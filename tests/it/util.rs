@@ -36,14 +36,32 @@ pub fn p(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
 }
 
-pub fn shared_data(sub: &str) -> Option<PathBuf> {
+/// A folder of the real photo sets beside the project. Tests that need them are
+/// `#[ignore = "needs ../shared/data"]` (`make test` runs them when the folder is
+/// there), so an absent folder fails the test rather than passing it unseen.
+pub fn shared_data(sub: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data")
         .join(sub);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: {} is absent", dir.display());
-        None
+    assert!(
+        dir.is_dir(),
+        "{} is absent: this test needs the real photo sets",
+        dir.display()
+    );
+    dir
+}
+
+/// Whether an outside checker (python-chess, pydraughts, pgn-extract, chromium)
+/// is there. Absent, the check is skipped with a message, except where
+/// `BOARDSCRIBE_REQUIRE_TOOLS` is set (`.ci/run` sets it after installing them),
+/// where a missing tool fails the test.
+pub fn have_tool(name: &str, present: bool) -> bool {
+    if !present {
+        assert!(
+            std::env::var_os("BOARDSCRIBE_REQUIRE_TOOLS").is_none(),
+            "{name} is required (BOARDSCRIBE_REQUIRE_TOOLS) but not installed"
+        );
+        eprintln!("skipping the {name} check: it is not installed");
     }
+    present
 }

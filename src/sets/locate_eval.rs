@@ -8,7 +8,7 @@ use crate::geometry::{BoardPose, Corners, GridSpec};
 use crate::sets::{annotated_set, random_state, rgb_to_bgr_mat};
 use crate::synth::{PieceKind, RandomRanges, Rng, SceneParams};
 
-use super::locate;
+use crate::locate::locate;
 
 /// One located frame: its worst corner's error in cells (`None` when nothing was
 /// found) and the time location took: this thread's CPU time, which other work on
@@ -28,7 +28,7 @@ pub struct Trial {
 pub fn corner_error(grid: GridSpec, found: &Corners, truth: &Corners) -> f64 {
     let cell = BoardPose::new(grid, *truth).mean_cell_px();
     let (f, t) = (found.points(), truth.points());
-    super::allowed_turns(grid)
+    crate::locate::allowed_turns(grid)
         .iter()
         .map(|&k| {
             (0..4)

@@ -1,0 +1,177 @@
+//! What the record readers and editors refuse. One error type per reader (PGN,
+//! PDN, the Tablut record, the free log), each saying where in the text: line and
+//! column, counted from 1.
+
+use std::path::PathBuf;
+
+use crate::rules::{FenError, IllegalMove, MoveError, ReplayError};
+
+/// A place in a text: line and column (in characters), both from 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextPos {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl TextPos {
+    /// The place of byte `offset` in `text`.
+    pub(crate) fn of(text: &str, offset: usize) -> TextPos {
+        let head = text.get(..offset.min(text.len())).unwrap_or(text);
+        let line_start = head.rfind('\n').map_or(0, |i| i + 1);
+        TextPos {
+            line: head.matches('\n').count() + 1,
+            column: head[line_start..].chars().count() + 1,
+        }
+    }
+}
+
+impl std::fmt::Display for TextPos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// A PGN text refused: malformed, or a move the rules do not allow.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("PGN game {game}, {at}: {why}")]
+pub struct PgnError {
+    /// Which game of the text, from 1.
+    pub game: usize,
+    pub at: TextPos,
+    pub why: String,
+}
+
+/// A PDN text refused (Russian draughts).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: {why}")]
+pub struct PdnError {
+    pub at: TextPos,
+    pub why: String,
+}
+
+/// A Tablut record refused: its text (`at` says where), or, for a record built
+/// in memory and written or replayed, its moves or tags (`at` is None).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct TablutRecordError {
+    pub at: Option<TextPos>,
+    pub why: String,
+}
+
+impl std::fmt::Display for TablutRecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.at {
+            Some(at) => write!(f, "{at}: {}", self.why),
+            None => f.write_str(&self.why),
+        }
+    }
+}
+
+/// A free log (`record --game free`) refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: {why}")]
+pub struct FreeLogError {
+    pub at: TextPos,
+    pub why: String,
+}
+
+/// A record read back to go on with its game (`record --resume`, `event`) that
+/// cannot be: its text, its start position or one of its moves.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Pgn(#[from] PgnError),
+    #[error(transparent)]
+    Pdn(#[from] PdnError),
+    #[error(transparent)]
+    Tablut(#[from] TablutRecordError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// Move `number` (from 1) is not legal where it stands.
+    #[error("move {number} of the record is not legal")]
+    Illegal { number: usize },
+}
+
+impl From<FenError> for ReadError {
+    fn from(e: FenError) -> ReadError {
+        ReadError::Replay(e.into())
+    }
+}
+
+impl From<MoveError> for ReadError {
+    fn from(e: MoveError) -> ReadError {
+        ReadError::Replay(e.into())
+    }
+}
+
+/// An edit of a record refused (an arbiter's result, a tag, a comment, a move).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    /// Not one of the result tokens an arbiter may set.
+    #[error("'{0}' is not a result: use 1-0, 0-1, 1/2-1/2 or *")]
+    NotAResult(String),
+    /// Not one of the result tokens this game's record format takes (the second
+    /// field lists them).
+    #[error("'{0}' is not a result: use {1}")]
+    NotAResultOf(String, String),
+    /// Not a result a PDN file can hold.
+    #[error("{0:?} is not a PDN result")]
+    NotAPdnResult(String),
+    #[error("tag name {0:?} is not a PDN tag name")]
+    BadTagName(String),
+    #[error("tag {0:?} is derived from the game; use set_result or the start position")]
+    DerivedTag(String),
+    #[error("no move {index} to comment (the record has {moves} moves)")]
+    NoMove { index: usize, moves: usize },
+    #[error(transparent)]
+    Illegal(#[from] IllegalMove),
+    #[error(transparent)]
+    Move(#[from] MoveError),
+}
+
+/// The lock on a record not taken ([`crate::record::RecordLock::acquire`]).
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error("cannot create the folder '{}': {source}", dir.display())]
+    Folder {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open the lock file '{}': {source}", path.display())]
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Another recorder holds it; `holder` is its process id when it wrote one.
+    #[error(
+        "{} is writing '{}'; stop it first, or record into another file",
+        holder_text(.holder),
+        record.display()
+    )]
+    Held {
+        record: PathBuf,
+        holder: Option<String>,
+    },
+}
+
+fn holder_text(holder: &Option<String>) -> String {
+    match holder {
+        Some(pid) => format!("another recorder (process {pid})"),
+        None => "another recorder".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TextPos;
+
+    #[test]
+    fn text_positions_count_lines_and_characters() {
+        let text = "[Event \"é\"]\n1. e4 é5";
+        assert_eq!(TextPos::of(text, 0), TextPos { line: 1, column: 1 });
+        let at = text.find("é5").unwrap();
+        assert_eq!(TextPos::of(text, at), TextPos { line: 2, column: 7 });
+        let at = text.find('"').unwrap();
+        assert_eq!(TextPos::of(text, at), TextPos { line: 1, column: 8 });
+        assert_eq!(TextPos::of(text, 999).line, 2);
+    }
+}
