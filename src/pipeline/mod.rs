@@ -665,7 +665,7 @@ mod tests {
         for (i, u) in ucis.iter().enumerate() {
             let m = g.parse_uci(u).unwrap();
             file.current.push(g, &m, None);
-            g.play(&m);
+            g.play(&m).unwrap();
             draws.after_ply(g, i + 1, i as f64, file, &mut events);
             file.current.set_result(g);
         }

@@ -308,7 +308,7 @@ mod tests {
         for u in ["f2f3", "e7e5", "g2g4", "d8h4"] {
             let m = g.parse_uci(u).unwrap();
             rec.push(&g, &m, None);
-            g.play(&m);
+            g.play(&m).unwrap();
         }
         rec.set_result(&g);
         (rec.render(), g)
