@@ -386,6 +386,8 @@ struct Found<R: Rules> {
     tiebreak: u32,
 }
 
+/// Pieces a line no view showed may move a second time.
+const MAX_MOVED_AGAIN: usize = 1;
 /// Most positions a change-guided search looks at, however deep it goes.
 const MAX_GUIDED_NODES: usize = 20_000;
 
@@ -406,19 +408,30 @@ pub(super) fn search_guided<R: Rules>(
     let mut seen: HashSet<[u64; 3]> = HashSet::new();
     seen.insert(occ_key(&base));
     let mut lines: Vec<Line<R>> = Vec::new();
-    // Per line: position, occupancy, moves, tiebreak, squares its moves changed.
+    // Per line: position, occupancy, moves, tiebreak, squares its moves changed,
+    // squares its moves put a piece on, and pieces it moved again.
     #[allow(clippy::type_complexity)]
-    let mut frontier: Vec<(R, Vec<Occupant>, Vec<R::Move>, u32, Vec<bool>)> = vec![(
+    let mut frontier: Vec<(
+        R,
+        Vec<Occupant>,
+        Vec<R::Move>,
+        u32,
+        Vec<bool>,
+        Vec<bool>,
+        usize,
+    )> = vec![(
         game.clone(),
         base.clone(),
         Vec::new(),
         0,
         vec![false; base.len()],
+        vec![false; base.len()],
+        0,
     )];
     let mut nodes = 0usize;
     for d in 1..=depth {
         let mut next = Vec::new();
-        for (g, occ, moves, tiebreak, touched_by) in &frontier {
+        for (g, occ, moves, tiebreak, touched_by, filled, agains) in &frontier {
             for mv in g.legal_moves() {
                 let mut g2 = g.clone();
                 let tb = tiebreak + g2.tiebreak(&mv);
@@ -429,7 +442,13 @@ pub(super) fn search_guided<R: Rules>(
                     .zip(&occ2)
                     .enumerate()
                     .all(|(i, (a, b))| a == b || touched[i]);
-                if !inside || !seen.insert(occ_key(&occ2)) {
+                // In a line no view showed, at most one piece put down by an
+                // earlier ply of it is lifted again (a rook that captures and
+                // goes back); more is a story, not what the views show.
+                let again = (0..occ.len())
+                    .any(|i| filled[i] && occ[i] != Occupant::Empty && occ2[i] == Occupant::Empty);
+                let agains = agains + usize::from(again);
+                if !inside || agains > MAX_MOVED_AGAIN || !seen.insert(occ_key(&occ2)) {
                     continue;
                 }
                 nodes += 1;
@@ -458,7 +477,13 @@ pub(super) fn search_guided<R: Rules>(
                         tiebreak: tb,
                     });
                 }
-                next.push((g2, occ2, m2, tb, touched_now));
+                let mut filled_now = filled.clone();
+                for (i, (a, b)) in occ.iter().zip(&occ2).enumerate() {
+                    if a != b && *b != Occupant::Empty {
+                        filled_now[i] = true;
+                    }
+                }
+                next.push((g2, occ2, m2, tb, touched_now, filled_now, agains));
                 if nodes >= MAX_GUIDED_NODES {
                     return lines;
                 }
