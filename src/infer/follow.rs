@@ -446,6 +446,17 @@ impl<R: Rules> Follower<R> {
         let mut events = Vec::new();
         self.beam.truncate(1);
         self.commit(|_| true, &mut events);
+        // A view no line explained that was being waited out (a photo that may
+        // show a hand) is the last one: no later view will settle it, so it is
+        // reported as any unexplained change is.
+        if self.misfits > 0 && self.in_sync {
+            if let (Some(obs), Some(h)) = (self.unexplained_views.last(), self.beam.first()) {
+                let squares = Evidence::new(obs, &self.cfg, &h.occ).contradictions(&h.occ);
+                let why = diagnose(&h.game, obs, &self.cfg);
+                self.in_sync = false;
+                events.push(FollowEvent::Unexplained { squares, why });
+            }
+        }
         events
     }
 
