@@ -80,17 +80,19 @@ pub fn record<R: Recordable>(
     record_onto(game, record, classifier, source, job, events)
 }
 
-/// Goes on with the record of one game taken up from disk (`event` after a restart
-/// or a take-back): `game` is the position after its moves.
+/// Goes on with the record of a game taken up from disk (`event` after a restart
+/// or a take-back): `game` is the position after its moves; `earlier`, the games
+/// the file holds before it (after an illegal move), are kept as they are.
 pub fn record_resumed<R: Recordable>(
     game: R,
     record: R::Record,
+    earlier: Vec<String>,
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     job: &RecordJob,
     events: &mut dyn EventSink,
 ) -> anyhow::Result<RecordSummary> {
-    let file = RecordFile::single(record, &job.tags);
+    let file = RecordFile::after(earlier, record, &job.tags);
     record_onto(game, file, classifier, source, job, events)
 }
 

@@ -104,8 +104,14 @@ impl<R: Recordable> RecordFile<R> {
 
     /// A file of one game taken up from its record.
     pub fn single(current: R::Record, tags: &RecordTags) -> RecordFile<R> {
+        RecordFile::after(Vec::new(), current, tags)
+    }
+
+    /// A file whose games `done` (rendered, as read back) are kept as they are
+    /// before `current`, the game that goes on.
+    pub fn after(done: Vec<String>, current: R::Record, tags: &RecordTags) -> RecordFile<R> {
         RecordFile {
-            done: Vec::new(),
+            done,
             current,
             tags: tags.clone(),
         }

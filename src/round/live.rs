@@ -263,12 +263,23 @@ impl Board {
 
     /// Reads the record on disk (None when there is none yet).
     pub fn read<R: Resume>(&self, like: &R) -> anyhow::Result<Option<Resumed<R>>> {
+        Ok(self.read_file(like)?.map(|(_, r)| r))
+    }
+
+    /// The board's record file: the games before the last (rendered as read, after
+    /// an irregularity started another game) and the last one, taken up.
+    pub fn read_file<R: Resume>(
+        &self,
+        like: &R,
+    ) -> anyhow::Result<Option<(Vec<String>, Resumed<R>)>> {
         if !self.has_record() {
             return Ok(None);
         }
         let text = std::fs::read_to_string(&self.path)
             .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", self.path.display()))?;
-        R::read_record(&text, like).map(Some).map_err(|e| {
+        let mut games = crate::record::log::split_games(&text);
+        let last = games.pop().unwrap_or_default();
+        R::read_record(&last, like).map(|r| Some((games, r))).map_err(|e| {
             anyhow::anyhow!(
                 "board {}: the record '{}' cannot be taken up ({e}); move it away to start the game afresh",
                 self.number(),
@@ -331,7 +342,7 @@ impl Board {
 
 /// Reads a record on disk into what the page shows.
 fn load<R: Resume>(board: &Board, like: &R) -> anyhow::Result<()> {
-    let Some(r) = board.read(like)? else {
+    let Some((earlier, r)) = board.read_file(like)? else {
         return Ok(());
     };
     let mut g = r.start.clone();
@@ -343,7 +354,10 @@ fn load<R: Resume>(board: &Board, like: &R) -> anyhow::Result<()> {
         g.play_legal(m);
     }
     let diagram = Diagram::of(board.kind(), &g, before.as_ref());
-    let text: Arc<str> = Arc::from(r.record.render());
+    // The page shows the game going on; the record served holds every game.
+    let text: Arc<str> = Arc::from(
+        crate::record::log::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
+    );
     let served = match board.kind() {
         GameKind::Chess => Arc::from(tagged_pgn(board, &text)),
         _ => text.clone(),
@@ -370,12 +384,24 @@ fn show_start<R: Rules>(board: &Board, start: &R) {
 
 /// A board's PGN as the round PGN holds it: the round's `Round` and a `Board` tag.
 fn tagged_pgn(board: &Board, text: &str) -> String {
-    let mut rec = parse_pgn(text).unwrap_or_else(|_| stub(board));
-    rec.set_tag("Board", &board.number().to_string());
-    if !board.tags.round.is_empty() {
-        rec.round = board.tags.round.clone();
+    // Every game of the board's file (a second one follows an illegal move).
+    let games = crate::record::log::split_games(text);
+    let tagged: Vec<String> = if games.is_empty() {
+        vec![String::new()]
+    } else {
+        games
     }
-    rec.to_pgn_string()
+    .iter()
+    .map(|game| {
+        let mut rec = parse_pgn(game).unwrap_or_else(|_| stub(board));
+        rec.set_tag("Board", &board.number().to_string());
+        if !board.tags.round.is_empty() {
+            rec.round = board.tags.round.clone();
+        }
+        rec.to_pgn_string().trim_end().to_string()
+    })
+    .collect();
+    tagged.join("\n\n") + "\n"
 }
 
 /// An empty game with the board's tags, for a board not yet recording.
@@ -446,9 +472,10 @@ fn set_board_result<R: Resume>(
     }
 }
 
-/// Takes the last recorded move back on disk.
+/// Takes the last recorded move back on disk (the last game's; games before it
+/// are kept as they are).
 fn take_back<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<()> {
-    let Some(r) = board.read(like)? else {
+    let Some((earlier, r)) = board.read_file(like)? else {
         anyhow::bail!("board {} has no record yet", board.number());
     };
     let mut record = r.record;
@@ -462,18 +489,28 @@ fn take_back<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<(
     record.note(note);
     // Whatever result the taken-back move brought no longer stands.
     record.set_result(&g);
-    write_atomic(&board.path, &record.render())
-        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", board.path.display()))
+    write_games::<R>(board, earlier, record)
 }
 
-/// Adds a comment to a record on disk (the recorder is stopped).
+/// Adds a comment to a record on disk (the recorder is stopped), after the last
+/// game's last move.
 fn apply_note<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<()> {
-    let Some(r) = board.read(like)? else {
+    let Some((earlier, r)) = board.read_file(like)? else {
         anyhow::bail!("board {} has no record yet", board.number());
     };
     let mut record = r.record;
     record.note(note);
-    write_atomic(&board.path, &record.render())
+    write_games::<R>(board, earlier, record)
+}
+
+/// Writes the board's file: the games `earlier` as they were, then `last`.
+fn write_games<R: Resume>(
+    board: &Board,
+    earlier: Vec<String>,
+    last: R::Record,
+) -> anyhow::Result<()> {
+    let file = crate::record::log::RecordFile::<R>::after(earlier, last, &Default::default());
+    write_atomic(&board.path, &file.render())
         .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", board.path.display()))
 }
 
@@ -917,5 +954,53 @@ mod tests {
         assert!(!b2.state().alerts[0].open);
         let rec = std::fs::read_to_string(&b2.path).unwrap();
         assert!(rec.contains("confirmed move 1 e4"), "{rec}");
+    }
+
+    #[test]
+    fn a_take_back_on_a_board_with_two_games_keeps_the_first() {
+        // After an illegal move the board's file holds a second game (FIDE 7.5):
+        // the page shows and edits the game going on, and the first stays.
+        let dir = tempfile::tempdir().unwrap();
+        let mut g = Chess::new();
+        let mut first = PgnRecord::start(&g, &RecordTags::default());
+        for u in ["e2e4", "e7e5"] {
+            let m = g.parse_uci(u).unwrap();
+            GameRecord::push(&mut first, &g, &m, None);
+            g.play(&m).unwrap();
+        }
+        let mut second = PgnRecord::start(&g, &RecordTags::default());
+        for u in ["g1f3", "b8c6", "f1b5"] {
+            let m = g.parse_uci(u).unwrap();
+            GameRecord::push(&mut second, &g, &m, None);
+            g.play(&m).unwrap();
+        }
+        let file = format!("{}\n\n{}", first.render().trim_end(), second.render());
+        std::fs::write(dir.path().join("board-1.pgn"), &file).unwrap();
+        let round = Round::new(
+            info(),
+            "2026.05.01".into(),
+            vec![spec(1, GameKind::Chess)],
+            dir.path(),
+            "t".into(),
+        )
+        .unwrap();
+        let b1 = round.board(1).unwrap();
+        assert_eq!(b1.state().sans, ["Nf3", "Nc6", "Bb5"]);
+        let done = round.act(1, Action::TakeBack).unwrap();
+        assert!(done.contains("Bb5"), "{done}");
+        let text = std::fs::read_to_string(&b1.path).unwrap();
+        let games = crate::record::pgn::parse_pgn_games(&text).unwrap();
+        assert_eq!(games.len(), 2, "{text}");
+        assert_eq!(games[0].moves.len(), 2, "{text}");
+        assert_eq!(games[1].moves.len(), 2, "{text}");
+        // The round PGN holds both games of the board.
+        let round_pgn = round.pgn().to_string();
+        assert_eq!(
+            crate::record::pgn::parse_pgn_games(&round_pgn)
+                .unwrap()
+                .len(),
+            2,
+            "{round_pgn}"
+        );
     }
 }

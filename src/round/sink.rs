@@ -286,9 +286,12 @@ pub fn record_board<R: Resume>(
         // made on disk between reading the record and writing it again.
         let running = Running::start(round, board);
         let fresh = board.take_fresh();
-        let resumed = match (fresh, board.read(&start)?) {
+        let (earlier, resumed) = match (fresh, board.read_file(&start)?) {
             (false, Some(r)) => r,
-            _ => Resumed::fresh(start.clone(), R::Record::start(&start, &job.tags)),
+            _ => (
+                Vec::new(),
+                Resumed::fresh(start.clone(), R::Record::start(&start, &job.tags)),
+            ),
         };
         if resumed.finished() {
             drop(running);
@@ -308,6 +311,7 @@ pub fn record_board<R: Resume>(
         let result = pipeline::record_resumed(
             resumed.game,
             resumed.record,
+            earlier,
             classifier,
             source,
             job,
