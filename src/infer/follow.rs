@@ -470,14 +470,13 @@ impl<R: Rules> Follower<R> {
         time: f64,
         episodes: Option<usize>,
     ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
-        let (kids, misfit, best) = self.expand_with(obs, time, episodes, false);
+        let (kids, misfit) = self.expand_with(obs, time, episodes, false);
         if misfit.is_none() {
             return (kids, None);
         }
         // Nothing shallow fits: plies no view showed, found where the view says
         // the board changed.
-        let (deep, deep_misfit, _) = self.expand_with(obs, time, episodes, true);
-        let _ = best;
+        let (deep, deep_misfit) = self.expand_with(obs, time, episodes, true);
         if deep_misfit.is_none() {
             (deep, None)
         } else {
@@ -486,15 +485,14 @@ impl<R: Rules> Follower<R> {
     }
 
     /// The hypotheses after one view (`expand`), following every hypothesis by
-    /// shallow lines or by change-guided deep ones; also the best one's score
-    /// before it is made the zero of the others.
+    /// shallow lines or by change-guided deep ones.
     fn expand_with(
         &self,
         obs: &Observation,
         time: f64,
         episodes: Option<usize>,
         guided: bool,
-    ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>, f64) {
+    ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
         let cfg = InferConfig {
             max_residual: self.allowed_residual(),
             ..self.cfg
@@ -538,7 +536,7 @@ impl<R: Rules> Follower<R> {
         // well their past views scored; among the rest the likeliest leads.
         let fit = kids.iter().map(|k| k.1).fold(f64::INFINITY, f64::min);
         if fit > cfg.max_residual {
-            return (Vec::new(), Some(contradictions), f64::NEG_INFINITY);
+            return (Vec::new(), Some(contradictions));
         }
         kids.retain(|k| k.1 <= fit + RESIDUAL_SLACK);
         kids.sort_by(|a, b| {
@@ -549,11 +547,10 @@ impl<R: Rules> Follower<R> {
                 // HashMap order is arbitrary; keep results reproducible.
                 .then_with(|| a.0.occ.cmp(&b.0.occ))
         });
-        let Some((best, residual)) = kids.first() else {
-            return (Vec::new(), Some(contradictions), f64::NEG_INFINITY);
+        let Some((best, _)) = kids.first() else {
+            return (Vec::new(), Some(contradictions));
         };
         let top = best.score;
-        let _ = residual;
         let kept = kids
             .into_iter()
             .map(|(mut k, _)| {
@@ -564,7 +561,7 @@ impl<R: Rules> Follower<R> {
             .take(BEAM)
             .collect();
         self.last_fit.set(fit);
-        (kept, None, top)
+        (kept, None)
     }
 
     /// The order of `line`'s plies that passes closest to what the views no line
