@@ -334,6 +334,21 @@ fn the_last_photo_that_no_line_explains_is_reported_at_the_end() {
     assert!(!f.in_sync());
 }
 
+/// The view after the king's true path from `start` (Kxf3, Kh8, Kf4):
+/// the image changed on f3 (the king left it) and f4, not on e3.
+fn king_on_f4(start: &Chess) -> Observation {
+    let mut truth = start.clone();
+    for u in ["f2f3", "g8h8", "f3f4"] {
+        truth.play_uci(u).unwrap();
+    }
+    let mut now = observe(&truth);
+    for sq in super::observation::squares(8, 8) {
+        let moved = sq == Square::new(5, 2) || sq == Square::new(5, 3);
+        now.set_change(sq, Some(if moved { 50.0 } else { 1.0 }));
+    }
+    now
+}
+
 #[test]
 fn a_piece_read_next_to_its_square_is_corrected_when_later_play_shows_it() {
     // White's king captures on f3 but the view reads the king on e3 and the pawn
@@ -355,16 +370,7 @@ fn a_piece_read_next_to_its_square_is_corrected_when_later_play_shows_it() {
     after.play_uci("g8h8").unwrap();
     f.observe(&across(&after), 2.0, None);
     f.observe(&across(&after), 3.0, None);
-    let mut truth = start.clone();
-    for u in ["f2f3", "g8h8", "f3f4"] {
-        truth.play_uci(u).unwrap();
-    }
-    // The image changed on f3 (the king left it) and f4, not on e3.
-    let mut now = observe(&truth);
-    for sq in super::observation::squares(8, 8) {
-        let moved = sq == Square::new(5, 2) || sq == Square::new(5, 3);
-        now.set_change(sq, Some(if moved { 50.0 } else { 1.0 }));
-    }
+    let now = king_on_f4(&start);
     let ev = f.observe(&now, 4.0, None);
     assert!(
         ev.iter().any(|e| matches!(
@@ -395,15 +401,7 @@ fn a_king_that_a_view_read_on_its_square_is_not_moved_next_door() {
     after.play_uci("g8h8").unwrap();
     f.observe(&observe(&after), 2.0, None);
     f.observe(&observe(&after), 3.0, None);
-    let mut truth = start.clone();
-    for u in ["f2f3", "g8h8", "f3f4"] {
-        truth.play_uci(u).unwrap();
-    }
-    let mut now = observe(&truth);
-    for sq in super::observation::squares(8, 8) {
-        let moved = sq == Square::new(5, 2) || sq == Square::new(5, 3);
-        now.set_change(sq, Some(if moved { 50.0 } else { 1.0 }));
-    }
+    let now = king_on_f4(&start);
     let ev = f.observe(&now, 4.0, None);
     assert!(
         !ev.iter()
