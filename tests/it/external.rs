@@ -29,6 +29,16 @@ fn tool(name: &str) -> String {
         .into_owned()
 }
 
+/// Debian installs pgn-extract in /usr/games, which is not on every PATH.
+fn pgn_extract() -> std::path::PathBuf {
+    let games = Path::new("/usr/games/pgn-extract");
+    if Command::new("pgn-extract").arg("-h").output().is_err() && games.exists() {
+        games.to_path_buf()
+    } else {
+        "pgn-extract".into()
+    }
+}
+
 fn check(cmd: &mut Command, what: &str) {
     let o = cmd.output().expect("runs");
     assert!(
@@ -42,9 +52,10 @@ fn check(cmd: &mut Command, what: &str) {
 #[test]
 fn pgn_records_load_in_python_chess_and_pgn_extract() {
     let have_chess = have_tool("python-chess", python_has("chess"));
+    let extract = pgn_extract();
     let have_extract = have_tool(
         "pgn-extract",
-        Command::new("pgn-extract").arg("-h").output().is_ok(),
+        Command::new(&extract).arg("-h").output().is_ok(),
     );
     if !have_chess && !have_extract {
         return;
@@ -82,7 +93,7 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
             );
         }
         if have_extract {
-            let o = Command::new("pgn-extract")
+            let o = Command::new(&extract)
                 .args(["-r", file.to_str().unwrap()])
                 .output()
                 .unwrap();
