@@ -22,6 +22,11 @@ const STEPS: usize = 60;
 const RATE: f32 = 0.5;
 /// Fewest labelled samples of at least two classes before any correction is used.
 const MIN_SAMPLES: usize = 12;
+/// Fewest samples of a class before the correction learns about it. A class seen
+/// less (no white stone yet on a Go board, one white piece on a draughts board
+/// being set up) keeps the model's own margin over the others: a correction fitted
+/// without it would only learn to push it down, and read a first white stone black.
+const MIN_CLASS: usize = 6;
 
 /// One labelled sample: its features and class (0 empty, 1 white, 2 black).
 #[derive(Clone, Debug)]
@@ -38,6 +43,8 @@ struct Fit {
     /// (3, d) weights and 3 biases added to the model's visible logits.
     w: Array2<f32>,
     b: Array1<f32>,
+    /// The classes the correction was fitted on (enough samples of each).
+    learnt: [bool; 3],
 }
 
 #[derive(Clone, Debug, Default)]
@@ -101,7 +108,10 @@ impl GameLearner {
         for s in &all {
             counts[s.class] += 1;
         }
-        if all.len() < MIN_SAMPLES || counts.iter().filter(|&&c| c > 0).count() < 2 {
+        let learnt = counts.map(|c| c >= MIN_CLASS);
+        let all: Vec<&Sample> = all.into_iter().filter(|s| learnt[s.class]).collect();
+        let counts = [0, 1, 2].map(|c| if learnt[c] { counts[c] } else { 0 });
+        if all.len() < MIN_SAMPLES || learnt.iter().filter(|&&l| l).count() < 2 {
             self.fit = None;
             return;
         }
@@ -130,11 +140,16 @@ impl GameLearner {
             let logits = &base + &z.dot(&w.t()) + &b;
             let mut grad = Array2::<f32>::zeros((n, 3));
             for i in 0..n {
+                // The softmax over the classes learnt; the others take no part.
                 let row = logits.row(i);
-                let m = row.fold(f32::MIN, |a, &v| a.max(v));
-                let e: Vec<f32> = row.iter().map(|v| (v - m).exp()).collect();
+                let m = (0..3)
+                    .filter(|&c| learnt[c])
+                    .fold(f32::MIN, |a, c| a.max(row[c]));
+                let e: Vec<f32> = (0..3)
+                    .map(|c| if learnt[c] { (row[c] - m).exp() } else { 0.0 })
+                    .collect();
                 let sum: f32 = e.iter().sum();
-                for c in 0..3 {
+                for c in (0..3).filter(|&c| learnt[c]) {
                     let target = (all[i].class == c) as u8 as f32;
                     grad[[i, c]] = weight[i] * (e[c] / sum - target) / n as f32;
                 }
@@ -149,6 +164,7 @@ impl GameLearner {
             inv_std,
             w,
             b,
+            learnt,
         });
     }
 
@@ -164,6 +180,12 @@ impl GameLearner {
         }
         let z = (&ArrayView1::from(x) - &f.mean) * &f.inv_std;
         let add = f.w.dot(&z) + &f.b;
+        // A class not learnt rises with the most favoured of the others, so that
+        // the correction never moves a reading away from it.
+        let top = (0..3)
+            .filter(|&c| f.learnt[c])
+            .fold(f32::MIN, |a, c| a.max(add[c]));
+        let add = [0, 1, 2].map(|c| if f.learnt[c] { add[c] } else { top });
         [own[0] + add[0], own[1] + add[1], own[2] + add[2]]
     }
 }
@@ -199,6 +221,29 @@ mod tests {
         assert!(e[0] > e[1] && e[0] > e[2], "{e:?}");
         let b = l.correct(&row([-2.0, -2.0, 2.0], [-1.0, -1.05]));
         assert!(b[2] > b[1] && b[2] > b[0], "{b:?}");
+    }
+
+    #[test]
+    fn a_class_not_yet_seen_keeps_the_models_margin() {
+        // A Go board's first view: empty points and black stones only. The model
+        // reads white stones (embedding near (1, 1)) right; learning empty against
+        // black must not turn them black (it did: the class's logit only went down).
+        let mut view = Vec::new();
+        for k in 0..40 {
+            let j = k as f32 * 0.01;
+            view.push((row([2.0, -2.0, -2.0], [0.0, 1.0 + j]), 0));
+        }
+        for k in 0..8 {
+            let j = k as f32 * 0.01;
+            view.push((row([-2.0, -1.0, 2.0], [1.0 + j, 1.0]), 2));
+        }
+        let mut l = GameLearner::new();
+        l.teach(view);
+        assert!(l.is_fitted());
+        let own = [-2.0, 1.5, 0.5];
+        let c = l.correct(&row(own, [1.0, 1.02]));
+        assert!(c[1] - c[2] >= own[1] - own[2] - 1e-4, "{c:?}");
+        assert!(c[1] - c[0] >= own[1] - own[0] - 1e-4, "{c:?}");
     }
 
     #[test]

@@ -121,3 +121,92 @@ fn issue5_bgu_chess_games_recorded_with_corners_keep_every_half_move() {
 fn issue21_bgu_chess_games_recorded_with_the_board_located_keep_every_half_move() {
     record_bgu(&["--locate"], [(4, 182), (5, 109), (7, 55)]);
 }
+
+/// The site name `record --game free` gives a 19x19 label's (row, column), row 0
+/// being the image's top edge (the located grid keeps the photo's orientation).
+fn go_site(r: usize, c: usize) -> String {
+    format!("{}{}", (b'a' + c as u8) as char, 19 - r)
+}
+
+/// imago-go's t3 (the held-out sequence, never trained on): one stone a photo, then
+/// a jump of 39 stones. `record --game free` on the folder, the board located in
+/// the first photo, must log each photo's new stones, the right colour on the right
+/// point, and nothing else. Measured (2026-12-03): every stone but two of the 39 of
+/// the jump (black stones on the far edge, read as empty), so at most two may be
+/// missed. Before per-game learning kept a class it had not seen yet (no white
+/// stone in the first view), every white stone was logged black.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn issue18_a_real_go_sequence_is_logged_stone_by_stone_in_free_mode() {
+    use boardscribe::record::free_log::{FreeLog, Stone};
+    use std::collections::BTreeSet;
+    let dir = shared_data("imago-go").join("t3");
+    let out = tempfile::tempdir().expect("temp dir");
+    let log = out.path().join("t3.txt");
+    let o = run(&[
+        "record",
+        "--game",
+        "free",
+        "--grid",
+        "19x19:points",
+        "--input",
+        &dir.to_string_lossy(),
+        "--out",
+        &log.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = FreeLog::parse(&std::fs::read_to_string(&log).expect("the log")).expect("valid");
+    let mut labels: Vec<_> = std::fs::read_dir(&dir)
+        .expect("t3")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    labels.sort();
+    let stones = |p: &std::path::Path| -> BTreeSet<(char, String)> {
+        let text = std::fs::read_to_string(p).expect("a label");
+        let mut s = BTreeSet::new();
+        for (r, line) in text.lines().enumerate() {
+            for (c, t) in line.split_whitespace().enumerate() {
+                match t {
+                    "B" => s.insert(('b', go_site(r, c))),
+                    "W" => s.insert(('w', go_site(r, c))),
+                    _ => false,
+                };
+            }
+        }
+        s
+    };
+    let mut want = Vec::new();
+    for pair in labels.windows(2) {
+        let (a, b) = (stones(&pair[0]), stones(&pair[1]));
+        assert!(a.is_subset(&b), "t3 only adds stones");
+        let added: BTreeSet<_> = b.difference(&a).cloned().collect();
+        if !added.is_empty() {
+            want.push(added);
+        }
+    }
+    let (_, start) = got.start.clone().expect("a start view");
+    let start: BTreeSet<_> = start.iter().map(|(s, n)| (s.letter(), n.clone())).collect();
+    assert_eq!(start, stones(&labels[0]), "the first photo's stones");
+    let logged: Vec<BTreeSet<(char, String)>> = got
+        .changes
+        .iter()
+        .map(|ch| {
+            assert!(
+                ch.edits.iter().all(|e| e.placed),
+                "nothing is removed in t3"
+            );
+            ch.edits
+                .iter()
+                .map(|e| (Stone::letter(e.stone), e.site.clone()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(logged.len(), want.len(), "one change a photo: {logged:?}");
+    let mut missed = 0;
+    for (got, want) in logged.iter().zip(&want) {
+        assert!(got.is_subset(want), "logged {got:?}, placed {want:?}");
+        missed += want.len() - got.len();
+    }
+    assert!(missed <= 2, "{missed} stones missed: {logged:?}");
+}
