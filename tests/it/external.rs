@@ -29,14 +29,12 @@ fn tool(name: &str) -> String {
         .into_owned()
 }
 
-/// Debian installs pgn-extract in /usr/games, which is not on every PATH.
-fn pgn_extract() -> std::path::PathBuf {
-    let games = Path::new("/usr/games/pgn-extract");
-    if Command::new("pgn-extract").arg("-h").output().is_err() && games.exists() {
-        games.to_path_buf()
-    } else {
-        "pgn-extract".into()
-    }
+/// pgn-extract, where it runs: on the PATH, or in /usr/games, where Debian installs
+/// it and which is not on every PATH.
+fn pgn_extract() -> Option<&'static str> {
+    ["pgn-extract", "/usr/games/pgn-extract"]
+        .into_iter()
+        .find(|p| Command::new(p).arg("-h").output().is_ok())
 }
 
 fn check(cmd: &mut Command, what: &str) {
@@ -53,10 +51,7 @@ fn check(cmd: &mut Command, what: &str) {
 fn pgn_records_load_in_python_chess_and_pgn_extract() {
     let have_chess = have_tool("python-chess", python_has("chess"));
     let extract = pgn_extract();
-    let have_extract = have_tool(
-        "pgn-extract",
-        Command::new(&extract).arg("-h").output().is_ok(),
-    );
+    let have_extract = have_tool("pgn-extract", extract.is_some());
     if !have_chess && !have_extract {
         return;
     }
@@ -92,8 +87,8 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
                 &format!("python-chess on {}", file.display()),
             );
         }
-        if have_extract {
-            let o = Command::new(&extract)
+        if let Some(extract) = extract {
+            let o = Command::new(extract)
                 .args(["-r", file.to_str().unwrap()])
                 .output()
                 .unwrap();
