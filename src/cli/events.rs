@@ -246,11 +246,40 @@ impl EventSink for Presenter {
                 advice,
             } => {
                 let at = self.moment(*time);
-                self.say(&format!(
-                    "warning: the view at {at} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",
-                    squares.len(),
-                    squares.join(",")
-                ))
+                if squares.is_empty() {
+                    self.say(&format!("warning: the view at {at}: {advice}. Waiting."))
+                } else {
+                    self.say(&format!(
+                        "warning: the view at {at} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",
+                        squares.len(),
+                        squares.join(",")
+                    ))
+                }
+            }
+            Event::Past {
+                time,
+                ply,
+                of,
+                undecided,
+            } => {
+                let at = self.moment(*time);
+                if *undecided {
+                    self.say(&format!(
+                        "the view at {at} shows a position the game had before and at the record's last half-move (a repetition): waiting for views that tell them apart"
+                    ))
+                } else {
+                    self.say(&format!(
+                        "the view at {at} shows the position after half-move {ply} of the record's {of}: already recorded, skipped"
+                    ))
+                }
+            }
+            Event::TakenUp { time, ply, after } => {
+                let at = self.moment(*time);
+                self.say(&if *after {
+                    format!("the view at {at} shows play after the record's last half-move ({ply}): recording goes on from there")
+                } else {
+                    format!("the view at {at} shows the record's last position (after half-move {ply}): recording goes on")
+                })
             }
             Event::IllegalMove {
                 time, text, waits, ..

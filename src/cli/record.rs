@@ -533,6 +533,15 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     let mut problems = Vec::new();
     if summary.still_views == 0 {
         problems.push(no_still_view(&track, summary.frames));
+    } else if base > 0 && !summary.taken_up {
+        problems.push(match summary.past_seen {
+            Some(ply) => format!(
+                "the input never showed the record's last position (after half-move {base}); the latest it showed was after half-move {ply}, already recorded"
+            ),
+            None => format!(
+                "the input never showed the record's last position (after half-move {base})"
+            ),
+        });
     } else if summary.plies == 0 {
         problems.push(format!(
             "no move was recorded{} in {} of the board",
@@ -707,21 +716,25 @@ fn record_game<R: Resume>(
     } = begin;
     let resumed = match previous {
         Some(text) => {
-            let (game, mut record) = RecordFile::resume(text, &game, &job.tags)
+            let (resumed, record) = RecordFile::resume(text, &game, &job.tags)
                 .map_err(|e| anyhow::anyhow!("cannot resume '{}': {e}", job.out.display()))?;
             let result = record.current.result_token();
-            if result != "*" {
+            if result != "*" || resumed.outcome().is_some() {
                 bail!(
-                    "cannot resume '{}': its game is over ({result})",
-                    job.out.display()
+                    "cannot resume '{}': its game is over ({})",
+                    job.out.display(),
+                    resumed
+                        .outcome()
+                        .map_or(result, |o| o.result_token().to_string())
                 );
             }
-            record.current.note("recording resumed");
-            Some((game, record))
+            // The positions the record passed: views of them are skipped.
+            let before = crate::record::resume::before_in(text, &game);
+            Some((resumed, record, before))
         }
         None => None,
     };
-    let start = resumed.as_ref().map_or(&game, |(g, _)| g);
+    let start = resumed.as_ref().map_or(&game, |(g, _, _)| g);
     if let Some(image) = located_in {
         let (pose, (dr, dc)) = pipeline::snap_to_start(start, classifier, image, job.pose)?;
         if (dr, dc) != (0, 0) {
@@ -736,13 +749,13 @@ fn record_game<R: Resume>(
     if let Some(s) = serve {
         // The page's recorder takes the record up from disk itself (--resume)
         // or starts afresh.
-        let base = resumed.as_ref().map_or(0, |(_, r)| r.plies());
+        let base = resumed.as_ref().map_or(0, |(_, r, _)| r.plies());
         let summary = s.record(game.clone(), classifier, source, &job, presenter)?;
         let given = give_result(&job.out, &game, result)?;
         return Ok((summary, base, given));
     }
     let (summary, base) = match resumed {
-        Some((resumed, record)) => {
+        Some((resumed, record, before)) => {
             let base = record.plies();
             presenter.say(&format!(
                 "resuming '{}' after {}",
@@ -750,7 +763,9 @@ fn record_game<R: Resume>(
                 plural(base, "half-move", "half-moves")
             ));
             presenter.set_base(base);
-            let s = pipeline::record_onto(resumed, record, classifier, source, &job, presenter)?;
+            let s = pipeline::record_onto(
+                resumed, record, before, classifier, source, &job, presenter,
+            )?;
             (s, base)
         }
         None => (

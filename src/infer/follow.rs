@@ -188,6 +188,25 @@ impl<R: Rules> Follower<R> {
         }
     }
 
+    /// A follower that takes a game up after `moves` (played from `before[0]`,
+    /// `before[i]` the position before `moves[i]`) led to `game`: those plies stand
+    /// committed, as if followed here, so that a later view may still correct one
+    /// the camera could not tell (which piece a pawn became). Where their pieces
+    /// landed is not questioned: no view of them is at hand.
+    pub fn taken_up(
+        before: Vec<R>,
+        moves: Vec<R::Move>,
+        game: R,
+        cfg: InferConfig,
+        start_time: f64,
+    ) -> Follower<R> {
+        let mut f = Follower::new(game, cfg, start_time);
+        f.landing_seen = vec![true; moves.len()];
+        f.before = before;
+        f.moves = moves;
+        f
+    }
+
     /// The committed position.
     pub fn game(&self) -> &R {
         &self.game

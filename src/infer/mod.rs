@@ -1,6 +1,7 @@
 //! Move inference, generic over the rules: legal continuations scored against the
 //! observed cells. Never knows pixels or the classifier.
 
+mod catchup;
 mod change;
 mod explain;
 mod follow;
@@ -11,6 +12,7 @@ mod sites;
 mod start;
 mod suspects;
 
+pub use catchup::{CatchUp, CatchUpGate};
 pub use change::ChangeModel;
 pub use explain::{explain, moved_on, occupancy, ranked, InferConfig, Verdict};
 pub use follow::{FollowEvent, Follower};

@@ -27,6 +27,26 @@ pub enum Event {
         squares: Vec<String>,
         advice: String,
     },
+    /// Taking a record up again: the view shows the position after half-move
+    /// `ply` of the record's `of`, already recorded (the past, skipped), or, with
+    /// `undecided`, a position the game had both then and at its record's end
+    /// (a repetition): later views tell which. Said when it changes.
+    Past {
+        time: f64,
+        ply: usize,
+        of: usize,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        undecided: bool,
+    },
+    /// Taking a record up again: recording goes on from the view at `time`, which
+    /// shows the record's last position (after half-move `ply`), or with `after`,
+    /// play after it.
+    TakenUp {
+        time: f64,
+        ply: usize,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        after: bool,
+    },
     /// A located grid was moved by whole cells to where the first frame reads as
     /// the game's start position.
     GridSnapped {
@@ -231,6 +251,8 @@ impl Event {
             | Event::SeenTogether { time, .. }
             | Event::DrawClaimable { time, .. }
             | Event::NotStart { time, .. }
+            | Event::Past { time, .. }
+            | Event::TakenUp { time, .. }
             | Event::Corrected { time, .. }
             | Event::Regrid { time, .. }
             | Event::Relocated { time, .. }
@@ -267,6 +289,10 @@ pub enum Command {
     /// End the recording now, as if the input had ended (a signal, a closed page):
     /// the record is finished and written.
     Stop,
+    /// Stop now without committing the moves still held as likely: the record is
+    /// about to be edited (an arbiter's take-back), and recording goes on from it,
+    /// reading again whatever the board shows.
+    Interrupt,
     /// Write this comment into the record now, after the last move (an arbiter's
     /// action, with its time); games without rules ignore it.
     Note(String),

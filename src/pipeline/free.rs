@@ -62,7 +62,7 @@ pub fn record_free(
     while let Some(watched) = watcher.next_still(source, classifier, None, job.progress, events)? {
         let still = match watched {
             Watched::Still(still) => still,
-            Watched::Command(Command::Stop) => break,
+            Watched::Command(Command::Stop | Command::Interrupt) => break,
             Watched::Command(Command::Note(_)) => continue,
         };
         if let Some(corners) = &still.regrid {

@@ -16,8 +16,8 @@ use crate::capture::FrameSource;
 use crate::classify::{Classifier, SiteReading};
 use crate::geometry::BoardPose;
 use crate::infer::{
-    check_start, start_likelihood, start_mismatch, FollowEvent, Follower, InferConfig, SiteMap,
-    SiteProbs, StartMismatch, Suspects, WhiteSide,
+    check_start, start_likelihood, start_mismatch, CatchUp, CatchUpGate, FollowEvent, Follower,
+    InferConfig, SiteMap, SiteProbs, StartMismatch, Suspects, WhiteSide,
 };
 use crate::record::log::{rule_ending_note, GameRecord, RecordFile, RecordTags, Recordable};
 use crate::record::write_atomic;
@@ -66,6 +66,30 @@ pub struct RecordSummary {
     pub sites_read: usize,
     pub white: Option<WhiteSide>,
     pub in_sync: bool,
+    /// Taking a record up again: whether a view showed its last position (or play
+    /// after it), and the furthest half-move of it the views showed before.
+    pub taken_up: bool,
+    pub past_seen: Option<usize>,
+}
+
+/// What a recording knows of its game before the first view: the half-moves its
+/// record holds and the position before each (the record's start first; none for
+/// a new game), and the half-move an arbiter just took back, when that is why it
+/// goes on.
+pub struct Before<R: Rules> {
+    pub positions: Vec<R>,
+    pub moves: Vec<R::Move>,
+    pub taken_back: Option<String>,
+}
+
+impl<R: Rules> Default for Before<R> {
+    fn default() -> Self {
+        Before {
+            positions: Vec::new(),
+            moves: Vec::new(),
+            taken_back: None,
+        }
+    }
 }
 
 /// Records one game from `source` into `job.out`, reporting to `events`.
@@ -77,37 +101,54 @@ pub fn record<R: Recordable>(
     events: &mut dyn EventSink,
 ) -> anyhow::Result<RecordSummary> {
     let record = RecordFile::new(&game, &job.tags);
-    record_onto(game, record, classifier, source, job, events)
+    record_onto(
+        game,
+        record,
+        Before::default(),
+        classifier,
+        source,
+        job,
+        events,
+    )
 }
 
 /// Goes on with the record of a game taken up from disk (`event` after a restart
 /// or a take-back): `game` is the position after its moves; `earlier`, the games
 /// the file holds before it (after an illegal move), are kept as they are.
+#[allow(clippy::too_many_arguments)]
 pub fn record_resumed<R: Recordable>(
     game: R,
     record: R::Record,
     earlier: Vec<String>,
+    before: Before<R>,
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     job: &RecordJob,
     events: &mut dyn EventSink,
 ) -> anyhow::Result<RecordSummary> {
     let file = RecordFile::after(earlier, record, &job.tags);
-    record_onto(game, file, classifier, source, job, events)
+    record_onto(game, file, before, classifier, source, job, events)
 }
 
 /// Goes on with a record read back from disk (`record --resume`): `game` is the
 /// position after its last move (with the history the rules need), `record` what
 /// was written, whose moves new ones follow; half-moves are numbered on from it.
+/// Views of positions the record has passed (`before`) are skipped: recording goes
+/// on only from a view of its last position, or of play after it.
 pub fn record_onto<R: Recordable>(
     game: R,
     mut record: RecordFile<R>,
+    before: Before<R>,
     classifier: &mut Classifier,
     source: &mut dyn FrameSource,
     job: &RecordJob,
     events: &mut dyn EventSink,
 ) -> anyhow::Result<RecordSummary> {
-    let mut base = record.plies();
+    // The follower of a record taken up holds its plies too (a promotion's piece
+    // may still be corrected): half-moves are numbered from the current game's
+    // start then.
+    let held = before.moves.len();
+    let mut base = record.plies().saturating_sub(held);
     let grid = job.pose.grid;
     let (files, ranks) = game.dims();
     let fits = |side: WhiteSide| SiteMap::new(side, grid.rows, grid.cols, files, ranks);
@@ -128,6 +169,20 @@ pub fn record_onto<R: Recordable>(
             .with_context(|| format!("cannot write the record '{}'", job.out.display()))
     };
     write(&record)?;
+    // A record taken up again: until a view shows its last position, the camera
+    // may be showing the past.
+    let mut gate = (!before.positions.is_empty())
+        .then(|| CatchUpGate::new(&before.positions, &game, job.infer));
+    let mut history = (before.positions, before.moves);
+    let mut past_said: Option<(usize, bool)> = None;
+    // The first ply after a take-back is marked: the arbiter sees whether the
+    // board still showed the move taken back.
+    let mut mark_first = before.taken_back.clone();
+    // Said before the first move recorded after taking a record up (not after a
+    // take-back, which says so itself), so that a run that adds nothing changes
+    // nothing.
+    let mut resumed: Option<String> = None;
+    let mut interrupted = false;
 
     classifier.forget_board();
     let mut watcher = Watcher::new(crate::classify::CropView::new(&job.pose), job.track);
@@ -159,6 +214,10 @@ pub fn record_onto<R: Recordable>(
         )?;
         let still = match watched {
             None | Some(Watched::Command(Command::Stop)) => break,
+            Some(Watched::Command(Command::Interrupt)) => {
+                interrupted = true;
+                break;
+            }
             Some(Watched::Command(Command::Note(text))) => {
                 record.current.note(&text);
                 write(&record)?;
@@ -182,6 +241,104 @@ pub fn record_onto<R: Recordable>(
                 time: ms(still.time_s),
                 corners: corner_list(corners),
             });
+        }
+        // The first view after taking a record up may show play after its last
+        // position: its plies need no motion episode of their own.
+        let mut episodes = still.episodes;
+        if follower.is_none() {
+            if let Some(g) = gate.as_mut() {
+                let Some(m) = job.white.and_then(fits).or_else(|| {
+                    g.orientation(SiteMap::all(grid.rows, grid.cols, files, ranks), &probs)
+                }) else {
+                    unreachable!("a fitting orientation was checked above");
+                };
+                let seen = g.view(&m.observation(&probs, &[]));
+                let time = ms(still.time_s);
+                match seen {
+                    CatchUp::Past { ply, of } => {
+                        summary.past_seen = summary.past_seen.max(Some(ply));
+                        if past_said != Some((ply, false)) {
+                            events.emit(Event::Past {
+                                time,
+                                ply,
+                                of,
+                                undecided: false,
+                            });
+                            past_said = Some((ply, false));
+                        }
+                        continue;
+                    }
+                    CatchUp::Undecided => {
+                        if past_said.is_none_or(|(_, u)| !u) {
+                            let ply = past_said.map_or(0, |(p, _)| p);
+                            events.emit(Event::Past {
+                                time,
+                                ply,
+                                of: g.plies(),
+                                undecided: true,
+                            });
+                            past_said = Some((ply, true));
+                        }
+                        continue;
+                    }
+                    CatchUp::Other => {
+                        let squares: Vec<String> = Vec::new();
+                        let advice = format!(
+                            "the view shows none of the positions of the record's {} half-moves, nor a move after them: check the input, --grid, --white and the corners",
+                            g.plies()
+                        );
+                        let why = (StartMismatch::Other, vec![advice.clone()]);
+                        if not_start.as_ref() != Some(&why) {
+                            events.emit(Event::NotStart {
+                                time,
+                                squares,
+                                advice,
+                            });
+                            not_start = Some(why);
+                        }
+                        continue;
+                    }
+                    CatchUp::Now | CatchUp::After => {
+                        let after = seen == CatchUp::After;
+                        if job.white.is_none() {
+                            events.emit(Event::Orientation {
+                                time,
+                                white: m.side.to_string(),
+                            });
+                        }
+                        events.emit(Event::TakenUp {
+                            time,
+                            ply: g.plies(),
+                            after,
+                        });
+                        if mark_first.is_none() {
+                            resumed = Some(format!(
+                                "recording resumed at {}",
+                                job.timeline.moment(still.time_s)
+                            ));
+                        }
+                        summary.taken_up = true;
+                        map = Some(m);
+                        if job.adapt && !after {
+                            teach(&game, &m, classifier, &mut watcher, None);
+                        }
+                        if !after {
+                            suspects.mark(&game, &m, &visible_probs(watcher.readings()));
+                        }
+                        if after {
+                            episodes = None;
+                        }
+                        gate = None;
+                        follower = Some(Follower::taken_up(
+                            std::mem::take(&mut history.0),
+                            std::mem::take(&mut history.1),
+                            game.clone(),
+                            job.infer,
+                            still.time_s,
+                        ));
+                    }
+                }
+            }
         }
         if follower.is_none() {
             // Recording starts at the first view that shows the start position (or
@@ -245,7 +402,7 @@ pub fn record_onto<R: Recordable>(
                 job,
             ));
         }
-        let seen = f.observe(&obs, still.time_s, still.episodes);
+        let seen = f.observe(&obs, still.time_s, episodes);
         if f.explained_last() {
             watcher.confirm()?;
         }
@@ -266,6 +423,11 @@ pub fn record_onto<R: Recordable>(
             }
         }
         for event in seen {
+            if let FollowEvent::Moved { ply, .. } = &event {
+                if let Some(note) = resumed.take_if(|_| *ply == held) {
+                    record.current.note(&note);
+                }
+            }
             apply_event(
                 &event,
                 f,
@@ -276,6 +438,16 @@ pub fn record_onto<R: Recordable>(
                 job,
                 events,
             );
+            if let FollowEvent::Moved { ply, mv, .. } = &event {
+                if let Some(taken) = mark_first.take_if(|_| *ply == held) {
+                    let san = f.position_before(held).map(|g| g.notation(mv));
+                    record.current.note(&if san.as_deref() == Some(taken.as_str()) {
+                        format!("recorded again after the take-back of {taken}: the board still shows it")
+                    } else {
+                        format!("played after the take-back of {taken}")
+                    });
+                }
+            }
         }
         record.current.set_result(f.game());
         write(&record)?;
@@ -288,7 +460,8 @@ pub fn record_onto<R: Recordable>(
         (counts.frames, counts.still_views, counts.sites_read);
     if let Some(f) = &mut follower {
         let time = watcher.last_time().unwrap_or(0.0);
-        for event in f.finish() {
+        let last = if interrupted { Vec::new() } else { f.finish() };
+        for event in last {
             apply_event(
                 &event,
                 f,
@@ -302,7 +475,7 @@ pub fn record_onto<R: Recordable>(
         }
         record.current.set_result(f.game());
         summary.in_sync = f.in_sync();
-        summary.plies = f.moves().len();
+        summary.plies = f.moves().len().saturating_sub(held);
     } else {
         summary.in_sync = true;
     }

@@ -44,6 +44,23 @@ impl<R: Recordable> Resumed<R> {
     pub fn finished(&self) -> bool {
         self.result != "*" || self.game.outcome().is_some()
     }
+
+    /// The positions before each recorded move, the start first (where a
+    /// recording that takes the game up may find the camera still showing the
+    /// past), and the moves.
+    pub fn before(&self) -> crate::pipeline::Before<R> {
+        let mut g = self.start.clone();
+        let mut positions = Vec::with_capacity(self.moves.len());
+        for m in &self.moves {
+            positions.push(g.clone());
+            g.play_legal(m);
+        }
+        crate::pipeline::Before {
+            positions,
+            moves: self.moves.clone(),
+            taken_back: None,
+        }
+    }
 }
 
 /// Games whose records can be read back and edited.
@@ -143,6 +160,16 @@ pub fn set_result_in<R: Resume>(
     }
     out.push_str(&record.render());
     Ok(Some(out))
+}
+
+/// The moves of the last game of a record file (`text`) and the positions
+/// before each, its start first; none when it cannot be read back.
+pub fn before_in<R: Resume>(text: &str, like: &R) -> crate::pipeline::Before<R> {
+    crate::record::log::split_games(text)
+        .pop()
+        .and_then(|last| R::read_record(&last, like).ok())
+        .map(|r| r.before())
+        .unwrap_or_default()
 }
 
 /// Plays `moves` from `start`, checking each.

@@ -137,16 +137,58 @@ pub struct BoardState {
 /// An arbiter's change to a record, made while the recorder is stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
-    SetResult { token: String, note: String },
-    TakeBack { note: String },
+    SetResult {
+        token: String,
+        note: String,
+    },
+    /// Takes back half-move `ply` (1-based), `san`, which must be the record's
+    /// last when the edit is made: a recorder that committed another move meanwhile
+    /// leaves the record as it is.
+    TakeBack {
+        ply: usize,
+        san: String,
+        note: String,
+    },
+}
+
+/// Where the outcome of a queued edit is handed back to the arbiter who asked.
+#[derive(Clone, Default)]
+pub(crate) struct Reply(Arc<(Mutex<Option<Result<String, String>>>, std::sync::Condvar)>);
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reply")
+    }
+}
+
+impl Reply {
+    pub(crate) fn send(&self, outcome: Result<String, String>) {
+        let (slot, ready) = &*self.0;
+        *lock(slot) = Some(outcome);
+        ready.notify_all();
+    }
+
+    /// Waits up to `limit` for the outcome.
+    fn wait(&self, limit: std::time::Duration) -> Option<Result<String, String>> {
+        let (slot, ready) = &*self.0;
+        let guard = lock(slot);
+        let (mut guard, _) = ready
+            .wait_timeout_while(guard, limit, |o| o.is_none())
+            .unwrap_or_else(|e| e.into_inner());
+        guard.take()
+    }
 }
 
 /// What waits for a running recorder.
 #[derive(Clone, Debug)]
 pub(crate) enum Queued {
     Note(String),
-    Edit(Edit),
+    Edit(Edit, Reply),
 }
+
+/// How long an arbiter's edit waits for a running recorder to stop and make it:
+/// the recorder stops between two frames.
+const EDIT_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 #[derive(Default)]
 struct Control {
@@ -166,6 +208,8 @@ pub struct Board {
     pub frame: FrameSlot,
     state: Mutex<BoardState>,
     control: Mutex<Control>,
+    /// Held while an arbiter's action is carried out: one at a time per board.
+    acting: Mutex<()>,
 }
 
 /// A change the live pages hear of.
@@ -224,6 +268,7 @@ impl Board {
                 next_alert: 1,
             }),
             control: Mutex::new(Control::default()),
+            acting: Mutex::new(()),
         }
     }
 
@@ -298,6 +343,12 @@ impl Board {
         } else {
             c.queue.drain(..).collect()
         }
+    }
+
+    /// Actions waiting for the running recorder.
+    #[cfg(test)]
+    pub(crate) fn queued_len(&self) -> usize {
+        lock(&self.control).queue.len()
     }
 
     pub(crate) fn next_queued(&self) -> Option<Queued> {
@@ -446,7 +497,21 @@ fn like_tablut(spec: &BoardSpec) -> Tablut {
 pub(crate) fn apply_edit<R: Resume>(board: &Board, like: &R, edit: &Edit) -> anyhow::Result<()> {
     match edit {
         Edit::SetResult { token, note } => set_board_result(board, like, token, note),
-        Edit::TakeBack { note } => take_back(board, like, note),
+        Edit::TakeBack { ply, san, note } => take_back(board, like, *ply, san, note),
+    }
+}
+
+/// What a board's record ends with, as an arbiter reads it: `the record now ends
+/// with 7...Nf6` (or holds no move).
+fn ends_with(board: &Board) -> String {
+    let s = board.state();
+    match s.sans.last() {
+        None => "the record now holds no move".into(),
+        Some(san) => {
+            let n = s.sans.len();
+            let dots = if n % 2 == 1 { "." } else { "..." };
+            format!("the record now ends with {}{dots}{san}", n.div_ceil(2))
+        }
     }
 }
 
@@ -472,9 +537,15 @@ fn set_board_result<R: Resume>(
     }
 }
 
-/// Takes the last recorded move back on disk (the last game's; games before it
-/// are kept as they are).
-fn take_back<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<()> {
+/// Takes recorded move `ply`, `san`, back on disk when it is the last (of the
+/// last game; games before it are kept as they are).
+fn take_back<R: Resume>(
+    board: &Board,
+    like: &R,
+    ply: usize,
+    san: &str,
+    note: &str,
+) -> anyhow::Result<()> {
     let Some((earlier, r)) = board.read_file(like)? else {
         anyhow::bail!("board {} has no record yet", board.number());
     };
@@ -485,6 +556,12 @@ fn take_back<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<(
     for m in &r.moves[..n - 1] {
         g.play_legal(m);
     }
+    let last = g.notation(&r.moves[n - 1]);
+    anyhow::ensure!(
+        n == ply && last == san,
+        "board {}'s record ends with move {n} ({last}), not move {ply} ({san}): nothing taken back",
+        board.number()
+    );
     record.truncate(n - 1);
     record.note(note);
     // Whatever result the taken-back move brought no longer stands.
@@ -525,7 +602,13 @@ pub enum Action {
     /// The game's result (resignation, agreement, a flag, an arbiter's decision).
     SetResult { result: String },
     /// The last recorded move was not played (or was taken back on the board).
-    TakeBack,
+    /// `ply` (1-based), when given, is the move the arbiter means: refused when the
+    /// record ends with another (a move recorded since the page was drawn, or a
+    /// take-back already made).
+    TakeBack {
+        #[serde(default)]
+        ply: Option<usize>,
+    },
 }
 
 /// Why an action was refused.
@@ -722,6 +805,8 @@ impl Round {
     /// Carries out an arbiter's action; returns what was done.
     pub fn act(&self, number: u32, action: Action) -> Result<String, ActionError> {
         let board = self.board(number).ok_or(ActionError::NoBoard(number))?;
+        // One action at a time per board: each sees the record the one before left.
+        let _acting = lock(&board.acting);
         let now = utc_now();
         let refused = |s: String| Err(ActionError::Refused(s));
         let queued = match &action {
@@ -759,43 +844,78 @@ impl Round {
                 if let Err(e) = valid {
                     return refused(e.to_string());
                 }
-                Queued::Edit(Edit::SetResult {
-                    token: result.clone(),
-                    note: format!("arbiter at {now}: result set to {result}"),
-                })
+                Queued::Edit(
+                    Edit::SetResult {
+                        token: result.clone(),
+                        note: format!("arbiter at {now}: result set to {result}"),
+                    },
+                    Reply::default(),
+                )
             }
-            Action::TakeBack => {
+            Action::TakeBack { ply } => {
                 let sans = board.state().sans;
                 let Some(last) = sans.last() else {
                     return refused(format!("board {number} has no move to take back"));
                 };
-                Queued::Edit(Edit::TakeBack {
-                    note: format!("arbiter at {now}: took back move {} ({last})", sans.len()),
-                })
+                let n = sans.len();
+                if let Some(p) = ply.filter(|p| *p != n) {
+                    return refused(format!(
+                        "board {number}'s record ends with move {n} ({last}), not move {p}: nothing taken back"
+                    ));
+                }
+                Queued::Edit(
+                    Edit::TakeBack {
+                        ply: n,
+                        san: last.clone(),
+                        note: format!("arbiter at {now}: took back move {n} ({last})"),
+                    },
+                    Reply::default(),
+                )
             }
         };
         let done = match &queued {
             Queued::Note(t) => t.clone(),
-            Queued::Edit(Edit::SetResult { note, .. } | Edit::TakeBack { note }) => note.clone(),
+            Queued::Edit(Edit::SetResult { note, .. } | Edit::TakeBack { note, .. }, _) => {
+                note.clone()
+            }
         };
         {
             let mut c = lock(&board.control);
             if c.running {
+                let reply = match &queued {
+                    Queued::Edit(_, reply) => Some(reply.clone()),
+                    Queued::Note(_) => None,
+                };
                 c.queue.push_back(queued);
                 drop(c);
                 self.publish(board);
-                return Ok(done);
+                // A note is written between two frames; an edit stops the recorder,
+                // and its outcome is what the arbiter is told.
+                let Some(reply) = reply else {
+                    return Ok(done);
+                };
+                return match reply.wait(EDIT_WAIT) {
+                    Some(Ok(_)) => Ok(format!("{done}; {}", ends_with(board))),
+                    Some(Err(e)) => Err(ActionError::Refused(e)),
+                    None => Err(ActionError::Failed(format!(
+                        "board {number}'s recorder did not stop within {} s; the action waits for it",
+                        EDIT_WAIT.as_secs()
+                    ))),
+                };
             }
             // Stopped: changed on disk at once, the control held so that no
             // recorder starts meanwhile.
             self.apply(board, &queued)
-                .map_err(|e| ActionError::Failed(format!("{e:#}")))?;
+                .map_err(|e| ActionError::Refused(format!("{e:#}")))?;
         }
         if matches!(&action, Action::SetResult { result } if result != "*") {
             board.change(|s| s.status = Status::Finished);
         }
         self.refresh(board)
             .map_err(|e| ActionError::Failed(format!("{e:#}")))?;
+        if matches!(queued, Queued::Edit(..)) {
+            return Ok(format!("{done}; {}", ends_with(board)));
+        }
         Ok(done)
     }
 
@@ -805,7 +925,7 @@ impl Round {
             ($like:expr) => {
                 match q {
                     Queued::Note(t) => apply_note(board, &$like, t),
-                    Queued::Edit(e) => apply_edit(board, &$like, e),
+                    Queued::Edit(e, _) => apply_edit(board, &$like, e),
                 }
             };
         }
@@ -913,7 +1033,7 @@ mod tests {
         assert_eq!(b2.state().sans, ["e4", "e5"]);
 
         // With no recorder running, actions change the record at once.
-        let done = round.act(2, Action::TakeBack).unwrap();
+        let done = round.act(2, Action::TakeBack { ply: None }).unwrap();
         assert!(done.contains("took back move 2 (e5)"), "{done}");
         let rec = parse_pgn(&std::fs::read_to_string(&b2.path).unwrap()).unwrap();
         assert_eq!(rec.moves.len(), 1);
@@ -941,11 +1061,11 @@ mod tests {
             )
             .is_err());
         assert!(
-            round.act(1, Action::TakeBack).is_err(),
+            round.act(1, Action::TakeBack { ply: None }).is_err(),
             "board 1 has no move"
         );
         assert!(matches!(
-            round.act(9, Action::TakeBack),
+            round.act(9, Action::TakeBack { ply: None }),
             Err(ActionError::NoBoard(9))
         ));
         let id = b2.alert(AlertKind::Unsure, "move 1 e4".into(), Some(1));
@@ -986,7 +1106,7 @@ mod tests {
         .unwrap();
         let b1 = round.board(1).unwrap();
         assert_eq!(b1.state().sans, ["Nf3", "Nc6", "Bb5"]);
-        let done = round.act(1, Action::TakeBack).unwrap();
+        let done = round.act(1, Action::TakeBack { ply: None }).unwrap();
         assert!(done.contains("Bb5"), "{done}");
         let text = std::fs::read_to_string(&b1.path).unwrap();
         let games = crate::record::pgn::parse_pgn_games(&text).unwrap();

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::live::{AlertKind, Board, Edit, Queued, Round, Status};
+use super::live::{AlertKind, Board, Edit, Queued, Reply, Round, Status};
 use crate::capture::FrameSource;
 use crate::classify::Classifier;
 use crate::pipeline::{self, clock, Command, Event, EventSink, RecordJob, RecordSummary};
@@ -23,8 +23,9 @@ pub struct BoardSink<'a, 'b> {
     inner: Option<&'a mut (dyn EventSink + 'b)>,
     /// The record on disk changed since the page last read it.
     dirty: bool,
-    /// An edit that stopped the recorder, to be made once it has.
-    pending: Option<Edit>,
+    /// An edit that stopped the recorder, to be made once it has, and where its
+    /// outcome goes.
+    pending: Option<(Edit, Reply)>,
 }
 
 impl<'a, 'b> BoardSink<'a, 'b> {
@@ -135,6 +136,8 @@ impl EventSink for BoardSink<'_, '_> {
                     None,
                 );
             }
+            Event::Past { .. } => self.status(Status::Waiting),
+            Event::TakenUp { .. } => self.status(Status::InSync),
             Event::SeenTogether { first, last, .. } => {
                 b.alert(
                     AlertKind::Unsure,
@@ -251,9 +254,11 @@ impl EventSink for BoardSink<'_, '_> {
                 self.dirty = true;
                 Some(Command::Note(text))
             }
-            Queued::Edit(edit) => {
-                self.pending = Some(edit);
-                Some(Command::Stop)
+            Queued::Edit(edit, reply) => {
+                self.pending = Some((edit, reply));
+                // Moves still held as likely are not committed: the recording goes
+                // on from the edited record and reads the board again.
+                Some(Command::Interrupt)
             }
         }
     }
@@ -281,6 +286,8 @@ pub fn record_board<R: Resume>(
     job: &RecordJob,
     mut inner: Option<&mut dyn EventSink>,
 ) -> anyhow::Result<BoardEnd> {
+    // The move an arbiter just took back: the next recording marks what it finds.
+    let mut taken_back: Option<String> = None;
     loop {
         // From here on the arbiter's actions wait for the recorder, so that none is
         // made on disk between reading the record and writing it again.
@@ -308,10 +315,15 @@ pub fn record_board<R: Resume>(
         });
         round.publish(board);
         let mut sink = BoardSink::new(round, board, inner.as_deref_mut());
+        let before = pipeline::Before {
+            taken_back: taken_back.take(),
+            ..resumed.before()
+        };
         let result = pipeline::record_resumed(
             resumed.game,
             resumed.record,
             earlier,
+            before,
             classifier,
             source,
             job,
@@ -322,7 +334,7 @@ pub fn record_board<R: Resume>(
         drop(running);
         round.refresh(board)?;
         let summary = result?;
-        let Some(edit) = pending else {
+        let Some((edit, reply)) = pending else {
             let finished = board.state().result != "*";
             board.change(|s| {
                 s.status = if finished {
@@ -338,9 +350,18 @@ pub fn record_board<R: Resume>(
             });
         };
         let running = Running::start(round, board);
-        let applied = round.apply(board, &Queued::Edit(edit.clone()));
+        let applied = round.apply(board, &Queued::Edit(edit.clone(), reply.clone()));
         drop(running);
         round.refresh(board)?;
+        reply.send(
+            applied
+                .as_ref()
+                .map(|_| String::new())
+                .map_err(|e| format!("{e:#}")),
+        );
+        if let (Ok(()), Edit::TakeBack { san, .. }) = (&applied, &edit) {
+            taken_back = Some(san.clone());
+        }
         if let Err(e) = &applied {
             // Refused (a result the rules' own contradicts) or failed: said on
             // the page, and the game goes on from its record.
@@ -387,7 +408,17 @@ impl<'a> Running<'a> {
 impl Drop for Running<'_> {
     fn drop(&mut self) {
         for q in self.board.set_running(false) {
-            if let Err(e) = self.round.apply(self.board, &q) {
+            let applied = self.round.apply(self.board, &q);
+            if let Queued::Edit(_, reply) = &q {
+                let _ = self.round.refresh(self.board);
+                reply.send(
+                    applied
+                        .as_ref()
+                        .map(|_| String::new())
+                        .map_err(|e| format!("{e:#}")),
+                );
+            }
+            if let Err(e) = applied {
                 self.board.alert(
                     AlertKind::Error,
                     format!("an arbiter's action failed: {e:#}"),
@@ -441,10 +472,19 @@ mod tests {
         )
         .unwrap();
         let board = round.board(1).unwrap();
-        // The recorder counts as running: the take-back waits for it.
+        // The recorder counts as running: the take-back waits for it, and its
+        // answer says what the record ends with once it is made.
         board.set_running(true);
-        let done = round.act(1, Action::TakeBack).unwrap();
-        assert!(done.contains("took back move 2 (e5)"), "{done}");
+        let asked = {
+            let round = round.clone();
+            std::thread::spawn(move || round.act(1, Action::TakeBack { ply: Some(2) }))
+        };
+        while board.state().sans.len() == 2 && !asked.is_finished() {
+            if lock_queue_len(board) > 0 {
+                break;
+            }
+            std::thread::yield_now();
+        }
         assert_eq!(board.state().sans.len(), 2, "not yet made");
 
         let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/occupancy.onnx");
@@ -478,6 +518,12 @@ mod tests {
         )
         .unwrap();
         assert!(!end.finished);
+        let done = asked.join().unwrap().unwrap();
+        assert!(
+            done.contains("took back move 2 (e5)")
+                && done.contains("the record now ends with 1.e4"),
+            "{done}"
+        );
         let text = std::fs::read_to_string(&board.path).unwrap();
         let rec = parse_pgn(&text).unwrap();
         assert_eq!(rec.ucis(), ["e2e4"], "{text}");
@@ -485,5 +531,10 @@ mod tests {
         assert_eq!(board.state().sans, ["e4"]);
         assert_eq!(board.state().status, Status::Ended);
         assert!(round.pgn().contains("took back"));
+    }
+
+    /// Actions waiting for the board's recorder.
+    fn lock_queue_len(board: &Board) -> usize {
+        board.queued_len()
     }
 }

@@ -212,7 +212,7 @@ pub fn detail(board: &Board, s: &BoardState) -> String {
 <header><h2>Board {n}</h2> {badge} <span class="result">{result}</span> <a href="/board/{n}.{ext}">board-{n}.{ext}</a></header>
 {players}<div class="big">{svg}</div>
 <div class="side"><h3>Moves</h3><p class="moves">{moves}</p>
-<div class="arbiter-only panel"><h3>Arbiter</h3><p>Result: {results}</p><p><button data-action="take_back" data-board="{n}"{disabled}>Take back the last move</button></p></div>
+<div class="arbiter-only panel"><h3>Arbiter</h3><p>Result: {results}</p><p><button data-action="take_back" data-board="{n}" data-ply="{plies}"{disabled}>Take back the last move</button></p></div>
 <h3>Alerts</h3><ul class="alerts">{alerts}</ul></div>
 </section>"#,
         status = s.status.key(),

@@ -19,5 +19,6 @@ mod real_video;
 mod record_chess;
 mod record_free;
 mod record_games;
+mod recovery;
 mod rectify;
 mod util;

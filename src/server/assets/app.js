@@ -44,6 +44,8 @@
     const body = { action: d.action };
     if (d.alert) body.alert = Number(d.alert);
     if (d.result) body.result = d.result;
+    // The move the arbiter sees as the last: refused if the record has moved on.
+    if (d.ply) body.ply = Number(d.ply);
     if (d.action === "take_back" && !confirm("Take back the last recorded move of board " + d.board + "?")) return;
     if (d.action === "set_result" && !confirm("Set the result of board " + d.board + " to " + d.result + "?")) return;
     button.disabled = true;
