@@ -328,15 +328,33 @@ fn issue19_a_threefold_repetition_is_a_claim_and_the_result_is_given() {
     assert!(e.contains("--result") && e.contains("'2-1'"), "{e}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
 
-    // Going on with the same clip: four more repetitions, and the fifth time the
-    // start position stands the rules end the game (FIDE 9.6.1). A --result that
-    // says otherwise is refused; the record keeps the rules' result.
+    // Four more repetitions, and the fifth time the start position stands the
+    // rules end the game (FIDE 9.6.1). A --result that says otherwise is refused;
+    // the record keeps the rules' result. (Resuming the record above with a clip
+    // of them would not do: every view of that clip shows a position the game
+    // had before too, and a resumed record never takes the past for new moves.)
+    let mut g = Chess::new();
+    let mut states = vec![board_state(&g, WhiteSide::Bottom)];
+    states.extend(states_after(
+        &mut g,
+        &[
+            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1",
+            "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
+        ],
+    ));
+    let (fivefold, truth) = render(
+        dir.path(),
+        "fivefold",
+        &small(SceneParams::chess_overhead(11, false)),
+        &states,
+        &fast_clip(),
+    );
     let (resumed, _, err, ok) = record_with(
-        &clip,
-        &corners,
+        &fivefold,
+        &corners_arg(&truth),
         "bottom",
-        &out,
-        &["--resume", "--result", "1-0"],
+        &dir.path().join("fivefold.pgn"),
+        &["--result", "1-0"],
     );
     assert!(!ok, "{err}\n{resumed}");
     assert!(
@@ -354,6 +372,16 @@ fn issue19_a_threefold_repetition_is_a_claim_and_the_result_is_given() {
     assert_eq!(games[0].moves.len(), 16, "{resumed}");
     assert_eq!(games[0].result, "1/2-1/2", "{resumed}");
     assert!(!flat.contains("given at the end"), "{resumed}");
+
+    // The record above taken up with its own clip again: every view is of a
+    // position the game had already, so nothing is added (exit 3).
+    let (again, _, err, ok) = record_with(&clip, &corners, "bottom", &out, &["--resume"]);
+    assert!(!ok && err.contains("incomplete"), "{err}");
+    assert_eq!(
+        parse_pgn_games(&again).unwrap()[0].moves.len(),
+        8,
+        "{again}"
+    );
 
     // Recorded afresh with the result the players agreed.
     let (text, _, err, ok) = record_with(
