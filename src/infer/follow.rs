@@ -193,17 +193,45 @@ impl<R: Rules> Follower<R> {
     /// committed, as if followed here, so that a later view may still correct one
     /// the camera could not tell (which piece a pawn became). Where their pieces
     /// landed is not questioned: no view of them is at hand.
+    ///
+    /// `again` is a move just taken back from the record that earlier views showed:
+    /// held as played, uncommitted, beside the position without it, so that a view
+    /// showing it (or play after it) keeps it rather than another move that leaves
+    /// the same squares (d5 then exd6 en passant, or d6 then exd6), and a view
+    /// showing it undone drops it.
     pub fn taken_up(
         before: Vec<R>,
         moves: Vec<R::Move>,
         game: R,
         cfg: InferConfig,
         start_time: f64,
+        again: Option<R::Move>,
     ) -> Follower<R> {
         let mut f = Follower::new(game, cfg, start_time);
         f.landing_seen = vec![true; moves.len()];
         f.before = before;
         f.moves = moves;
+        if let Some(mv) = again.filter(|m| f.game.legal_moves().contains(m)) {
+            let base = super::occupancy(&f.game);
+            let mut game = f.game.clone();
+            game.play_legal(&mv);
+            let occ = super::occupancy(&game);
+            f.beam.push(Hypothesis {
+                game,
+                trail: vec![base, occ.clone()],
+                occ,
+                // No view here showed when it was played: no move time.
+                steps: vec![Step {
+                    mv,
+                    time: start_time,
+                    ends_view: false,
+                    view_plies: 1,
+                    landing_seen: true,
+                }],
+                score: 0.0,
+                tiebreak: 0,
+            });
+        }
         f
     }
 

@@ -171,17 +171,15 @@ pub fn record_onto<R: Recordable>(
     write(&record)?;
     // A record taken up again: until a view shows its last position, the camera
     // may be showing the past.
-    let mut gate = (!before.positions.is_empty())
+    let mut gate = (!before.positions.is_empty() || before.taken_back.is_some())
         .then(|| CatchUpGate::new(&before.positions, &game, job.infer));
     let mut history = (before.positions, before.moves);
     let mut past_said: Option<(usize, bool)> = None;
-    // The first ply after a take-back is marked: the arbiter sees whether the
-    // board still showed the move taken back.
-    let mut mark_first = before.taken_back.clone();
-    // Said before the first move recorded after taking a record up (not after a
-    // take-back, which says so itself), so that a run that adds nothing changes
-    // nothing.
-    let mut resumed: Option<String> = None;
+    let mut notes = TakeUpNotes {
+        held,
+        resumed: None,
+        taken_back: before.taken_back.clone(),
+    };
     let mut interrupted = false;
 
     classifier.forget_board();
@@ -311,8 +309,8 @@ pub fn record_onto<R: Recordable>(
                             ply: g.plies(),
                             after,
                         });
-                        if mark_first.is_none() {
-                            resumed = Some(format!(
+                        if notes.taken_back.is_none() {
+                            notes.resumed = Some(format!(
                                 "recording resumed at {}",
                                 job.timeline.moment(still.time_s)
                             ));
@@ -329,12 +327,19 @@ pub fn record_onto<R: Recordable>(
                             episodes = None;
                         }
                         gate = None;
+                        // The move just taken back, as the rules know it.
+                        let again = notes.taken_back.as_ref().and_then(|san| {
+                            game.legal_moves()
+                                .into_iter()
+                                .find(|m| game.notation(m) == *san)
+                        });
                         follower = Some(Follower::taken_up(
                             std::mem::take(&mut history.0),
                             std::mem::take(&mut history.1),
                             game.clone(),
                             job.infer,
                             still.time_s,
+                            again,
                         ));
                     }
                 }
@@ -423,11 +428,7 @@ pub fn record_onto<R: Recordable>(
             }
         }
         for event in seen {
-            if let FollowEvent::Moved { ply, .. } = &event {
-                if let Some(note) = resumed.take_if(|_| *ply == held) {
-                    record.current.note(&note);
-                }
-            }
+            notes.before(&event, &mut record);
             apply_event(
                 &event,
                 f,
@@ -438,16 +439,7 @@ pub fn record_onto<R: Recordable>(
                 job,
                 events,
             );
-            if let FollowEvent::Moved { ply, mv, .. } = &event {
-                if let Some(taken) = mark_first.take_if(|_| *ply == held) {
-                    let san = f.position_before(held).map(|g| g.notation(mv));
-                    record.current.note(&if san.as_deref() == Some(taken.as_str()) {
-                        format!("recorded again after the take-back of {taken}: the board still shows it")
-                    } else {
-                        format!("played after the take-back of {taken}")
-                    });
-                }
-            }
+            notes.after(&event, f, &mut record);
         }
         record.current.set_result(f.game());
         write(&record)?;
@@ -462,6 +454,7 @@ pub fn record_onto<R: Recordable>(
         let time = watcher.last_time().unwrap_or(0.0);
         let last = if interrupted { Vec::new() } else { f.finish() };
         for event in last {
+            notes.before(&event, &mut record);
             apply_event(
                 &event,
                 f,
@@ -472,6 +465,7 @@ pub fn record_onto<R: Recordable>(
                 job,
                 events,
             );
+            notes.after(&event, f, &mut record);
         }
         record.current.set_result(f.game());
         summary.in_sync = f.in_sync();
@@ -482,6 +476,48 @@ pub fn record_onto<R: Recordable>(
     write(&record)?;
     summary.white = map.map(|m| m.side);
     Ok(summary)
+}
+
+/// What a recording that took a record up says around its first new ply: that it
+/// resumed (before it, so that a run that adds nothing changes nothing), or, after
+/// a take-back, whether the board still showed the move taken back (after it).
+struct TakeUpNotes {
+    /// Plies the follower held from the record: the first new one's index.
+    held: usize,
+    resumed: Option<String>,
+    taken_back: Option<String>,
+}
+
+impl TakeUpNotes {
+    fn before<R: Recordable>(&mut self, event: &FollowEvent<R::Move>, record: &mut RecordFile<R>) {
+        if let FollowEvent::Moved { ply, .. } = event {
+            if let Some(note) = self.resumed.take_if(|_| *ply == self.held) {
+                record.current.note(&note);
+            }
+        }
+    }
+
+    fn after<R: Recordable>(
+        &mut self,
+        event: &FollowEvent<R::Move>,
+        f: &Follower<R>,
+        record: &mut RecordFile<R>,
+    ) {
+        let FollowEvent::Moved { ply, mv, .. } = event else {
+            return;
+        };
+        let Some(taken) = self.taken_back.take_if(|_| *ply == self.held) else {
+            return;
+        };
+        let san = f.position_before(self.held).map(|g| g.notation(mv));
+        record
+            .current
+            .note(&if san.as_deref() == Some(taken.as_str()) {
+                format!("recorded again after the take-back of {taken}: the board still shows it")
+            } else {
+                format!("played after the take-back of {taken}")
+            });
+    }
 }
 
 /// How clearly (nats over the next likeliest) the position must be known for its

@@ -141,13 +141,14 @@ pub enum Edit {
         token: String,
         note: String,
     },
-    /// Takes back half-move `ply` (1-based), `san`, which must be the record's
-    /// last when the edit is made: a recorder that committed another move meanwhile
-    /// leaves the record as it is.
+    /// Takes back half-move `ply` (1-based), which must be the record's last when
+    /// the edit is made (and be `san`, when the page showed it): a recorder that
+    /// committed another move meanwhile leaves the record as it is. `by` says who
+    /// and when, for the record's comment.
     TakeBack {
         ply: usize,
-        san: String,
-        note: String,
+        san: Option<String>,
+        by: String,
     },
 }
 
@@ -494,11 +495,43 @@ fn like_tablut(spec: &BoardSpec) -> Tablut {
 }
 
 /// Applies an arbiter's edit to a record on disk (the recorder is stopped).
-pub(crate) fn apply_edit<R: Resume>(board: &Board, like: &R, edit: &Edit) -> anyhow::Result<()> {
+/// Returns what was done, in the record's words.
+pub(crate) fn apply_edit<R: Resume>(board: &Board, like: &R, edit: &Edit) -> anyhow::Result<Done> {
     match edit {
-        Edit::SetResult { token, note } => set_board_result(board, like, token, note),
-        Edit::TakeBack { ply, san, note } => take_back(board, like, *ply, san, note),
+        Edit::SetResult { token, note } => {
+            set_board_result(board, like, token, note)?;
+            Ok(Done {
+                said: note.clone(),
+                taken_back: None,
+            })
+        }
+        Edit::TakeBack { ply, san, by } => take_back(board, like, *ply, san.as_deref(), by),
     }
+}
+
+/// What an arbiter's edit did.
+#[derive(Clone, Debug)]
+pub(crate) struct Done {
+    /// As written in the record: `arbiter at ...: took back move 8 (Bxf3)`.
+    pub said: String,
+    /// The move taken back, in the game's notation.
+    pub taken_back: Option<String>,
+}
+
+/// The half-moves of the last game of a board's record on disk, and the last in
+/// the game's notation.
+fn last_on_disk<R: Resume>(board: &Board, like: &R) -> (usize, Option<String>) {
+    let Ok(Some((_, r))) = board.read_file(like) else {
+        return (0, None);
+    };
+    let Some((last, earlier)) = r.moves.split_last() else {
+        return (0, None);
+    };
+    let mut g = r.start.clone();
+    for m in earlier {
+        g.play_legal(m);
+    }
+    (r.moves.len(), Some(g.notation(last)))
 }
 
 /// What a board's record ends with, as an arbiter reads it: `the record now ends
@@ -543,9 +576,9 @@ fn take_back<R: Resume>(
     board: &Board,
     like: &R,
     ply: usize,
-    san: &str,
-    note: &str,
-) -> anyhow::Result<()> {
+    san: Option<&str>,
+    by: &str,
+) -> anyhow::Result<Done> {
     let Some((earlier, r)) = board.read_file(like)? else {
         anyhow::bail!("board {} has no record yet", board.number());
     };
@@ -558,15 +591,21 @@ fn take_back<R: Resume>(
     }
     let last = g.notation(&r.moves[n - 1]);
     anyhow::ensure!(
-        n == ply && last == san,
-        "board {}'s record ends with move {n} ({last}), not move {ply} ({san}): nothing taken back",
-        board.number()
+        n == ply && san.is_none_or(|s| s == last),
+        "board {}'s record ends with move {n} ({last}), not move {ply}{}: nothing taken back",
+        board.number(),
+        san.map_or(String::new(), |s| format!(" ({s})"))
     );
+    let note = format!("{by}: took back move {n} ({last})");
     record.truncate(n - 1);
-    record.note(note);
+    record.note(&note);
     // Whatever result the taken-back move brought no longer stands.
     record.set_result(&g);
-    write_games::<R>(board, earlier, record)
+    write_games::<R>(board, earlier, record)?;
+    Ok(Done {
+        said: note,
+        taken_back: Some(last),
+    })
 }
 
 /// Adds a comment to a record on disk (the recorder is stopped), after the last
@@ -853,38 +892,42 @@ impl Round {
                 )
             }
             Action::TakeBack { ply } => {
-                let sans = board.state().sans;
-                let Some(last) = sans.last() else {
+                // The record on disk, not the page's state (a frame behind it):
+                // what the recorder made is checked again when the edit is made.
+                let (n, last) = match board.kind() {
+                    GameKind::Chess => last_on_disk(board, &like_chess(&board.spec)),
+                    GameKind::RussianDraughts => last_on_disk(board, &like_draughts(&board.spec)),
+                    GameKind::Tablut => last_on_disk(board, &like_tablut(&board.spec)),
+                };
+                let Some(last) = last else {
                     return refused(format!("board {number} has no move to take back"));
                 };
-                let n = sans.len();
                 if let Some(p) = ply.filter(|p| *p != n) {
                     return refused(format!(
                         "board {number}'s record ends with move {n} ({last}), not move {p}: nothing taken back"
                     ));
                 }
+                let (ply, san) = (n, Some(last));
                 Queued::Edit(
                     Edit::TakeBack {
-                        ply: n,
-                        san: last.clone(),
-                        note: format!("arbiter at {now}: took back move {n} ({last})"),
+                        ply,
+                        san,
+                        by: format!("arbiter at {now}"),
                     },
                     Reply::default(),
                 )
             }
         };
-        let done = match &queued {
-            Queued::Note(t) => t.clone(),
-            Queued::Edit(Edit::SetResult { note, .. } | Edit::TakeBack { note, .. }, _) => {
-                note.clone()
-            }
-        };
-        {
+        let done = {
             let mut c = lock(&board.control);
             if c.running {
                 let reply = match &queued {
                     Queued::Edit(_, reply) => Some(reply.clone()),
                     Queued::Note(_) => None,
+                };
+                let note = match &queued {
+                    Queued::Note(t) => t.clone(),
+                    Queued::Edit(..) => String::new(),
                 };
                 c.queue.push_back(queued);
                 drop(c);
@@ -892,10 +935,10 @@ impl Round {
                 // A note is written between two frames; an edit stops the recorder,
                 // and its outcome is what the arbiter is told.
                 let Some(reply) = reply else {
-                    return Ok(done);
+                    return Ok(note);
                 };
                 return match reply.wait(EDIT_WAIT) {
-                    Some(Ok(_)) => Ok(format!("{done}; {}", ends_with(board))),
+                    Some(Ok(said)) => Ok(format!("{said}; {}", ends_with(board))),
                     Some(Err(e)) => Err(ActionError::Refused(e)),
                     None => Err(ActionError::Failed(format!(
                         "board {number}'s recorder did not stop within {} s; the action waits for it",
@@ -906,25 +949,28 @@ impl Round {
             // Stopped: changed on disk at once, the control held so that no
             // recorder starts meanwhile.
             self.apply(board, &queued)
-                .map_err(|e| ActionError::Refused(format!("{e:#}")))?;
-        }
+                .map_err(|e| ActionError::Refused(format!("{e:#}")))?
+        };
         if matches!(&action, Action::SetResult { result } if result != "*") {
             board.change(|s| s.status = Status::Finished);
         }
         self.refresh(board)
             .map_err(|e| ActionError::Failed(format!("{e:#}")))?;
         if matches!(queued, Queued::Edit(..)) {
-            return Ok(format!("{done}; {}", ends_with(board)));
+            return Ok(format!("{}; {}", done.said, ends_with(board)));
         }
-        Ok(done)
+        Ok(done.said)
     }
 
     /// Applies something queued for a recorder to the record on disk.
-    pub(crate) fn apply(&self, board: &Board, q: &Queued) -> anyhow::Result<()> {
+    pub(crate) fn apply(&self, board: &Board, q: &Queued) -> anyhow::Result<Done> {
         macro_rules! with {
             ($like:expr) => {
                 match q {
-                    Queued::Note(t) => apply_note(board, &$like, t),
+                    Queued::Note(t) => apply_note(board, &$like, t).map(|()| Done {
+                        said: t.clone(),
+                        taken_back: None,
+                    }),
                     Queued::Edit(e, _) => apply_edit(board, &$like, e),
                 }
             };

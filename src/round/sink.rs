@@ -286,8 +286,12 @@ pub fn record_board<R: Resume>(
     job: &RecordJob,
     mut inner: Option<&mut dyn EventSink>,
 ) -> anyhow::Result<BoardEnd> {
-    // The move an arbiter just took back: the next recording marks what it finds.
+    // The move an arbiter just took back: the recording that takes the game up
+    // next marks what it finds.
     let mut taken_back: Option<String> = None;
+    // A recording stopped for an edit starts again from the board as it stands:
+    // the last still moments are read again (a video may have no frame left).
+    let mut source = crate::capture::Rewind::new(source, job.track.quiet_s + 1.0);
     loop {
         // From here on the arbiter's actions wait for the recorder, so that none is
         // made on disk between reading the record and writing it again.
@@ -316,7 +320,7 @@ pub fn record_board<R: Resume>(
         round.publish(board);
         let mut sink = BoardSink::new(round, board, inner.as_deref_mut());
         let before = pipeline::Before {
-            taken_back: taken_back.take(),
+            taken_back: taken_back.clone(),
             ..resumed.before()
         };
         let result = pipeline::record_resumed(
@@ -325,7 +329,7 @@ pub fn record_board<R: Resume>(
             earlier,
             before,
             classifier,
-            source,
+            &mut source,
             job,
             &mut sink,
         );
@@ -334,6 +338,9 @@ pub fn record_board<R: Resume>(
         drop(running);
         round.refresh(board)?;
         let summary = result?;
+        if summary.taken_up {
+            taken_back = None;
+        }
         let Some((edit, reply)) = pending else {
             let finished = board.state().result != "*";
             board.change(|s| {
@@ -356,12 +363,13 @@ pub fn record_board<R: Resume>(
         reply.send(
             applied
                 .as_ref()
-                .map(|_| String::new())
+                .map(|d| d.said.clone())
                 .map_err(|e| format!("{e:#}")),
         );
-        if let (Ok(()), Edit::TakeBack { san, .. }) = (&applied, &edit) {
-            taken_back = Some(san.clone());
+        if let Some(san) = applied.as_ref().ok().and_then(|d| d.taken_back.clone()) {
+            taken_back = Some(san);
         }
+        source.rewind();
         if let Err(e) = &applied {
             // Refused (a result the rules' own contradicts) or failed: said on
             // the page, and the game goes on from its record.
@@ -414,7 +422,7 @@ impl Drop for Running<'_> {
                 reply.send(
                     applied
                         .as_ref()
-                        .map(|_| String::new())
+                        .map(|d| d.said.clone())
                         .map_err(|e| format!("{e:#}")),
                 );
             }

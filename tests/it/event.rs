@@ -24,7 +24,7 @@ use super::clips::{corners_arg, fast_clip, render, small, states_of};
 use super::util::{bin, have_tool, p, tmp};
 
 /// One HTTP/1.0 exchange: (status, head, body).
-fn http(
+pub(super) fn http(
     addr: &str,
     method: &str,
     path: &str,
@@ -92,7 +92,7 @@ fn listen(addr: &str) -> (Heard, std::thread::JoinHandle<()>) {
 }
 
 /// The event process; killed when dropped.
-struct Running(Child);
+pub(super) struct Running(pub Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -102,7 +102,10 @@ impl Drop for Running {
 }
 
 /// Starts `event`; returns it, its address, the arbiter's token and its stderr lines.
-fn start_event(round: &Path, out: &Path) -> (Running, String, String, mpsc::Receiver<String>) {
+pub(super) fn start_event(
+    round: &Path,
+    out: &Path,
+) -> (Running, String, String, mpsc::Receiver<String>) {
     let mut child = bin()
         .args([
             "event",

@@ -378,3 +378,135 @@ fn event_killed_and_restarted_ends_every_record_as_the_true_game() {
 fn event_killed_twenty_times_and_restarted_ends_all_eighty_records_as_the_true_games() {
     kill_and_restart(20);
 }
+
+/// An arbiter takes back every move once, as it is recorded, while the board
+/// still shows it: each is recorded again (and says so), and the record ends as
+/// the whole true game. Twenty take-backs of one move sent at once remove it once.
+#[test]
+fn take_back_at_every_ply_while_the_board_shows_it_ends_as_the_true_game() {
+    use std::time::{Duration, Instant};
+    let dir = tmp();
+    let all = fixture_games();
+    let game = all
+        .iter()
+        .find(|g| g.name == "castling_en_passant")
+        .unwrap();
+    // The final position stays a while (a hand passes over it): its move, too,
+    // is recorded while the recording runs, and so can be taken back.
+    let mut states = states_of(&game.start, &game.moves);
+    states.push(states[states.len() - 1].clone());
+    let (path, truth) = render(
+        dir.path(),
+        "take-backs",
+        &small(SceneParams::chess_overhead(91, false)),
+        &states,
+        &fast_clip(),
+    );
+    let clip = Clip {
+        path,
+        corners: corners_arg(&truth),
+    };
+    let round = dir.path().join("round.toml");
+    std::fs::write(
+        &round,
+        format!(
+            "[event]\nname = \"Take-backs\"\nrealtime = true\n\n[[board]]\nnumber = 1\ngame = \"chess\"\ninput = \"{}\"\ncorners = \"{}\"\nwhite-side = \"bottom\"\n",
+            p(&clip.path),
+            clip.corners
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("records");
+    let (_running, addr, token, lines) = super::event::start_event(&round, &out);
+    let take_back = |ply: usize| -> (u16, String) {
+        let (status, _, body) = super::event::http(
+            &addr,
+            "POST",
+            "/api/board/1/action",
+            &[
+                ("X-Arbiter-Token", token.as_str()),
+                ("Content-Type", "application/json"),
+            ],
+            &format!("{{\"action\":\"take_back\",\"ply\":{ply}}}"),
+        );
+        (status, String::from_utf8_lossy(&body).into_owned())
+    };
+    let started = Instant::now();
+    let mut taken = std::collections::BTreeSet::new();
+    let mut refused = 0;
+    let mut log = Vec::new();
+    loop {
+        let Ok(line) = lines.recv_timeout(Duration::from_secs(60)) else {
+            panic!("the round did not end: {log:#?}");
+        };
+        log.push(line.clone());
+        if line.starts_with("records in") {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "{log:#?}");
+        // "board 1: 3. Nf3" or "board 1: 3... Nc6": the half-move just recorded.
+        let Some(rest) = line.strip_prefix("board 1: ") else {
+            continue;
+        };
+        let Some((num, _)) = rest.split_once(' ').filter(|(num, _)| num.ends_with('.')) else {
+            continue;
+        };
+        let Ok(n) = num.trim_end_matches('.').parse::<usize>() else {
+            continue;
+        };
+        let ply = 2 * n - usize::from(!num.ends_with("..."));
+        if !taken.insert(ply) {
+            continue;
+        }
+        // As the arbiter's page does: the move is asked back once the record on
+        // disk (which the page shows) holds it.
+        let on_disk = || board_sans(&out, 1)[0].len();
+        let wait = Instant::now();
+        while on_disk() < ply && wait.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if ply == 6 {
+            // Twenty at once, all for move 6: one takes it back, the rest are told
+            // the record no longer ends with it.
+            let answers: Vec<(u16, String)> = std::thread::scope(|s| {
+                let hs: Vec<_> = (0..20).map(|_| s.spawn(|| take_back(6))).collect();
+                hs.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let ok = answers.iter().filter(|(s, _)| *s == 200).count();
+            assert!(ok <= 1, "{answers:#?}");
+            assert!(
+                answers.iter().all(|(s, _)| *s == 200 || *s == 409),
+                "{answers:#?}"
+            );
+            refused += 20 - ok;
+        } else {
+            let (status, body) = take_back(ply);
+            assert!(status == 200 || status == 409, "{status} {body}");
+            if status == 200 {
+                assert!(body.contains(&format!("took back move {ply}")), "{body}");
+            } else {
+                refused += 1;
+            }
+        }
+    }
+    let text = std::fs::read_to_string(out.join("board-1.pgn")).unwrap();
+    let sans: Vec<String> = parse_pgn(&text)
+        .unwrap()
+        .moves
+        .iter()
+        .map(|m| m.san.clone())
+        .collect();
+    assert_eq!(sans, game.sans, "{text}\n{log:#?}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let again = flat.matches("recorded again after the take-back").count();
+    let made = flat.matches("took back move").count();
+    eprintln!("{made} take-backs made, {refused} refused, {again} moves recorded again");
+    assert!(
+        made >= game.sans.len() / 2,
+        "{made} take-backs made:\n{text}"
+    );
+    assert_eq!(
+        again, made,
+        "every move taken back was recorded again:\n{text}"
+    );
+}
