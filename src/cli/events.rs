@@ -246,11 +246,18 @@ impl EventSink for Presenter {
                 advice,
             } => {
                 let at = self.moment(*time);
-                self.say(&format!(
-                    "warning: the view at {at} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",
-                    squares.len(),
-                    squares.join(",")
-                ))
+                if squares.is_empty() {
+                    // Nothing read to differ: every square hidden or out of view.
+                    self.say(&format!(
+                        "warning: no square of the grid could be read in the view at {at} (a hand or an object over the whole board, or corners that are not the board's); {advice}. Waiting for it."
+                    ))
+                } else {
+                    self.say(&format!(
+                        "warning: the view at {at} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",
+                        squares.len(),
+                        squares.join(",")
+                    ))
+                }
             }
             Event::IllegalMove {
                 time, text, waits, ..
