@@ -11,6 +11,13 @@ pub struct FolderSource {
     fps: f64,
     skipped: Vec<PathBuf>,
     warnings: Vec<String>,
+    /// One photo named by itself: a photo that cannot be used is an error, not
+    /// a photo skipped.
+    single: bool,
+    /// Photos handed on so far.
+    read: usize,
+    /// Why the first photo skipped was, for when none could be used.
+    first_skip: Option<String>,
 }
 
 impl FolderSource {
@@ -35,6 +42,9 @@ impl FolderSource {
             fps: sane_fps(fps),
             skipped: Vec::new(),
             warnings: Vec::new(),
+            single: false,
+            read: 0,
+            first_skip: None,
         })
     }
 
@@ -47,6 +57,9 @@ impl FolderSource {
             fps: sane_fps(fps),
             skipped: Vec::new(),
             warnings: Vec::new(),
+            single: true,
+            read: 0,
+            first_skip: None,
         }
     }
 
@@ -85,14 +98,17 @@ impl Iterator for FolderSource {
             let path = &self.files[index];
             match super::read_image(path) {
                 Ok(image) => {
+                    self.read += 1;
                     return Some(Ok(Frame {
                         index,
                         time_s: index as f64 / self.fps,
                         image,
                         path: Some(path.clone()),
-                    }))
+                    }));
                 }
+                Err(e) if self.single => return Some(Err(e)),
                 Err(e) => {
+                    self.first_skip.get_or_insert_with(|| e.to_string());
                     self.warnings.push(format!("skipping {e}"));
                     self.skipped.push(path.clone());
                 }
@@ -125,5 +141,23 @@ impl FrameSource for FolderSource {
 
     fn photos(&self) -> Option<&[PathBuf]> {
         Some(&self.files)
+    }
+
+    /// Every photo skipped: the folder gave nothing, and says why.
+    fn end_reason(&self) -> Option<String> {
+        if self.next < self.files.len() || self.read > 0 {
+            return None;
+        }
+        let first = self.first_skip.as_ref()?;
+        let others = self.skipped.len() - 1;
+        Some(format!(
+            "no photo of folder '{}' could be used: {first}{}",
+            self.name,
+            match others {
+                0 => String::new(),
+                1 => " (and 1 more photo skipped)".to_string(),
+                n => format!(" (and {n} more photos skipped)"),
+            }
+        ))
     }
 }

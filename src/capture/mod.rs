@@ -35,6 +35,7 @@ macro_rules! frame_source_of_inner {
 mod checked;
 mod convert;
 mod folder;
+mod jpeg_end;
 mod memory;
 mod natural;
 mod paced;
@@ -98,6 +99,8 @@ pub enum CaptureError {
     Video(String),
     #[error("image '{0}' could not be read")]
     Image(String),
+    #[error("image '{0}' is cut short (a JPEG without its end): its missing part would read as grey squares")]
+    CutShort(String),
     #[error("reading '{source_name}': OpenCV: {why}")]
     OpenCv { source_name: String, why: String },
     #[error("image '{name}' is {width}x{height} pixels, more than the {} million this program reads; scale it down first", MAX_PIXELS / 1_000_000)]
@@ -197,9 +200,18 @@ fn open_unchecked(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSourc
     if is_stream_url(input) {
         return Ok(Box::new(live(VideoSource::stream(input)?)));
     }
-    let path = Path::new(input);
+    open_file(Path::new(input), opts)
+}
+
+/// Opens a folder of images, a single image or a video file by its path, which
+/// need not be UTF-8 (a name `open`'s text cannot hold), with the same checks.
+pub fn open_path(path: &Path, opts: SourceOptions) -> Result<Box<dyn FrameSource>, CaptureError> {
+    Ok(Box::new(Checked::new(open_file(path, opts)?)))
+}
+
+fn open_file(path: &Path, opts: SourceOptions) -> Result<Box<dyn FrameSource>, CaptureError> {
     if !path.exists() {
-        return Err(CaptureError::Missing(input.to_string()));
+        return Err(CaptureError::Missing(path.display().to_string()));
     }
     if path.is_dir() {
         return Ok(Box::new(FolderSource::open(path, opts.fps.unwrap_or(1.0))?));
@@ -244,6 +256,25 @@ fn check_image_size(path: &Path) -> Result<(), CaptureError> {
     Ok(())
 }
 
+/// Whether the file is a JPEG cut short (only JPEGs are read for it; a file that
+/// cannot be read is left to the decoder to say so).
+fn is_cut_short(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut bytes = Vec::new();
+    let mut head = [0u8; 2];
+    if f.read_exact(&mut head).is_err() || head != [0xFF, 0xD8] {
+        return false;
+    }
+    bytes.extend_from_slice(&head);
+    if f.read_to_end(&mut bytes).is_err() {
+        return false;
+    }
+    jpeg_end::cut_short(&bytes)
+}
+
 /// Reads one image file as BGR, with a clear error naming it. The EXIF orientation
 /// is applied, as photo viewers do.
 pub fn read_image(path: &Path) -> Result<Mat, CaptureError> {
@@ -263,6 +294,9 @@ fn read_image_flags(path: &Path, flags: i32) -> Result<Mat, CaptureError> {
         return Err(CaptureError::Missing(path.display().to_string()));
     }
     check_image_size(path)?;
+    if is_cut_short(path) {
+        return Err(CaptureError::CutShort(path.display().to_string()));
+    }
     let img = opencv::imgcodecs::imread(path, flags).map_err(|e| CaptureError::OpenCv {
         source_name: path.display().to_string(),
         why: e.message,

@@ -141,10 +141,32 @@ pub fn check_in_image(
     Ok(())
 }
 
+/// Refuses corners that put any square of the grid outside the frame a recording
+/// starts from: a square outside cannot be read, so the view could never be
+/// checked against the start position and a move there would go unseen.
+pub fn check_grid_in_frame(
+    pose: &BoardPose,
+    image: &opencv::core::Mat,
+    what: &str,
+) -> anyhow::Result<()> {
+    use opencv::prelude::MatTraitConst;
+    check_in_image(pose, image, what)?;
+    let (w, h) = (image.cols().max(0) as u32, image.rows().max(0) as u32);
+    let total = (pose.grid.rows * pose.grid.cols) as usize;
+    let outside = total - pose.sites_in_image(w, h).min(total);
+    if outside > 0 {
+        bail!(
+            "the corners \"{}\" put {outside} of the {total} squares of the grid outside {what}, which is {w}x{h} pixels: the corners lie outside the frame, and a square outside it cannot be read; give corners that keep the whole grid in the frame (`boardscribe locate` finds them)",
+            corners_text(&pose.corners)
+        );
+    }
+    Ok(())
+}
+
 /// The first frame of a video file.
 fn first_frame(path: &Path) -> anyhow::Result<opencv::core::Mat> {
-    let name = path.to_string_lossy();
-    let mut source = crate::capture::open(&name, Default::default())?;
+    // By its path, not its name as text: a name that is not UTF-8 is still the file's.
+    let mut source = crate::capture::open_path(path, Default::default())?;
     match source.next() {
         Some(frame) => Ok(frame?.image),
         None => bail!("video '{}' has no frame", path.display()),

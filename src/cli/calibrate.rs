@@ -155,12 +155,8 @@ fn board(a: BoardProfileArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write '{}'", out.display()))?;
     let mut drawn = image.clone();
     draw_overlay(&mut drawn, &BoardPose::new(grid, found.corners))?;
-    let ok = opencv::imgcodecs::imwrite(
-        &*overlay.to_string_lossy(),
-        &drawn,
-        &opencv::core::Vector::new(),
-    )
-    .unwrap_or(false);
+    let ok = opencv::imgcodecs::imwrite(overlay.as_path(), &drawn, &opencv::core::Vector::new())
+        .unwrap_or(false);
     anyhow::ensure!(ok, "cannot write the overlay '{}'", overlay.display());
     outln!(
         "found the {grid} grid (confidence {:.2}): wrote {}; check the grid drawn in {}, then record with --profile {}",

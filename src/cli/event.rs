@@ -9,19 +9,21 @@ use anyhow::Context;
 use clap::Args;
 
 use super::record::{find_board, today, Found};
-use super::{BoardArgs, ModelArgs};
+use super::{signals, usage, BoardArgs, Incomplete, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
 use crate::geometry::{Corners, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, Event, EventSink, RecordJob};
 use crate::record::resume::Resume;
+use crate::record::{FolderLock, RecordLock};
 use crate::round::{
-    self, Board, BoardEnd, BoardRunner, BoardSpec, GameKind, Round, RoundFile, Update,
+    self, Board, BoardEnd, BoardRunner, BoardSpec, GameKind, Round, RoundFile, RoundFileError,
+    Status, Update,
 };
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use crate::rules::tablut::{Tablut, TablutOptions};
+use crate::rules::tablut::Tablut;
 use crate::track::TrackConfig;
 
 #[derive(Args, Debug)]
@@ -51,17 +53,22 @@ pub struct EventArgs {
 }
 
 pub fn run(a: EventArgs) -> anyhow::Result<()> {
+    // Caught from the start, so a signal before the recorders run still ends
+    // the command through its records (see `stop_on_signal`).
+    signals::install();
     anyhow::ensure!(
         a.linger.is_finite() && a.linger >= 0.0,
         "--linger must be a number of seconds, not {}",
         a.linger
     );
-    let file = RoundFile::load(&a.round)?;
+    let file = load_round(&a.round)?;
     let mut info = file.event;
     info.realtime |= a.realtime;
     let date = info.date.clone().unwrap_or_else(today);
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot make the folder '{}'", a.out.display()))?;
+    // One writer per round folder and per record, until the command ends.
+    let _locks = lock_round(&a.out, &file.boards)?;
     let token = new_token();
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
     let server = crate::server::start(round.clone(), &a.listen)?;
@@ -94,14 +101,134 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     eprintln!("records in {}", a.out.display());
     if a.linger > 0.0 && !round.is_stopping() {
         eprintln!("serving {base}/ for {} s more", a.linger);
-        std::thread::sleep(std::time::Duration::from_secs_f64(a.linger));
+        // A signal ends the wait (and the command) at once.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs_f64(a.linger);
+        while std::time::Instant::now() < until && !round.is_stopping() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
     anyhow::ensure!(
         failed.is_empty(),
         "board(s) {} could not be recorded (see above); the other records are complete",
         failed.join(", ")
     );
-    Ok(())
+    cut_short()
+}
+
+/// The round file, every board's values checked as `record` checks its flags,
+/// its profiles read: every mistake said at once, naming the board and the key,
+/// before anything starts. Exit status 2 when `record` would refuse one of them
+/// as a usage error (a number out of range, a grid, corners or White's edge
+/// malformed, a grid that is not the game's), 1 otherwise (a start position
+/// that is not one, a profile that cannot be read), as `record` does.
+fn load_round(path: &Path) -> anyhow::Result<RoundFile> {
+    let file = RoundFile::load(path).map_err(|e| match e.downcast_ref::<RoundFileError>() {
+        Some(r) if r.is_usage() => usage!("{e:#}"),
+        _ => e,
+    })?;
+    let mut bad = Vec::new();
+    let mut usage = false;
+    for spec in &file.boards {
+        for (key, why, is_usage) in check_files(spec) {
+            bad.push(format!("board {}: {key}: {why}", spec.number));
+            usage |= is_usage;
+        }
+    }
+    if bad.is_empty() {
+        return Ok(file);
+    }
+    let said = format!("round file '{}': {}", path.display(), bad.join("; "));
+    Err(if usage {
+        usage!("{said}")
+    } else {
+        anyhow::anyhow!(said)
+    })
+}
+
+/// What a board's profiles say, checked as `record` checks them before it
+/// records: the board and camera profiles read, the profile's grid the game's.
+/// Each mistake as (key, why, usage error).
+fn check_files(spec: &BoardSpec) -> Vec<(&'static str, String, bool)> {
+    let mut bad = Vec::new();
+    let Ok(args) = board_args(spec) else {
+        // Grid and corners were checked with the file.
+        return bad;
+    };
+    match args.load_profile() {
+        Err(e) => bad.push(("profile", format!("{e:#}"), false)),
+        Ok(profile) => {
+            if let (Some(p), None) = (&profile, &args.grid) {
+                let want = spec.game().default_grid();
+                if want.parse::<GridSpec>().ok() != Some(p.grid) {
+                    bad.push((
+                        "profile",
+                        format!(
+                            "its grid is {}, but {} is played on a {want} grid",
+                            p.grid,
+                            spec.game().name()
+                        ),
+                        true,
+                    ));
+                }
+            }
+            if let Err(e) = args.undistorter() {
+                bad.push(("camera", format!("{e:#}"), false));
+            }
+        }
+    }
+    bad
+}
+
+/// The locks `event` holds while it runs.
+struct RoundLocks {
+    _folder: FolderLock,
+    _records: Vec<RecordLock>,
+}
+
+/// Keeps a second `event` off the folder, and any recorder (`record --resume`
+/// on a board's file) off the records this one writes: refused with the holder
+/// named, before anything is read or written.
+fn lock_round(out: &Path, boards: &[BoardSpec]) -> anyhow::Result<RoundLocks> {
+    let command = super::command_line();
+    let folder = FolderLock::acquire(out, &command)?;
+    let mut records = Vec::new();
+    for spec in boards {
+        records.push(RecordLock::acquire(
+            &out.join(spec.record_name()),
+            &command,
+        )?);
+    }
+    records.push(RecordLock::acquire(&out.join("round.pgn"), &command)?);
+    Ok(RoundLocks {
+        _folder: folder,
+        _records: records,
+    })
+}
+
+/// Boards whose file or folder had not ended when a signal stopped the round:
+/// (number, input), with the signal's name.
+static CUT_SHORT: std::sync::OnceLock<(String, Vec<(u32, String)>)> = std::sync::OnceLock::new();
+
+/// Exit status 3, as `record`'s, when a signal stopped boards whose file or
+/// folder had not ended: their records are valid but not the whole game.
+/// Cameras and streams are stopped that way as a matter of course.
+fn cut_short() -> anyhow::Result<()> {
+    let Some((signal, boards)) = CUT_SHORT.get().filter(|(_, b)| !b.is_empty()) else {
+        return Ok(());
+    };
+    let names: Vec<String> = boards
+        .iter()
+        .map(|(n, input)| format!("board {n} ('{input}')"))
+        .collect();
+    Err(anyhow::Error::new(Incomplete(format!(
+        "stopped by {signal} before the end of the input of {}: {} the moves accepted until then, not the whole game",
+        names.join(", "),
+        if boards.len() == 1 {
+            "its record holds"
+        } else {
+            "their records hold"
+        }
+    ))))
 }
 
 /// Says on stderr what the arbiter should know (and every event on stdout with
@@ -144,35 +271,30 @@ fn print_updates(round: &Arc<Round>, json: bool) -> std::thread::JoinHandle<()> 
     })
 }
 
-/// Set by SIGINT or SIGTERM.
-static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    // Only an atomic store: all a signal handler may safely do.
-    SIGNALLED.store(true, std::sync::atomic::Ordering::SeqCst);
-}
-
-/// Ctrl-C or SIGTERM asks every recorder to finish its record (as when its input
-/// ends) and the command to end; a second one ends the process at once.
+/// Ctrl-C, SIGTERM or SIGHUP asks every recorder to finish its record (as when
+/// its input ends) and the command to end; a second one ends the process at once.
+/// The boards whose file or folder had not ended are noted for the exit status.
 fn stop_on_signal(round: &Arc<Round>) {
-    #[cfg(unix)]
-    // SAFETY: the handler only stores to an atomic.
-    unsafe {
-        let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        libc::signal(libc::SIGINT, handler);
-        libc::signal(libc::SIGTERM, handler);
-    }
+    let flag = signals::install();
     let round = round.clone();
     std::thread::spawn(move || {
-        while !SIGNALLED.load(std::sync::atomic::Ordering::SeqCst) {
+        while !flag.load(std::sync::atomic::Ordering::SeqCst) {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
-        #[cfg(unix)]
-        // SAFETY: restoring the default action.
-        unsafe {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            libc::signal(libc::SIGTERM, libc::SIG_DFL);
-        }
+        let open: Vec<(u32, String)> = round
+            .boards
+            .iter()
+            .filter(|b| b.spec.is_offline())
+            .filter(|b| {
+                !matches!(
+                    b.state().status,
+                    Status::Ended | Status::Finished | Status::Failed
+                )
+            })
+            .map(|b| (b.spec.number, b.spec.input.clone()))
+            .collect();
+        let signal = signals::caught().map_or_else(|| "a signal".into(), signals::name);
+        let _ = CUT_SHORT.set((signal, open));
         eprintln!("stopping: every record is finished and written (again to end at once)");
         round.stop();
     });
@@ -243,10 +365,7 @@ impl BoardRunner for CliRunner {
                 record(round, board, g, &mut classifier, source, job, snap, None)
             }
             GameKind::Tablut => {
-                let mut o = TablutOptions::default();
-                if spec.white_first {
-                    o.first_move = crate::rules::Side::White;
-                }
+                let o = spec.tablut_options();
                 let g = match &spec.position {
                     Some(p) => Tablut::from_position(p, o).map_err(anyhow::Error::msg)?,
                     None => Tablut::new(o),
@@ -460,5 +579,57 @@ pub fn serve_spec(game: GameKind, input: &str, white: &str, black: &str) -> Boar
         white: white.to_string(),
         black: black.to_string(),
         ..BoardSpec::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use crate::round::{BoardSpec, FPS, MAX_FPS, QUIET_S};
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Any number for a board's quiet, fps or max-fps is taken exactly when
+        /// `record`'s flag takes it, and refused naming the board and the key
+        /// otherwise (a usage error, exit status 2, as the flag's).
+        #[test]
+        fn round_file_numbers_are_taken_exactly_when_record_takes_them(
+            v in prop_oneof![
+                any::<f64>(),
+                -100.0..2000.0f64,
+                Just(f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY),
+                Just(-0.0), Just(0.0), Just(0.001), Just(0.000_999), Just(60.0),
+                Just(60.000_001), Just(1000.0), Just(1e9),
+            ],
+            which in 0usize..3,
+        ) {
+            let (key, flag, (lo, hi)) = [
+                ("quiet", "--quiet", QUIET_S),
+                ("fps", "--fps", FPS),
+                ("max-fps", "--max-fps", MAX_FPS),
+            ][which];
+            let spec = BoardSpec {
+                number: 3,
+                input: "a".into(),
+                quiet: (which == 0).then_some(v),
+                fps: (which == 1).then_some(v),
+                max_fps: (which == 2).then_some(v),
+                ..BoardSpec::default()
+            };
+            let bad = spec.check();
+            let by_record = super::super::values::float_in(lo, hi)(&v.to_string());
+            prop_assert_eq!(bad.is_empty(), by_record.is_ok(), "{} {}: {:?}", flag, v, bad);
+            if let Some(b) = bad.first() {
+                prop_assert_eq!((b.board, b.key, b.usage), (3, key, true));
+                let said = b.to_string();
+                prop_assert!(said.starts_with(&format!("board 3: {key}: ")), "{}", said);
+            }
+        }
     }
 }

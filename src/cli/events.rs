@@ -247,7 +247,10 @@ impl EventSink for Presenter {
             } => {
                 let at = self.moment(*time);
                 if squares.is_empty() {
-                    self.say(&format!("warning: the view at {at}: {advice}. Waiting."))
+                    // Nothing read to differ: every square hidden or out of view.
+                    self.say(&format!(
+                        "warning: no square of the grid could be read in the view at {at} (a hand or an object over the whole board, or corners that are not the board's); {advice}. Waiting for it."
+                    ))
                 } else {
                     self.say(&format!(
                         "warning: the view at {at} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",

@@ -103,6 +103,30 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
     }
 }
 
+/// This run's command line as a lock's holder writes it: the program's file name
+/// and the arguments as given, those with spaces quoted.
+pub(crate) fn command_line() -> String {
+    std::env::args_os()
+        .enumerate()
+        .map(|(i, a)| {
+            let a = if i == 0 {
+                std::path::Path::new(&a)
+                    .file_name()
+                    .map_or_else(|| a.to_string_lossy(), |n| n.to_string_lossy())
+                    .into_owned()
+            } else {
+                a.to_string_lossy().into_owned()
+            };
+            if a.is_empty() || a.contains(char::is_whitespace) {
+                format!("'{a}'")
+            } else {
+                a
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// An error as one line: causes joined by `: `, line breaks folded, and OpenCV's
 /// raw assertion texts (source paths, condition codes) cut to what they say.
 pub fn error_line(e: &anyhow::Error) -> String {

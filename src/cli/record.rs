@@ -16,7 +16,7 @@ use crate::record::log::{GameRecord, RecordFile, RecordTags};
 use crate::record::resume::{set_result_in, Resume};
 use crate::record::write_atomic;
 use crate::record::RecordLock;
-use crate::round::GameKind;
+use crate::round::{self, GameKind};
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
@@ -111,15 +111,15 @@ pub struct RecordArgs {
     #[arg(long)]
     pub debug: bool,
     /// Frames per second for photo folders (timestamps), or to override a video's rate.
-    #[arg(long, value_parser = super::values::float_in(0.001, 1000.0))]
+    #[arg(long, value_parser = super::values::float_in(round::FPS.0, round::FPS.1))]
     pub fps: Option<f64>,
     /// Videos and cameras: look at no more than this many frames a second (the
     /// rest are decoded but not converted or analysed); 0 looks at every frame.
-    #[arg(long, default_value_t = 15.0, value_parser = super::values::float_in(0.0, 1000.0))]
+    #[arg(long, default_value_t = 15.0, value_parser = super::values::float_in(round::MAX_FPS.0, round::MAX_FPS.1))]
     pub max_fps: f64,
     /// Seconds the board must be still before a view counts (default 0.4; photos:
     /// 0, every photo is a candidate state).
-    #[arg(long, value_parser = super::values::float_in(0.0, 60.0))]
+    #[arg(long, value_parser = super::values::float_in(round::QUIET_S.0, round::QUIET_S.1))]
     pub quiet: Option<f64>,
     /// Cameras and streams: seconds to keep reconnecting when frames stop before
     /// the recording ends.
@@ -286,7 +286,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     super::paths::check_outputs(&outputs, &inputs)?;
 
     // One recorder per record; the lock is held until the run ends.
-    let _lock = RecordLock::acquire(&out).map_err(anyhow::Error::msg)?;
+    let _lock = RecordLock::acquire(&out, &super::command_line()).map_err(anyhow::Error::msg)?;
     let previous = match existing(&out)? {
         Existing::Nothing => None,
         Existing::Record(_) if a.force => None,
@@ -368,6 +368,9 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         first,
     } = find_board(&board, source, &stop, &a.input)?;
     let Some(first) = first else {
+        if let Some(why) = source.end_reason() {
+            bail!("{why}");
+        }
         bail!(
             "'{}' gave no frame{}",
             a.input,
@@ -810,7 +813,7 @@ pub(super) fn find_board(
                 || format!("the first frame of '{input}'"),
                 |p| format!("'{}'", p.display()),
             );
-            super::board::check_in_image(&pose, &frame.image, &what)?;
+            super::board::check_grid_in_frame(&pose, &frame.image, &what)?;
             held.push(frame);
         }
         let first = held.first().map(|f| f.image.clone());

@@ -280,7 +280,11 @@ pub fn record_onto<R: Recordable>(
                         continue;
                     }
                     CatchUp::Other => {
-                        let squares: Vec<String> = Vec::new();
+                        let squares: Vec<String> = check_start(&game, &m, &probs, &job.infer)
+                            .misread
+                            .iter()
+                            .map(|s| s.name())
+                            .collect();
                         let advice = format!(
                             "the view shows none of the positions of the record's {} half-moves, nor a move after them: check the input, --grid, --white and the corners",
                             g.plies()

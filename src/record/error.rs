@@ -128,7 +128,8 @@ pub enum EditError {
     Move(#[from] MoveError),
 }
 
-/// The lock on a record not taken ([`crate::record::RecordLock::acquire`]).
+/// A lock not taken ([`crate::record::RecordLock::acquire`],
+/// [`crate::record::FolderLock::acquire`]).
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error("cannot create the folder '{}': {source}", dir.display())]
@@ -141,9 +142,15 @@ pub enum LockError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// Another recorder holds it; `holder` is its process id when it wrote one.
+    /// The lock file's name holds something no lock is written into.
     #[error(
-        "{} is writing '{}'; stop it first, or record into another file",
+        "the lock file '{}' is {what}; it is left untouched: remove it (when no recorder is running there) and start again",
+        path.display()
+    )]
+    NotALockFile { path: PathBuf, what: String },
+    /// Another recorder holds the record; `holder` says who, when it wrote it.
+    #[error(
+        "another recorder{} is writing '{}'; stop it first, or record into another file",
         holder_text(.holder),
         record.display()
     )]
@@ -151,12 +158,22 @@ pub enum LockError {
         record: PathBuf,
         holder: Option<String>,
     },
+    /// Another `event` records into the folder.
+    #[error(
+        "another event{} is recording into the folder '{}'; stop it first, or give another --out",
+        holder_text(.holder),
+        dir.display()
+    )]
+    FolderHeld {
+        dir: PathBuf,
+        holder: Option<String>,
+    },
 }
 
 fn holder_text(holder: &Option<String>) -> String {
     match holder {
-        Some(pid) => format!("another recorder (process {pid})"),
-        None => "another recorder".to_string(),
+        Some(who) => format!(" ({who})"),
+        None => String::new(),
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod error;
 pub mod free_log;
+mod lock;
 pub mod log;
 pub mod pdn;
 pub mod pgn;
@@ -16,7 +17,9 @@ pub use error::{
 };
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+pub use lock::{FolderLock, RecordLock, FOLDER_LOCK_NAME};
 
 /// What a path holds when it is there but is not a regular file: a record is
 /// never written over one (`None` when absent or regular).
@@ -117,64 +120,6 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     written
 }
 
-/// A lock on a record: while it is held, no other recorder writes the same path.
-/// It is an advisory lock (`flock`) on `.NAME.lock` beside the record, so a
-/// crashed recorder leaves no lock behind that holds (only a stale file, taken
-/// over by the next). The lock file is removed when the lock is dropped.
-#[derive(Debug)]
-pub struct RecordLock {
-    path: PathBuf,
-    _file: std::fs::File,
-}
-
-impl RecordLock {
-    /// Takes the lock on `record`, or says which process holds it.
-    pub fn acquire(record: &Path) -> Result<RecordLock, LockError> {
-        let dir = folder_of(record);
-        std::fs::create_dir_all(dir).map_err(|source| LockError::Folder {
-            dir: dir.to_path_buf(),
-            source,
-        })?;
-        let path = dir.join(format!(".{}.lock", file_name_of(record)));
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true).write(true).create(true).truncate(false);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.custom_flags(libc::O_NOFOLLOW).mode(0o644);
-        }
-        let mut file = options.open(&path).map_err(|source| LockError::Open {
-            path: path.clone(),
-            source,
-        })?;
-        #[cfg(unix)]
-        {
-            use std::io::Read;
-            use std::os::unix::io::AsRawFd;
-            // SAFETY: flock on a file descriptor this function owns.
-            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if r != 0 {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                let holder = holder.trim();
-                return Err(LockError::Held {
-                    record: record.to_path_buf(),
-                    holder: (!holder.is_empty()).then(|| holder.to_string()),
-                });
-            }
-        }
-        let _ = file.set_len(0);
-        let _ = writeln!(file, "{}", std::process::id());
-        Ok(RecordLock { path, _file: file })
-    }
-}
-
-impl Drop for RecordLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
@@ -227,20 +172,5 @@ mod tests {
         super::write_atomic(&path, "b").unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-    }
-
-    #[test]
-    fn issue22_a_second_recorder_is_kept_off_the_record() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("game.pgn");
-        let first = super::RecordLock::acquire(&path).unwrap();
-        let err = super::RecordLock::acquire(&path).unwrap_err().to_string();
-        assert!(err.contains("another recorder"), "{err}");
-        assert!(err.contains(&std::process::id().to_string()), "{err}");
-        drop(first);
-        // Released: taken again, and the lock file goes with the lock.
-        let again = super::RecordLock::acquire(&path).unwrap();
-        drop(again);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -666,9 +666,7 @@ fn parse_game(lexer: &mut Lexer) -> Result<PgnRecord, Fail> {
                     termination = Some(sym);
                     break;
                 }
-                let san = sym
-                    .trim_start_matches(|c: char| c.is_ascii_digit())
-                    .trim_start_matches('.')
+                let san = without_move_number(&sym)
                     .trim_end_matches(['!', '?'])
                     .trim_end_matches("e.p.");
                 if san.is_empty() {
@@ -704,6 +702,18 @@ fn parse_game(lexer: &mut Lexer) -> Result<PgnRecord, Fail> {
         rec.result = t;
     }
     Ok(rec)
+}
+
+/// A move symbol without the move number run into it (`12.e4`, `3...Nf6`); a bare
+/// number is nothing. Castling written with zeros (`0-0`, `0-0-0`, as some
+/// programs write it) starts with a digit but is no move number: it is kept.
+fn without_move_number(sym: &str) -> &str {
+    let rest = sym.trim_start_matches(|c: char| c.is_ascii_digit());
+    if rest.is_empty() || rest.starts_with('.') {
+        rest.trim_start_matches('.')
+    } else {
+        sym
+    }
 }
 
 /// A FEN tag refused, reported where the game's moves or end stand.
@@ -794,6 +804,26 @@ mod tests {
                 assert!(line.len() <= 80 || line.starts_with('['), "{name}: {line}");
             }
         }
+    }
+
+    #[test]
+    fn castling_written_with_zeros_reads_as_castling() {
+        let sans = |text: &str| -> Vec<String> {
+            let rec = parse_pgn(text).unwrap();
+            rec.moves.iter().map(|m| m.san.clone()).collect()
+        };
+        let short = sans("1. e4 e5 2. Nf3 Nf6 3. Bc4 Bc5 4. 0-0 0-0 5. d3 *");
+        assert_eq!(short[6..8], ["O-O", "O-O"], "{short:?}");
+        let long = sans("1. d4 d5 2. Nc3 Nc6 3. Bf4 Bf5 4. Qd2 Qd7 5.0-0-0 0-0-0 *");
+        assert_eq!(long[8..10], ["O-O-O", "O-O-O"], "{long:?}");
+        let rec = parse_pgn("1. d4 d5 2. Nc3 Nc6 3. Bf4 Bf5 4. Qd2 Qd7 5.0-0-0 *").unwrap();
+        assert_eq!(rec.moves[8].uci, "e1c1");
+        // Move numbers run into moves are still numbers; a bare number is nothing.
+        assert_eq!(without_move_number("12.e4"), "e4");
+        assert_eq!(without_move_number("3...Nf6"), "Nf6");
+        assert_eq!(without_move_number("17"), "");
+        assert_eq!(without_move_number("0-0+"), "0-0+");
+        assert_eq!(without_move_number("9.0-0"), "0-0");
     }
 
     #[test]

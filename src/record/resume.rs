@@ -328,6 +328,20 @@ mod tests {
         assert_eq!(r.moves.len(), 2);
     }
 
+    #[test]
+    fn a_record_with_castling_written_in_zeros_is_taken_up() {
+        let text = "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nf6 3. Bc4 Bc5 4. 0-0 0-0 *\n";
+        let r = Chess::read_record(text, &Chess::new()).unwrap();
+        assert_eq!(r.moves.len(), 8);
+        let mut g = Chess::new();
+        for u in [
+            "e2e4", "e7e5", "g1f3", "g8f6", "f1c4", "f8c5", "e1g1", "e8g8",
+        ] {
+            g.play_uci(u).unwrap();
+        }
+        assert_eq!(r.game.fen(), g.fen(), "both sides castled short");
+    }
+
     /// Fool's mate: the rules end the game 0-1.
     fn mated() -> (String, Chess) {
         let mut g = Chess::new();

@@ -12,12 +12,30 @@
 //! input = "board1.mp4"      # camera:N, a URL, a video file or a photo folder
 //! white = "Anna Novak"
 //! black = "Ben Horvat"
-//! # grid, corners, profile, white-side, fen: optional, as in `record`
+//! # grid, corners, profile, camera, white-side, fen, position, fps, max-fps,
+//! # quiet: optional, as in `record`
 //! ```
+//!
+//! Every board's values are checked when the file is read, with `record`'s own
+//! rules and ranges, so that a mistake is said (naming the board and the key)
+//! before anything is recorded, never found when a board starts.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::geometry::{Corners, GridSpec};
+use crate::infer::WhiteSide;
+use crate::rules::chess::Chess;
+use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+use crate::rules::tablut::{Tablut, TablutOptions};
+
+/// Seconds the board must be still (`record --quiet`, the round file's `quiet`).
+pub const QUIET_S: (f64, f64) = (0.0, 60.0);
+/// Frames per second of photos or to override a video's (`--fps`, `fps`).
+pub const FPS: (f64, f64) = (0.001, 1000.0);
+/// The most frames a second looked at, 0 for all (`--max-fps`, `max-fps`).
+pub const MAX_FPS: (f64, f64) = (0.0, 1000.0);
 
 /// The games a round can hold (games with rules and a record format).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -119,7 +137,7 @@ pub struct BoardSpec {
     pub white_side: Option<String>,
     /// A set-up start (chess FEN, draughts PDN FEN).
     pub fen: Option<String>,
-    /// A set-up Tablut start, in its text format.
+    /// A set-up Tablut start, in its text format (`fen` is not taken for Tablut).
     pub position: Option<String>,
     /// Tablut: White moves first.
     #[serde(default)]
@@ -159,11 +177,22 @@ impl RoundFile {
             .map_err(|e| anyhow::anyhow!("cannot read the round file '{}': {e}", path.display()))?;
         let base = path.parent().unwrap_or(Path::new(""));
         RoundFile::parse(&text, base)
-            .map_err(|e| anyhow::anyhow!("round file '{}': {e}", path.display()))
+            .map_err(|e| anyhow::Error::new(e).context(format!("round file '{}'", path.display())))
     }
 
     /// Parses and checks a round file's text; relative paths are joined to `base`.
-    pub fn parse(text: &str, base: &Path) -> Result<RoundFile, String> {
+    pub fn parse(text: &str, base: &Path) -> Result<RoundFile, RoundFileError> {
+        let round = RoundFile::parse_unchecked(text, base).map_err(RoundFileError::Malformed)?;
+        let bad: Vec<BadValue> = round.boards.iter().flat_map(BoardSpec::check).collect();
+        if bad.is_empty() {
+            Ok(round)
+        } else {
+            Err(RoundFileError::Values(bad))
+        }
+    }
+
+    /// The file's structure read and checked; the boards' values not yet.
+    fn parse_unchecked(text: &str, base: &Path) -> Result<RoundFile, String> {
         let mut round: RoundFile = toml::from_str(text).map_err(|e| e.to_string())?;
         if round.boards.is_empty() {
             return Err("no [[board]] given".into());
@@ -200,6 +229,173 @@ impl RoundFile {
             b.camera = b.camera.as_deref().map(join);
         }
         Ok(round)
+    }
+}
+
+/// A round file refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoundFileError {
+    /// Not a round file: TOML, an unknown key, boards missing or given twice.
+    Malformed(String),
+    /// Values refused, each naming its board and key (every one found).
+    Values(Vec<BadValue>),
+}
+
+impl std::fmt::Display for RoundFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RoundFileError::Malformed(why) => f.write_str(why),
+            RoundFileError::Values(bad) => {
+                let lines: Vec<String> = bad.iter().map(BadValue::to_string).collect();
+                f.write_str(&lines.join("; "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for RoundFileError {}
+
+impl RoundFileError {
+    /// Whether `record` would refuse the same mistake in its flags as a usage
+    /// error (a value malformed or out of range: exit status 2), rather than as
+    /// an input it cannot use (a start position that is not a position: 1).
+    pub fn is_usage(&self) -> bool {
+        match self {
+            RoundFileError::Malformed(_) => false,
+            RoundFileError::Values(bad) => bad.iter().any(|b| b.usage),
+        }
+    }
+}
+
+/// One board's value refused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadValue {
+    pub board: u32,
+    /// The key as the round file spells it (`max-fps`).
+    pub key: &'static str,
+    pub why: String,
+    /// A usage error to `record` (see [`RoundFileError::is_usage`]).
+    pub usage: bool,
+}
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "board {}: {}: {}", self.board, self.key, self.why)
+    }
+}
+
+impl BoardSpec {
+    /// The name of the board's record in the round's folder: `board-N.pgn`
+    /// (`.pdn` for draughts, `.txt` for Tablut).
+    pub fn record_name(&self) -> String {
+        format!("board-{}.{}", self.number, self.game().extension())
+    }
+
+    /// Checks every value as `record` checks its flags; every mistake found.
+    pub fn check(&self) -> Vec<BadValue> {
+        let mut bad = Vec::new();
+        let mut refuse = |key: &'static str, why: String, usage: bool| {
+            bad.push(BadValue {
+                board: self.number,
+                key,
+                why,
+                usage,
+            })
+        };
+        let numbers = [
+            ("fps", self.fps, FPS, "frames a second", "--fps"),
+            (
+                "max-fps",
+                self.max_fps,
+                MAX_FPS,
+                "frames a second (0: all)",
+                "--max-fps",
+            ),
+            ("quiet", self.quiet, QUIET_S, "seconds", "--quiet"),
+        ];
+        for (key, value, (lo, hi), unit, flag) in numbers {
+            if let Some(v) = value {
+                if !(v.is_finite() && (lo..=hi).contains(&v)) {
+                    refuse(
+                        key,
+                        format!("{v} is out of range: {lo} to {hi} {unit}, as {flag} takes"),
+                        true,
+                    );
+                }
+            }
+        }
+        let game = self.game();
+        if let Some(g) = &self.grid {
+            match g.parse::<GridSpec>() {
+                Err(e) => refuse("grid", e.to_string(), true),
+                Ok(grid) => {
+                    let want = game.default_grid();
+                    if want.parse::<GridSpec>().ok() != Some(grid) {
+                        refuse(
+                            "grid",
+                            format!(
+                                "{} is played on a {want} grid, not {grid}: leave out grid, or give \"{want}\"",
+                                game.name()
+                            ),
+                            true,
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(c) = &self.corners {
+            if let Err(e) = c.parse::<Corners>() {
+                refuse("corners", e.to_string(), true);
+            }
+        }
+        if let Some(w) = &self.white_side {
+            if w != "auto" {
+                if let Err(e) = w.parse::<WhiteSide>() {
+                    refuse("white-side", e, true);
+                }
+            }
+        }
+        match (game, &self.fen, &self.position) {
+            (GameKind::Tablut, Some(_), _) => refuse(
+                "fen",
+                "fen is a chess or draughts start; a Tablut start goes in position".into(),
+                true,
+            ),
+            (GameKind::Tablut, None, Some(p)) => {
+                if let Err(e) = Tablut::from_position(p, self.tablut_options()) {
+                    refuse("position", e.to_string(), false);
+                }
+            }
+            (_, _, Some(_)) => refuse(
+                "position",
+                format!(
+                    "position is a Tablut start; a {} start goes in fen",
+                    game.name()
+                ),
+                true,
+            ),
+            (GameKind::Chess, Some(f), None) => {
+                if let Err(e) = Chess::from_fen(f) {
+                    refuse("fen", e.to_string(), false);
+                }
+            }
+            (GameKind::RussianDraughts, Some(f), None) => {
+                if let Err(e) = RussianDraughts::from_fen(f, DraughtsOptions::default()) {
+                    refuse("fen", e.to_string(), false);
+                }
+            }
+            (_, None, None) => {}
+        }
+        bad
+    }
+
+    /// Tablut's rule options for this board.
+    pub fn tablut_options(&self) -> TablutOptions {
+        let mut o = TablutOptions::default();
+        if self.white_first {
+            o.first_move = crate::rules::Side::White;
+        }
+        o
     }
 }
 
@@ -259,7 +455,7 @@ input = "camera:0"
 
     #[test]
     fn mistakes_are_named() {
-        let err = |t: &str| RoundFile::parse(t, Path::new("")).unwrap_err();
+        let err = |t: &str| RoundFile::parse(t, Path::new("")).unwrap_err().to_string();
         let head = "[event]\nname = \"x\"\n";
         assert!(err(head).contains("no [[board]]"));
         let twice = format!(
@@ -273,5 +469,98 @@ input = "camera:0"
         let date =
             "[event]\nname = \"x\"\ndate = \"2026-05-01\"\n[[board]]\nnumber = 1\ninput = \"a\"\n";
         assert!(err(date).contains("YYYY.MM.DD"));
+    }
+
+    /// A one-board round file with `extra` lines in its [[board]].
+    fn board_with(extra: &str) -> String {
+        format!("[event]\nname = \"x\"\n[[board]]\nnumber = 4\ninput = \"a\"\n{extra}\n")
+    }
+
+    fn refused(extra: &str) -> RoundFileError {
+        match RoundFile::parse(&board_with(extra), Path::new("")) {
+            Ok(_) => panic!("accepted: {extra}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn every_value_record_refuses_is_refused_naming_board_and_key() {
+        // (lines, key, usage error as `record` gives one for the same flag)
+        let table = [
+            ("quiet = -1.0", "quiet", true),
+            ("quiet = nan", "quiet", true),
+            ("quiet = inf", "quiet", true),
+            ("quiet = 1e9", "quiet", true),
+            ("quiet = 60.5", "quiet", true),
+            ("fps = nan", "fps", true),
+            ("fps = 0.0", "fps", true),
+            ("fps = -inf", "fps", true),
+            ("fps = 1001.0", "fps", true),
+            ("max-fps = -1.0", "max-fps", true),
+            ("max-fps = nan", "max-fps", true),
+            ("max-fps = 1e300", "max-fps", true),
+            ("grid = \"8by8\"", "grid", true),
+            ("grid = \"9x9\"", "grid", true),
+            ("game = \"tablut\"\ngrid = \"8x8\"", "grid", true),
+            ("corners = \"1,2 3,4\"", "corners", true),
+            ("corners = \"nan,0 10,0 10,10 0,10\"", "corners", true),
+            ("white-side = \"north\"", "white-side", true),
+            ("fen = \"not a fen\"", "fen", false),
+            ("fen = \"8/8/8/8/8/8/8/8 w - - 0 1\"", "fen", false),
+            (
+                "game = \"russian-draughts\"\nfen = \"W:Wz9:B1\"",
+                "fen",
+                false,
+            ),
+            (
+                "game = \"tablut\"\nposition = \"nonsense\"",
+                "position",
+                false,
+            ),
+            ("game = \"tablut\"\nfen = \"nonsense\"", "fen", true),
+            ("position = \"x\"", "position", true),
+            (
+                "game = \"tablut\"\nposition = \"x\"\nfen = \"y\"",
+                "fen",
+                true,
+            ),
+        ];
+        for (lines, key, usage) in table {
+            let e = refused(lines);
+            let RoundFileError::Values(bad) = &e else {
+                panic!("{lines}: {e}");
+            };
+            assert_eq!(bad.len(), 1, "{lines}: {e}");
+            assert_eq!((bad[0].board, bad[0].key), (4, key), "{lines}: {e}");
+            assert_eq!(e.is_usage(), usage, "{lines}: {e}");
+            let text = e.to_string();
+            assert!(text.starts_with(&format!("board 4: {key}: ")), "{text}");
+        }
+    }
+
+    #[test]
+    fn every_mistake_of_every_board_is_said_at_once() {
+        let text = "[event]\nname = \"x\"\n[[board]]\nnumber = 1\ninput = \"a\"\nquiet = -1.0\nfen = \"x\"\n[[board]]\nnumber = 2\ninput = \"b\"\nfps = nan\n";
+        let e = RoundFile::parse(text, Path::new("")).unwrap_err();
+        let said = e.to_string();
+        for part in ["board 1: quiet", "board 1: fen", "board 2: fps"] {
+            assert!(said.contains(part), "{said}");
+        }
+        assert!(e.is_usage(), "a usage mistake among them: exit status 2");
+    }
+
+    #[test]
+    fn values_record_takes_are_taken() {
+        for lines in [
+            "quiet = 0.0\nfps = 0.001\nmax-fps = 0.0",
+            "quiet = 60.0\nfps = 1000.0\nmax-fps = 1000.0",
+            "grid = \"8x8\"\ncorners = \"10,10 90,10 90,90 10,90\"\nwhite-side = \"top\"",
+            "white-side = \"auto\"",
+            "fen = \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"",
+            "game = \"tablut\"\ngrid = \"9x9\"",
+        ] {
+            let r = RoundFile::parse(&board_with(lines), Path::new(""));
+            assert!(r.is_ok(), "{lines}: {}", r.unwrap_err());
+        }
     }
 }

@@ -12,7 +12,9 @@ mod sink;
 mod supervise;
 
 pub use diagram::Diagram;
-pub use file::{BoardSpec, EventInfo, GameKind, RoundFile};
+pub use file::{
+    BadValue, BoardSpec, EventInfo, GameKind, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S,
+};
 pub use live::{
     utc_now, Action, ActionError, Alert, AlertKind, Board, BoardState, Edit, Round, Status, Update,
 };

@@ -55,6 +55,43 @@ fn fen_field<'a>(fen: &'a str, e: &ParseFenError) -> &'a str {
     fen.split_whitespace().nth(index).unwrap_or(fen)
 }
 
+/// The most a FEN's half-move clock can say: the seventy-five-move rule ends a
+/// game when it reaches 150 (unless that move mates), so no game goes on past it.
+pub const MAX_HALFMOVE_CLOCK: u32 = 150;
+
+/// Refuses move counters the parser would take but no game can reach: a half-move
+/// clock over [`MAX_HALFMOVE_CLOCK`] (the game would be over before it started)
+/// and counters too large for a number (the parser saturates them, silently).
+fn check_counters(fen: &str, trimmed: &str) -> Result<(), FenError> {
+    let fields: Vec<&str> = trimmed.split_whitespace().collect();
+    let (halfmoves, fullmoves) = (fields.get(4), fields.get(5));
+    if let Some(h) = halfmoves {
+        let value = h.parse::<u64>().ok();
+        if value.is_none_or(|v| v > u64::from(MAX_HALFMOVE_CLOCK)) {
+            return Err(FenError::at(
+                fen,
+                h,
+                format!(
+                    "half-move clock {h} in FEN \"{trimmed}\" is not a count from 0 to {MAX_HALFMOVE_CLOCK}: the seventy-five-move rule ends a game at {MAX_HALFMOVE_CLOCK} half-moves without a capture or a pawn move"
+                ),
+            ));
+        }
+    }
+    if let Some(f) = fullmoves {
+        if f.parse::<u32>().is_err() {
+            return Err(FenError::at(
+                fen,
+                f,
+                format!(
+                    "move number {f} in FEN \"{trimmed}\" is not a number from 1 to {}",
+                    u32::MAX
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn color_name(color: Color) -> &'static str {
     match color {
         Color::White => "White",
@@ -86,6 +123,7 @@ impl Chess {
                 format!("malformed FEN \"{trimmed}\": {e}"),
             )
         })?;
+        check_counters(fen, trimmed)?;
         let pos: shakmaty::Chess = parsed.into_position(CastlingMode::Standard).map_err(|e| {
             FenError::at(
                 fen,
@@ -625,6 +663,30 @@ mod tests {
         let mut game = Chess::from_fen("4k3/R7/4K3/8/8/8/8/8 w - - 149 80").unwrap();
         game.play_uci("a7a8").unwrap();
         assert!(matches!(game.outcome(), Some(Outcome::Win { .. })));
+    }
+
+    #[test]
+    fn move_counters_no_game_reaches_are_refused() {
+        for (fen, field) in [
+            ("4k3/8/8/8/8/8/8/R3K3 w - - 99999999999 80", "99999999999"),
+            ("4k3/8/8/8/8/8/8/R3K3 w - - 151 80", "151"),
+            ("4k3/8/8/8/8/8/8/R3K3 w - - 4294967295 80", "4294967295"),
+            ("4k3/8/8/8/8/8/8/R3K3 w - - 0 99999999999", "99999999999"),
+        ] {
+            let e = Chess::from_fen(fen).unwrap_err();
+            assert!(e.why.contains(field), "{fen}: {e}");
+            assert_eq!(e.column, fen.rfind(field).unwrap() + 1, "{fen}: {e}");
+        }
+        let e = Chess::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 151 80").unwrap_err();
+        assert!(e.why.contains("0 to 150"), "{e}");
+        // The game does not end at once: the clock was refused, not saturated.
+        for fen in [
+            "4k3/8/8/8/8/8/8/R3K3 w - - 150 80",
+            "4k3/8/8/8/8/8/8/R3K3 w - - 0 1",
+            "4k3/8/8/8/8/8/8/R3K3 w - -",
+        ] {
+            assert!(Chess::from_fen(fen).is_ok(), "{fen}");
+        }
     }
 
     #[test]

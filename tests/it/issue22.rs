@@ -19,17 +19,17 @@ use boardscribe::synth::SceneParams;
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
 use super::util::{bin, p, run, stderr, stdout, tmp};
 
-const CORNERS: &str = "152,88 508,112 574,430 84,402";
+pub(super) const CORNERS: &str = "152,88 508,112 574,430 84,402";
 
 /// A perspective view of an empty 8x8 board (640x480).
-fn board_view(path: &Path) {
+pub(super) fn board_view(path: &Path) {
     let pose = BoardPose::new(GridSpec::cells(8, 8), CORNERS.parse().unwrap());
     let img = perspective_test_card(&pose, (640, 480)).unwrap();
     assert!(opencv::imgcodecs::imwrite(path, &img, &Vector::new()).unwrap());
 }
 
 /// Asserts a failure with `code`, no panic, one `error:` line naming `needle`.
-fn fails(o: &Output, code: i32, needle: &str) {
+pub(super) fn fails(o: &Output, code: i32, needle: &str) {
     let err = stderr(o);
     assert_eq!(o.status.code(), Some(code), "exit status: {err}");
     assert!(!err.contains("panicked"), "panic: {err}");
@@ -227,7 +227,7 @@ fn issue22_a_record_holding_a_game_is_kept_without_resume_or_force() {
     fails(&o, 1, "already holds a record");
     assert_eq!(std::fs::read_to_string(&pgn).unwrap(), game);
     // A second recorder on the same record is kept off.
-    let lock = RecordLock::acquire(&pgn).unwrap();
+    let lock = RecordLock::acquire(&pgn, "a test").unwrap();
     let o = run(&record_args(
         p(&photo),
         p(&pgn),
@@ -247,7 +247,7 @@ fn issue22_a_record_holding_a_game_is_kept_without_resume_or_force() {
 }
 
 /// The CRC of a PNG chunk (type and data).
-fn crc32(data: &[u8]) -> u32 {
+pub(super) fn crc32(data: &[u8]) -> u32 {
     let mut crc = 0xffff_ffffu32;
     for &b in data {
         crc ^= u32::from(b);
@@ -387,7 +387,7 @@ fn issue22_help_puts_record_first_and_describes_demo() {
 }
 
 /// Writes an MJPG .avi of `n` frames of the board view.
-fn board_video(path: &Path, n: usize) {
+pub(super) fn board_video(path: &Path, n: usize) {
     let pose = BoardPose::new(GridSpec::cells(8, 8), CORNERS.parse().unwrap());
     let img = perspective_test_card(&pose, (640, 480)).unwrap();
     let code = VideoWriter::fourcc('M', 'J', 'P', 'G').unwrap();
