@@ -13,7 +13,7 @@ mod suspects;
 
 pub use change::ChangeModel;
 pub use explain::{explain, moved_on, occupancy, ranked, InferConfig, Verdict};
-pub use follow::{FollowEvent, Follower};
+pub use follow::{Alternative, FollowEvent, Follower};
 pub use irregular::{diagnose, irregular_position, noticed, reads_clearly, Irregularity};
 pub use observation::{occ_index, one_hot, squares, Observation};
 pub use orientation::WhiteSide;
@@ -21,5 +21,7 @@ pub use sites::{SiteMap, SiteProbs};
 pub use start::{check_start, start_likelihood, start_mismatch, StartCheck, StartMismatch};
 pub use suspects::Suspects;
 
+#[cfg(test)]
+mod alternatives_tests;
 #[cfg(test)]
 mod tests;

@@ -95,6 +95,22 @@ fn record_bgu(extra: &[&str], floors: [(u64, u64); 3]) {
             matching >= floor,
             "game {game} lost half-moves: {matching} of {true_plies} match, floor {floor}: {s}"
         );
+        // Issue 28: an arbiter signs the record only where it is sure. Every
+        // wrong half-move is marked `{uncertain: ...}`, and at most 5% of the
+        // right ones are.
+        let wrong = s["wrong"].as_array().expect("wrong plies").len() as u64;
+        let wrong_marked = s["wrong_marked"].as_u64().unwrap();
+        let right_marked = s["right_marked"].as_u64().unwrap();
+        let marks = flat.matches("{uncertain: ").count() as u64;
+        assert_eq!(marks, wrong_marked + right_marked, "game {game}: {s}");
+        assert_eq!(
+            wrong_marked, wrong,
+            "game {game}: a wrong ply unmarked: {s}"
+        );
+        assert!(
+            right_marked as f64 <= 0.05 * (recorded - wrong) as f64,
+            "game {game}: too many right plies marked: {s}"
+        );
         if floor == true_plies {
             // Recorded exactly: every move, nothing more, no miss.
             assert_eq!(recorded, true_plies, "game {game}: {s}");
