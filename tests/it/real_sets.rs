@@ -59,6 +59,8 @@ fn issue4_bgu_chess_games_are_measured_per_game_with_and_without_adaptation() {
 /// each record against the true game. `floors` holds, per game, the half-moves that
 /// must match the true game: a game recorded exactly must stay exact (every ply,
 /// nothing more), the others may not lose a half-move against the measured count.
+/// Every half-move recorded wrongly must be marked `{uncertain: ...}`, and at most
+/// 5% of the right ones may be (issue 28; docs/accuracy.md has the counts).
 fn record_bgu(extra: &[&str], floors: [(u64, u64); 3]) {
     shared_data("bgu-chess");
     let dir = tempfile::tempdir().expect("temp dir");
