@@ -122,3 +122,26 @@ fn a_move_made_under_a_hand_names_the_squares_it_hid() {
         );
     }
 }
+
+/// Three plies in one view: the rook went from a1 to d4 through d1 or a4, squares
+/// no view showed. The record names the other square of the rook's first move
+/// (its second reads the same either way, `Rd4`).
+#[test]
+fn a_square_no_view_showed_is_named_as_the_other_way() {
+    let start = Chess::from_fen("7k/p7/8/8/8/8/8/R6K w - - 0 1").unwrap();
+    let cfg = InferConfig {
+        max_plies: 3,
+        ..InferConfig::default()
+    };
+    let mut f = Follower::new(start.clone(), cfg, 0.0);
+    let end = after(&start, &["a1d1", "a7a6", "d1d4"]);
+    let mut events = f.observe(&observe(&end), 1.0, None);
+    events.extend(f.observe(&observe(&end), 2.0, None));
+    let moves = moved(&events);
+    assert_eq!(moves.len(), 3, "{events:?}");
+    let first = start.notation(&f.moves()[0]);
+    let other = if first == "Rd1" { "Ra4" } else { "Rd1" };
+    assert!(["Rd1", "Ra4"].contains(&first.as_str()), "{first}");
+    assert_eq!(moves[0].1, [other], "{moves:?}");
+    assert!(moves[1].1.is_empty() && moves[2].1.is_empty(), "{moves:?}");
+}

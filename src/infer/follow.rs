@@ -796,6 +796,26 @@ impl<R: Rules> Follower<R> {
             landing_seen: i + 1 == n && landing_seen,
             rivals: Vec::new(),
         }));
+        // Other ways to the same position, ply by ply where they differ (a
+        // piece's other square, or none: a promotion's piece is the record's
+        // own note).
+        let bound = supported_within(&self.cfg);
+        for other in &line.others {
+            let (mut g, mut mine) = (h.game.clone(), h.game.clone());
+            for (i, (mv, own)) in other.iter().zip(&line.moves).enumerate() {
+                let (id, notation) = (g.move_id(mv), g.notation(mv));
+                g.play_legal(mv);
+                mine.play_legal(own);
+                if mv != own && super::occupancy(&g) != super::occupancy(&mine) {
+                    let alt = Alternative {
+                        id,
+                        notation,
+                        behind: 0.0,
+                    };
+                    note_rival(&mut steps[h.steps.len() + i].rivals, alt, bound);
+                }
+            }
+        }
         Hypothesis {
             game: line.game.clone(),
             occ: line.occ.clone(),
@@ -901,7 +921,7 @@ impl<R: Rules> Follower<R> {
             let alternatives: Vec<Alternative> = rivals
                 .into_iter()
                 .filter(|a| {
-                    let fresh = a.id != id && !named.contains(&a.notation.clone());
+                    let fresh = a.id != id && !named.contains(&a.notation);
                     named.push(a.notation.clone());
                     fresh && a.behind < bound
                 })
