@@ -341,15 +341,19 @@ pub(super) fn search<R: Rules>(
                 if seen.contains(&key) || ev.all_quiet(from_occ, &occ) {
                     continue;
                 }
-                let mut moves = lines[at].moves.clone();
-                moves.push(mv);
+                let line_to = |mv| {
+                    let mut moves = lines[at].moves.clone();
+                    moves.push(mv);
+                    moves
+                };
                 match next.get_mut(&key) {
                     Some(c) if tiebreak >= c.tiebreak => {
                         if c.others.len() < MAX_OTHERS {
-                            c.others.push(moves);
+                            c.others.push(line_to(mv));
                         }
                     }
                     held => {
+                        let moves = line_to(mv);
                         let mut others = Vec::new();
                         if let Some(c) = held {
                             others = std::mem::take(&mut c.others);
