@@ -30,6 +30,13 @@ pub struct GameScore {
     pub first_miss: Option<usize>,
     pub unexplained: usize,
     pub in_sync: bool,
+    /// Recorded plies (1-based) whose move is not the true game's.
+    pub wrong: Vec<usize>,
+    /// Recorded plies (1-based) the record marks uncertain (`{uncertain: ...}`).
+    pub marked: Vec<usize>,
+    /// Wrong plies with the mark, and right ones with it.
+    pub wrong_marked: usize,
+    pub right_marked: usize,
     pub pgn: String,
 }
 
@@ -104,6 +111,19 @@ pub fn record_bgu_game(
     let first_miss = (0..want.len().max(got.len()))
         .find(|&i| want.get(i) != got.get(i))
         .map(|i| i + 1);
+    let wrong: Vec<usize> = (0..got.len())
+        .filter(|&i| want.get(i) != got.get(i))
+        .map(|i| i + 1)
+        .collect();
+    let marked: Vec<usize> = recorded
+        .moves
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.comments.iter().any(|c| c.starts_with("uncertain:")))
+        .map(|(i, _)| i + 1)
+        .collect();
+    let wrong_marked = marked.iter().filter(|p| wrong.contains(p)).count();
+    let right_marked = marked.len() - wrong_marked;
     Ok(GameScore {
         game,
         true_plies: want.len(),
@@ -112,13 +132,24 @@ pub fn record_bgu_game(
         first_miss,
         unexplained: summary.unexplained,
         in_sync: summary.in_sync,
+        wrong,
+        marked,
+        wrong_marked,
+        right_marked,
         pgn: out.display().to_string(),
     })
 }
 
 pub fn print_score(s: &GameScore) {
+    let list = |v: &[usize]| {
+        v.iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     outln!(
-        "bgu-chess game {}: {} of {} half-moves match (recorded {}{}), {} unexplained changes{}; {}",
+        "bgu-chess game {}: {} of {} half-moves match (recorded {}{}), {} unexplained changes{}; \
+         marked uncertain: {} of {} wrong plies, {} of {} right ones (wrong: [{}], marked: [{}]); {}",
         s.game,
         s.matching,
         s.true_plies,
@@ -128,6 +159,12 @@ pub fn print_score(s: &GameScore) {
             .unwrap_or_default(),
         s.unexplained,
         if s.in_sync { "" } else { ", ended out of sync" },
+        s.wrong_marked,
+        s.wrong.len(),
+        s.right_marked,
+        s.recorded_plies - s.wrong.len(),
+        list(&s.wrong),
+        list(&s.marked),
         s.pgn
     );
 }

@@ -421,6 +421,7 @@ mod tests {
             uci: "e2e4".into(),
             confidence: 0.9,
             assumed: false,
+            alternatives: vec![],
         }
     }
 

@@ -295,7 +295,14 @@ pub(super) struct Line<R: Rules> {
     pub tiebreak: u32,
     pub score: f64,
     pub residual: f64,
+    /// Other moves of as many plies that reach the same position (a piece's way
+    /// through a square no view showed, two moves in either order): the camera
+    /// cannot tell them from `moves`. A few at most.
+    pub others: Vec<Vec<R::Move>>,
 }
+
+/// Most other move sequences a line keeps.
+const MAX_OTHERS: usize = 4;
 
 /// Every distinct line of up to `cfg.max_plies` legal moves from `game`, scored,
 /// breadth-first (one line per distinct occupancy: the camera cannot tell apart
@@ -318,6 +325,7 @@ pub(super) fn search<R: Rules>(
         tiebreak: 0,
         score: 0.0,
         residual: ev.residual(&base),
+        others: Vec::new(),
     }];
     let mut frontier = vec![0usize];
     for depth in 1..=cfg.max_plies {
@@ -333,18 +341,36 @@ pub(super) fn search<R: Rules>(
                 if seen.contains(&key) || ev.all_quiet(from_occ, &occ) {
                     continue;
                 }
-                if next.get(&key).is_none_or(|c| tiebreak < c.tiebreak) {
+                let line_to = |mv| {
                     let mut moves = lines[at].moves.clone();
                     moves.push(mv);
-                    next.insert(
-                        key,
-                        Found {
-                            occ,
-                            game: g,
-                            moves,
-                            tiebreak,
-                        },
-                    );
+                    moves
+                };
+                match next.get_mut(&key) {
+                    Some(c) if tiebreak >= c.tiebreak => {
+                        if c.others.len() < MAX_OTHERS {
+                            c.others.push(line_to(mv));
+                        }
+                    }
+                    held => {
+                        let moves = line_to(mv);
+                        let mut others = Vec::new();
+                        if let Some(c) = held {
+                            others = std::mem::take(&mut c.others);
+                            others.insert(0, std::mem::take(&mut c.moves));
+                            others.truncate(MAX_OTHERS);
+                        }
+                        next.insert(
+                            key,
+                            Found {
+                                occ,
+                                game: g,
+                                moves,
+                                tiebreak,
+                                others,
+                            },
+                        );
+                    }
                 }
             }
         }
@@ -358,6 +384,7 @@ pub(super) fn search<R: Rules>(
                 game,
                 moves,
                 tiebreak,
+                others,
             } = found;
             seen.insert(key);
             frontier.push(lines.len());
@@ -368,6 +395,7 @@ pub(super) fn search<R: Rules>(
                 occ,
                 moves,
                 tiebreak,
+                others,
             });
         }
         if enough(&lines) || frontier.is_empty() {
@@ -384,6 +412,7 @@ struct Found<R: Rules> {
     game: R,
     moves: Vec<R::Move>,
     tiebreak: u32,
+    others: Vec<Vec<R::Move>>,
 }
 
 /// Pieces a line no view showed may move a second time.
@@ -429,6 +458,8 @@ pub(super) fn search_guided<R: Rules>(
         0,
     )];
     let mut nodes = 0usize;
+    // Where each position reached became a line.
+    let mut at: HashMap<[u64; 3], usize> = HashMap::new();
     for d in 1..=depth {
         let mut next = Vec::new();
         for (g, occ, moves, tiebreak, touched_by, filled, agains) in &frontier {
@@ -448,7 +479,20 @@ pub(super) fn search_guided<R: Rules>(
                 let again = (0..occ.len())
                     .any(|i| filled[i] && occ[i] != Occupant::Empty && occ2[i] == Occupant::Empty);
                 let agains = agains + usize::from(again);
-                if !inside || agains > MAX_MOVED_AGAIN || !seen.insert(occ_key(&occ2)) {
+                if !inside || agains > MAX_MOVED_AGAIN {
+                    continue;
+                }
+                if !seen.insert(occ_key(&occ2)) {
+                    // Another way to a position a line of as many plies reached.
+                    if let Some(line) = at
+                        .get(&occ_key(&occ2))
+                        .and_then(|&j| lines.get_mut(j))
+                        .filter(|l| l.moves.len() == d && l.others.len() < MAX_OTHERS)
+                    {
+                        let mut m2 = moves.clone();
+                        m2.push(mv);
+                        line.others.push(m2);
+                    }
                     continue;
                 }
                 nodes += 1;
@@ -468,6 +512,7 @@ pub(super) fn search_guided<R: Rules>(
                     .all(|(i, &t)| !t || occ2[i] != base[i]);
                 let residual = ev.residual(&occ2);
                 if traced && residual <= cfg.max_residual {
+                    at.insert(occ_key(&occ2), lines.len());
                     lines.push(Line {
                         score: ev.gain(&base, &occ2) - cfg.ply_penalty * d as f64,
                         residual,
@@ -475,6 +520,7 @@ pub(super) fn search_guided<R: Rules>(
                         occ: occ2.clone(),
                         moves: m2.clone(),
                         tiebreak: tb,
+                        others: Vec::new(),
                     });
                 }
                 let mut filled_now = filled.clone();

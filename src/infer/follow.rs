@@ -9,6 +9,7 @@
 //! and correcting a move the camera could not see fully (a promotion's piece)
 //! once later play proves it.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use super::explain::{search, search_guided, Evidence, InferConfig, Line};
@@ -33,6 +34,9 @@ pub enum FollowEvent<M> {
         margin: f64,
         /// Whether other moves look the same to the camera (the record notes it).
         assumed: bool,
+        /// Other moves the views also support in this ply, closest first: the
+        /// record should not be signed on this one's word alone.
+        alternatives: Vec<Alternative>,
     },
     /// A confident change that no legal sequence explains; recording waits.
     /// `why` names it where it can be named.
@@ -62,8 +66,36 @@ pub enum FollowEvent<M> {
     },
 }
 
+/// A move the views also support in place of a committed one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alternative {
+    /// The move's id (UCI for chess), to tell moves apart.
+    pub id: String,
+    /// The move in the record's notation, in the position its own line played
+    /// it from (that line may differ in an earlier uncommitted ply too).
+    pub notation: String,
+    /// How far (nats) its line fell behind the committed one over the views
+    /// since the previous commit.
+    pub behind: f64,
+}
+
+/// An alternative ply is also supported while its line trails the committed one
+/// by less than the evidence the recorder asks of any move before accepting it
+/// (`accept_nats`): had the views said that little for a move, it would not have
+/// been recorded, so they cannot rule out the alternative either. (A piece put
+/// down across a line, a sleeve read as a piece, squares no view read fresh.)
+fn supported_within(cfg: &InferConfig) -> f64 {
+    cfg.accept_nats
+}
+
+/// Most alternatives named for one ply.
+const MAX_ALTERNATIVES: usize = 3;
+
 /// Hypotheses kept at once.
 const BEAM: usize = 8;
+/// Lines followed besides the beam only to tell whether the views still
+/// support the plies they hold instead of the committed ones.
+const SHADOWS: usize = 4;
 /// Lines followed from each hypothesis at each view (the best-scoring ones).
 const LINES_PER_HYPOTHESIS: usize = 12;
 /// Hypotheses this far (nats) behind the best are dropped.
@@ -101,6 +133,10 @@ struct Step<M> {
     view_plies: usize,
     /// The view read the piece on the square this ply put it on.
     landing_seen: bool,
+    /// Other moves in this ply, of lines merged into this one because they
+    /// reached the same position (the camera cannot tell them apart from then
+    /// on), and how far behind each fell.
+    rivals: Vec<Alternative>,
 }
 
 #[derive(Clone, Debug)]
@@ -116,6 +152,10 @@ struct Hypothesis<R: Rules> {
     tiebreak: u32,
 }
 
+/// A hypothesis after one view, the surprise its line leaves in the view's
+/// readings, and whether it follows a shadow.
+type Kid<R> = (Hypothesis<R>, f64, bool);
+
 #[derive(Clone)]
 pub struct Follower<R: Rules> {
     /// The committed position.
@@ -125,7 +165,15 @@ pub struct Follower<R: Rules> {
     moves: Vec<R::Move>,
     /// Per committed ply: its view read the piece where the ply put it.
     landing_seen: Vec<bool>,
+    /// Per committed ply: the other moves the views also supported.
+    alternatives: Vec<Vec<Alternative>>,
     beam: Vec<Hypothesis<R>>,
+    /// Lines out of the beam (too far behind, or against the last view) but
+    /// within what a misread could account for: followed to see whether later
+    /// views still support them, never committed.
+    shadows: Vec<Hypothesis<R>>,
+    /// The shadows after the last view expanded, until its hypotheses are taken.
+    next_shadows: std::cell::RefCell<Vec<Hypothesis<R>>>,
     in_sync: bool,
     /// Views in a row that no hypothesis explained (0: the last one was).
     misfits: usize,
@@ -173,6 +221,9 @@ impl<R: Rules> Follower<R> {
             before: Vec::new(),
             moves: Vec::new(),
             landing_seen: Vec::new(),
+            alternatives: Vec::new(),
+            shadows: Default::default(),
+            next_shadows: Default::default(),
             in_sync: true,
             misfits: 0,
             before_last: None,
@@ -227,6 +278,7 @@ impl<R: Rules> Follower<R> {
                     ends_view: false,
                     view_plies: 1,
                     landing_seen: true,
+                    rivals: Vec::new(),
                 }],
                 score: 0.0,
                 tiebreak: 0,
@@ -243,6 +295,12 @@ impl<R: Rules> Follower<R> {
     /// The committed moves.
     pub fn moves(&self) -> &[R::Move] {
         &self.moves
+    }
+
+    /// The other moves the views also supported in committed ply `i` (empty
+    /// where none: the views single out the move committed).
+    pub fn alternatives(&self, i: usize) -> &[Alternative] {
+        self.alternatives.get(i).map_or(&[], Vec::as_slice)
     }
 
     /// The position before committed ply `i`.
@@ -314,6 +372,7 @@ impl<R: Rules> Follower<R> {
         let mut events = Vec::new();
         let before = self.beam.first().map(|h| h.occ.clone());
         let (mut kids, mut best_fit) = self.expand(obs, time, allowed);
+        let mut shadows = self.next_shadows.take();
         if best_fit.is_some() && self.misfits == 0 {
             if let Some((beam, plies)) = self.before_last.take() {
                 // The last view may have been the fooled one: go on from before it.
@@ -322,6 +381,7 @@ impl<R: Rules> Follower<R> {
                     let (k, misfit) = self.expand(obs, time, allowed);
                     if misfit.is_none() {
                         (kids, best_fit) = (k, None);
+                        shadows = self.next_shadows.take();
                     } else {
                         self.beam = held;
                     }
@@ -336,9 +396,8 @@ impl<R: Rules> Follower<R> {
                 // showing its true nature: try it as if the likeliest hypothesis
                 // were committed.
                 let mut trial = self.clone();
-                trial.beam.truncate(1);
                 let mut committed = Vec::new();
-                trial.commit(|_| true, &mut committed);
+                trial.commit_best(&mut committed);
                 let mut corrected = Vec::new();
                 if trial.try_correction(obs, time, &mut corrected) {
                     *self = trial;
@@ -377,6 +436,7 @@ impl<R: Rules> Follower<R> {
                 self.misfits = 0;
                 self.unexplained_views.clear();
                 let held = std::mem::replace(&mut self.beam, kids);
+                self.shadows = shadows;
                 self.before_last = Some((held, self.moves.len()));
                 self.fits.push_back(self.last_fit.get());
                 if self.fits.len() > RECENT_FITS {
@@ -482,6 +542,7 @@ impl<R: Rules> Follower<R> {
             return None;
         }
         trial.beam = kids;
+        trial.shadows = trial.next_shadows.take();
         let mut events = vec![FollowEvent::NewGame { after }];
         trial.commit(|s| s.time < time, &mut events);
         *self = trial;
@@ -491,8 +552,7 @@ impl<R: Rules> Follower<R> {
     /// Commits what the likeliest hypothesis holds (the input has ended).
     pub fn finish(&mut self) -> Vec<FollowEvent<R::Move>> {
         let mut events = Vec::new();
-        self.beam.truncate(1);
-        self.commit(|_| true, &mut events);
+        self.commit_best(&mut events);
         // A view no line explained that was being waited out (a photo that may
         // show a hand) is the last one: no later view will settle it, so it is
         // reported as any unexplained change is.
@@ -544,11 +604,18 @@ impl<R: Rules> Follower<R> {
             max_residual: self.allowed_residual(),
             ..self.cfg
         };
-        let mut kids: HashMap<([u64; 3], Side), (Hypothesis<R>, f64)> = HashMap::new();
+        // Per position reached: the line, the surprise it leaves, and whether
+        // it follows a shadow.
+        let mut kids: HashMap<([u64; 3], Side), Kid<R>> = HashMap::new();
         // What the view contradicts of the likeliest position held: the squares an
         // unexplained change names.
         let mut contradictions = Vec::new();
-        for (k, h) in self.beam.iter().enumerate() {
+        let parents = self
+            .beam
+            .iter()
+            .map(|h| (h, false))
+            .chain(self.shadows.iter().map(|h| (h, true)));
+        for (k, (h, shadow)) in parents.enumerate() {
             let ev = Evidence::new(obs, &cfg, &h.occ);
             if k == 0 {
                 contradictions = ev.contradictions(&h.occ);
@@ -568,47 +635,106 @@ impl<R: Rules> Follower<R> {
                 let line = self.best_order(h, line);
                 let kid = self.child(h, &ev, &line, time);
                 let key = (occ_key(&kid.occ), kid.game.side_to_move());
-                let better = kids.get(&key).is_none_or(|(k, _)| {
-                    (kid.score, std::cmp::Reverse(kid.tiebreak))
-                        > (k.score, std::cmp::Reverse(k.tiebreak))
-                });
-                if better {
-                    kids.insert(key, (kid, line.residual));
+                // Lines that reach the same position are one from now on: the
+                // better is kept (a shadow never displaces a held line), and
+                // remembers the plies of the other.
+                match kids.entry(key) {
+                    Entry::Vacant(e) => {
+                        e.insert((kid, line.residual, shadow));
+                    }
+                    Entry::Occupied(mut e) => {
+                        let held = &e.get().0;
+                        let better = match (shadow, e.get().2) {
+                            (false, true) => true,
+                            (true, false) => false,
+                            _ => {
+                                (kid.score, std::cmp::Reverse(kid.tiebreak))
+                                    > (held.score, std::cmp::Reverse(held.tiebreak))
+                            }
+                        };
+                        if better {
+                            let (loser, _, _) = e.insert((kid, line.residual, shadow));
+                            self.absorb(&mut e.get_mut().0, &loser);
+                        } else {
+                            self.absorb(&mut e.get_mut().0, &kid);
+                        }
+                    }
                 }
             }
         }
-        let mut kids: Vec<(Hypothesis<R>, f64)> = kids.into_values().collect();
+        let (kids, shadow_kids): (Vec<_>, Vec<_>) = kids.into_values().partition(|k| !k.2);
         // What fits the view comes first: hypotheses that leave clearly more
         // surprise in its readings than the best-fitting one are dropped, however
         // well their past views scored; among the rest the likeliest leads.
         let fit = kids.iter().map(|k| k.1).fold(f64::INFINITY, f64::min);
         if fit > cfg.max_residual {
+            *self.next_shadows.borrow_mut() = Vec::new();
             return (Vec::new(), Some(contradictions));
         }
-        kids.retain(|k| k.1 <= fit + RESIDUAL_SLACK);
-        kids.sort_by(|a, b| {
-            b.0.score
-                .total_cmp(&a.0.score)
-                .then(a.0.tiebreak.cmp(&b.0.tiebreak))
-                .then(a.0.steps.len().cmp(&b.0.steps.len()))
+        let (mut kids, misfits): (Vec<_>, Vec<_>) =
+            kids.into_iter().partition(|k| k.1 <= fit + RESIDUAL_SLACK);
+        let order = |a: &Hypothesis<R>, b: &Hypothesis<R>| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.tiebreak.cmp(&b.tiebreak))
+                .then(a.steps.len().cmp(&b.steps.len()))
                 // HashMap order is arbitrary; keep results reproducible.
-                .then_with(|| a.0.occ.cmp(&b.0.occ))
-        });
-        let Some((best, _)) = kids.first() else {
+                .then_with(|| a.occ.cmp(&b.occ))
+        };
+        kids.sort_by(|a, b| order(&a.0, &b.0));
+        let Some((best, _, _)) = kids.first() else {
+            *self.next_shadows.borrow_mut() = Vec::new();
             return (Vec::new(), Some(contradictions));
         };
         let top = best.score;
-        let kept = kids
+        let (kept, dropped): (Vec<_>, Vec<_>) = kids
             .into_iter()
-            .map(|(mut k, _)| {
+            .enumerate()
+            .partition(|(i, k)| *i < BEAM && k.0.score >= top - WINDOW);
+        // The lines dropped here, or that this view's readings went against, are
+        // still followed as shadows while they stay within what the views may
+        // still support: they name the alternatives of the plies committed.
+        let bound = supported_within(&self.cfg);
+        let mut next: Vec<Hypothesis<R>> = dropped
+            .into_iter()
+            .map(|(_, k)| k)
+            .chain(misfits)
+            .chain(shadow_kids)
+            .map(|(k, _, _)| k)
+            .filter(|k| k.score > top - bound)
+            .collect();
+        next.sort_by(order);
+        next.truncate(SHADOWS);
+        for k in &mut next {
+            k.score -= top;
+        }
+        *self.next_shadows.borrow_mut() = next;
+        let kept = kept
+            .into_iter()
+            .map(|(_, (mut k, _, _))| {
                 k.score -= top;
                 k
             })
-            .filter(|k| k.score >= -WINDOW)
-            .take(BEAM)
             .collect();
         self.last_fit.set(fit);
         (kept, None)
+    }
+
+    /// Keeps in `winner` the plies of `loser`, a line that reached the same
+    /// position less likely: where they differ, the loser's move is an
+    /// alternative, as is every alternative the loser held.
+    fn absorb(&self, winner: &mut Hypothesis<R>, loser: &Hypothesis<R>) {
+        let gap = (winner.score - loser.score).max(0.0);
+        let bound = supported_within(&self.cfg);
+        let moves: Vec<R::Move> = winner.steps.iter().map(|s| s.mv.clone()).collect();
+        rivals_in(
+            &self.game,
+            (&moves, moves.len()),
+            &loser.steps,
+            gap,
+            bound,
+            |k, alt| note_rival(&mut winner.steps[k].rivals, alt, bound),
+        );
     }
 
     /// The order of `line`'s plies that passes closest to what the views no line
@@ -716,7 +842,28 @@ impl<R: Rules> Follower<R> {
             ends_view: i + 1 == n,
             view_plies: n,
             landing_seen: i + 1 == n && landing_seen,
+            rivals: Vec::new(),
         }));
+        // Other ways to the same position, ply by ply where they differ (a
+        // piece's other square, or none: a promotion's piece is the record's
+        // own note).
+        let bound = supported_within(&self.cfg);
+        for other in &line.others {
+            let (mut g, mut mine) = (h.game.clone(), h.game.clone());
+            for (i, (mv, own)) in other.iter().zip(&line.moves).enumerate() {
+                let (id, notation) = (g.move_id(mv), g.notation(mv));
+                g.play_legal(mv);
+                mine.play_legal(own);
+                if mv != own && super::occupancy(&g) != super::occupancy(&mine) {
+                    let alt = Alternative {
+                        id,
+                        notation,
+                        behind: 0.0,
+                    };
+                    note_rival(&mut steps[h.steps.len() + i].rivals, alt, bound);
+                }
+            }
+        }
         Hypothesis {
             game: line.game.clone(),
             occ: line.occ.clone(),
@@ -747,12 +894,29 @@ impl<R: Rules> Follower<R> {
         ready: impl Fn(&Step<R::Move>) -> bool,
         events: &mut Vec<FollowEvent<R::Move>>,
     ) {
+        self.commit_with(ready, false, events);
+    }
+
+    /// Commits every ply of the likeliest hypothesis, whatever the others hold
+    /// (they still name the alternatives), and keeps it alone.
+    fn commit_best(&mut self, events: &mut Vec<FollowEvent<R::Move>>) {
+        self.commit_with(|_| true, true, events);
+        self.beam.truncate(1);
+    }
+
+    fn commit_with(
+        &mut self,
+        ready: impl Fn(&Step<R::Move>) -> bool,
+        best_only: bool,
+        events: &mut Vec<FollowEvent<R::Move>>,
+    ) {
         let Some(best) = self.beam.first() else {
             return;
         };
         let close: Vec<&Hypothesis<R>> = self
             .beam
             .iter()
+            .take(if best_only { 1 } else { self.beam.len() })
             .filter(|h| h.score > best.score - self.cfg.margin_nats)
             .collect();
         let shared = (0..best.steps.len())
@@ -782,7 +946,40 @@ impl<R: Rules> Follower<R> {
             .fold(f64::NEG_INFINITY, f64::max);
         let margin = (best.score - rival).min(WINDOW);
         let steps: Vec<Step<R::Move>> = best.steps[..shared].to_vec();
-        for step in steps {
+        // Per ply, the other moves of the lines merged into the best one and of
+        // the hypotheses still held.
+        let bound = supported_within(&self.cfg);
+        let mut rivals: Vec<Vec<Alternative>> = steps.iter().map(|s| s.rivals.clone()).collect();
+        let moves: Vec<R::Move> = steps.iter().map(|s| s.mv.clone()).collect();
+        for h in self.beam.iter().skip(1).chain(&self.shadows) {
+            let gap = best.score - h.score;
+            rivals_in(
+                &self.game,
+                (&moves, best.steps.len()),
+                &h.steps,
+                gap,
+                bound,
+                |k, alt| note_rival(&mut rivals[k], alt, bound),
+            );
+        }
+        for (step, rivals) in steps.into_iter().zip(rivals) {
+            // One that reads as this move in the record is no alternative to it.
+            let id = self.game.move_id(&step.mv);
+            let mut named = vec![self.game.notation(&step.mv)];
+            let alternatives: Vec<Alternative> = rivals
+                .into_iter()
+                .filter(|a| {
+                    let fresh = a.id != id && !named.contains(&a.notation);
+                    named.push(a.notation.clone());
+                    fresh && a.behind < bound
+                })
+                .take(MAX_ALTERNATIVES)
+                .collect();
+            self.alternatives.push(alternatives.clone());
+            // The lines merged into the best one are others this move beat too.
+            let margin = alternatives
+                .first()
+                .map_or(margin, |a| margin.min(a.behind));
             let assumed = !self.game.alternatives(&step.mv).is_empty();
             self.before.push(self.game.clone());
             self.game.play_legal(&step.mv);
@@ -799,6 +996,7 @@ impl<R: Rules> Follower<R> {
                 emt,
                 margin,
                 assumed,
+                alternatives,
             });
             if step.ends_view && step.view_plies > 1 {
                 events.push(FollowEvent::SeenTogether {
@@ -808,7 +1006,8 @@ impl<R: Rules> Follower<R> {
             }
         }
         self.beam.retain(|h| holds(h));
-        for h in &mut self.beam {
+        self.shadows.retain(|h| holds(h));
+        for h in self.beam.iter_mut().chain(self.shadows.iter_mut()) {
             h.steps.drain(..shared);
             h.trail.drain(..shared.min(h.trail.len().saturating_sub(1)));
         }
@@ -872,8 +1071,10 @@ impl<R: Rules> Follower<R> {
                 // Rebuild the tail with the corrected move.
                 self.before.truncate(k);
                 self.moves.truncate(k);
-                // The plies replayed after the corrected one landed as seen before.
+                // The plies replayed after the corrected one landed as seen before,
+                // and the views supported the same alternatives.
                 let seen_after = self.landing_seen.split_off(k);
+                let alternatives_after = self.alternatives.split_off(k);
                 self.game = base.clone();
                 for (i, mv) in line.into_iter().enumerate() {
                     self.before.push(self.game.clone());
@@ -881,6 +1082,11 @@ impl<R: Rules> Follower<R> {
                     self.moves.push(mv.clone());
                     self.landing_seen
                         .push(i > 0 && seen_after.get(i).copied().unwrap_or(false));
+                    self.alternatives.push(if i > 0 {
+                        alternatives_after.get(i).cloned().unwrap_or_default()
+                    } else {
+                        Vec::new()
+                    });
                     if i == 0 {
                         events.push(FollowEvent::Corrected {
                             ply: k,
@@ -892,8 +1098,10 @@ impl<R: Rules> Follower<R> {
                 }
                 let restart = Follower::new(self.game.clone(), self.cfg, self.last_time);
                 self.beam = restart.beam;
+                self.shadows.clear();
                 let (kids, _) = self.expand(obs, time, None);
                 self.beam = kids;
+                self.shadows = self.next_shadows.take();
                 self.misfits = 0;
                 if !self.in_sync {
                     self.in_sync = true;
@@ -920,6 +1128,62 @@ impl<R: Rules> Follower<R> {
         }
         Some((line, game))
     }
+}
+
+/// Calls `found` with each ply `k` of `moves` (played from `game`, the first
+/// plies of a line of `plies`) where the line `steps`, `gap` nats behind, plays
+/// another move, and with every alternative it held for a ply `moves` has; only
+/// those less than `bound` behind. Lines of another length disagree on how many
+/// plies were played, not on which: their plies are not compared.
+fn rivals_in<R: Rules>(
+    game: &R,
+    (moves, plies): (&[R::Move], usize),
+    steps: &[Step<R::Move>],
+    gap: f64,
+    bound: f64,
+    mut found: impl FnMut(usize, Alternative),
+) {
+    if gap >= bound || steps.len() != plies {
+        return;
+    }
+    let mut g = game.clone();
+    for (k, (mine, theirs)) in moves.iter().zip(steps).enumerate() {
+        if *mine != theirs.mv {
+            found(
+                k,
+                Alternative {
+                    id: g.move_id(&theirs.mv),
+                    notation: g.notation(&theirs.mv),
+                    behind: gap,
+                },
+            );
+        }
+        for r in &theirs.rivals {
+            found(
+                k,
+                Alternative {
+                    behind: r.behind + gap,
+                    ..r.clone()
+                },
+            );
+        }
+        g.play_legal(&theirs.mv);
+    }
+}
+
+/// Adds `alt` to `rivals` (closest first, one entry per move, the closest few)
+/// if it is less than `bound` behind.
+fn note_rival(rivals: &mut Vec<Alternative>, alt: Alternative, bound: f64) {
+    if alt.behind >= bound {
+        return;
+    }
+    match rivals.iter_mut().find(|r| r.id == alt.id) {
+        Some(r) if r.behind <= alt.behind => return,
+        Some(r) => *r = alt,
+        None => rivals.push(alt),
+    }
+    rivals.sort_by(|a, b| a.behind.total_cmp(&b.behind).then_with(|| a.id.cmp(&b.id)));
+    rivals.truncate(2 * MAX_ALTERNATIVES + 2);
 }
 
 /// The other legal moves from `game` that lift the same pieces as `mv` (the same

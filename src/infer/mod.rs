@@ -15,7 +15,7 @@ mod suspects;
 pub use catchup::{CatchUp, CatchUpGate};
 pub use change::ChangeModel;
 pub use explain::{explain, moved_on, occupancy, ranked, InferConfig, Verdict};
-pub use follow::{FollowEvent, Follower};
+pub use follow::{Alternative, FollowEvent, Follower};
 pub use irregular::{diagnose, irregular_position, noticed, reads_clearly, Irregularity};
 pub use observation::{occ_index, one_hot, squares, Observation};
 pub use orientation::WhiteSide;
@@ -23,5 +23,7 @@ pub use sites::{SiteMap, SiteProbs};
 pub use start::{check_start, start_likelihood, start_mismatch, StartCheck, StartMismatch};
 pub use suspects::Suspects;
 
+#[cfg(test)]
+mod alternatives_tests;
 #[cfg(test)]
 mod tests;

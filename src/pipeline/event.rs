@@ -66,6 +66,10 @@ pub enum Event {
         /// The camera cannot tell which piece a pawn became: a queen is assumed.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         assumed: bool,
+        /// Other moves the views also support in this half-move (SAN), closest
+        /// first: the arbiter should check it.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        alternatives: Vec<String>,
     },
     /// Plies `first` to `last` (1-based) were accepted from one view: no still
     /// view showed the positions between them.
@@ -340,10 +344,24 @@ mod tests {
             uci: "d4e5".into(),
             confidence: 0.9996,
             assumed: false,
+            alternatives: vec![],
         };
         assert_eq!(
             m.to_json(),
             r#"{"type":"move","time":12.4,"ply":7,"san":"dxe5","uci":"d4e5","confidence":0.9996}"#
+        );
+        let unsure = Event::Move {
+            time: 70.0,
+            ply: 140,
+            san: "Rc1".into(),
+            uci: "c8c1".into(),
+            confidence: 0.97,
+            assumed: false,
+            alternatives: vec!["Rd1+".into()],
+        };
+        assert_eq!(
+            unsure.to_json(),
+            r#"{"type":"move","time":70.0,"ply":140,"san":"Rc1","uci":"c8c1","confidence":0.97,"alternatives":["Rd1+"]}"#
         );
         let c = Event::DrawClaimable {
             time: 9.5,

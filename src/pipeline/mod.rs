@@ -621,6 +621,7 @@ fn apply_event<R: Recordable>(
             emt,
             margin,
             assumed,
+            alternatives,
         } => {
             let before = before(*ply);
             // Photos are taken whenever: the time between them is no move time.
@@ -632,6 +633,9 @@ fn apply_event<R: Recordable>(
                     .current
                     .note("the camera cannot tell the promoted piece; assumed a queen");
             }
+            if let Some(text) = uncertain_note(before, mv, alternatives) {
+                record.current.note(&text);
+            }
             events.emit(Event::Move {
                 time: ms(time),
                 ply: base + ply + 1,
@@ -639,6 +643,7 @@ fn apply_event<R: Recordable>(
                 uci: before.move_id(mv),
                 confidence: (1.0 / (1.0 + (-margin).exp()) * 1e4).round() / 1e4,
                 assumed: *assumed,
+                alternatives: alternatives.iter().map(|a| a.notation.clone()).collect(),
             });
             let mut after = before.clone();
             after.play_legal(mv);
@@ -739,6 +744,9 @@ fn apply_event<R: Recordable>(
                 if i == *ply {
                     record.current.note(why);
                 }
+                if let Some(text) = uncertain_note(before(i), m, f.alternatives(i)) {
+                    record.current.note(&text);
+                }
             }
             events.emit(Event::Corrected {
                 time: ms(time),
@@ -749,6 +757,21 @@ fn apply_event<R: Recordable>(
             });
         }
     }
+}
+
+/// The record's comment on a move the views also support others for: the move
+/// recorded, then the others, closest first (`uncertain: Rc1 or Rd1+`).
+fn uncertain_note<R: Rules>(
+    before: &R,
+    mv: &R::Move,
+    alternatives: &[crate::infer::Alternative],
+) -> Option<String> {
+    if alternatives.is_empty() {
+        return None;
+    }
+    let mut names = vec![before.notation(mv)];
+    names.extend(alternatives.iter().map(|a| a.notation.clone()));
+    Some(format!("uncertain: {}", names.join(" or ")))
 }
 
 /// Teaches the classifier this board from the latest still view, whose position

@@ -66,15 +66,18 @@ impl EventSink for BoardSink<'_, '_> {
                 san,
                 confidence,
                 assumed,
+                alternatives,
                 ..
             } => {
                 self.dirty = true;
                 if b.state().status != Status::InSync {
                     self.status(Status::InSync);
                 }
-                if *assumed || *confidence < UNSURE_BELOW {
+                if *assumed || *confidence < UNSURE_BELOW || !alternatives.is_empty() {
                     let why = if *assumed {
                         "the promoted piece is assumed".to_string()
+                    } else if !alternatives.is_empty() {
+                        format!("the views also support {}", alternatives.join(" or "))
                     } else {
                         format!("confidence {confidence:.2}")
                     };

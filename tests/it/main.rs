@@ -23,4 +23,5 @@ mod record_games;
 mod recovery;
 mod rectify;
 mod refused_inputs;
+mod uncertain;
 mod util;

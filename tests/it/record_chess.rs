@@ -83,6 +83,11 @@ fn check_game(
     let (sans, result, text, _) = record(&clip, &corners_arg(&truth), &extra, &out);
     let (want, want_result) = true_sans(pgn);
     assert_eq!(sans, want, "{pgn}: recorded moves differ\n{text}");
+    // Issue 28: a clean render singles out every move; none is marked uncertain.
+    assert!(
+        !text.contains("{uncertain: "),
+        "{pgn}: a move marked\n{text}"
+    );
     if want_result != "*" {
         assert_eq!(result, want_result, "{pgn}: result\n{text}");
     }

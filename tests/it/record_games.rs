@@ -123,7 +123,10 @@ fn record_cli(
         let (views, sites) = (num(" still views"), num(" sites classified"));
         assert!(sites <= 32 * views, "{sites} sites in {views} views: {err}");
     }
-    std::fs::read_to_string(out).unwrap()
+    let text = std::fs::read_to_string(out).unwrap();
+    // Issue 28: a clean render singles out every move; none is marked uncertain.
+    assert!(!text.contains("{uncertain: "), "a move marked\n{text}");
+    text
 }
 
 #[test]
