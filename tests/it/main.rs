@@ -20,4 +20,5 @@ mod record_chess;
 mod record_free;
 mod record_games;
 mod rectify;
+mod server_load;
 mod util;

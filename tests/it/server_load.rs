@@ -1,0 +1,345 @@
+//! Recording never depends on the server (issue 28): `event` records four chess
+//! boards at their real pace while 1,100 connections sit idle on its port (and
+//! come back when closed) and 500 subscribers of its event stream never read.
+//! The process gets 1,600 descriptors, as many as the connections alone would
+//! take: every board still records every ply, `event` exits 0, the server holds
+//! no more connections than its cap, and its thread takes under 5% of a core.
+
+use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use boardscribe::record::pgn::parse_pgn_games;
+use boardscribe::rules::chess::Chess;
+use boardscribe::rules::Rules;
+use boardscribe::server::Limits;
+use boardscribe::synth::SceneParams;
+
+use super::clips::{corners_arg, fast_clip, render, small, states_of};
+use super::util::{bin, p, tmp};
+
+/// The descriptors `event` may open: no more than the connections would take.
+const NOFILE: u64 = 1600;
+const IDLE: usize = 1100;
+const STREAMS: usize = 500;
+
+/// Lets this process open the 1,600 sockets and its own files.
+fn raise_own_fd_limit() {
+    let mut l = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write only the struct given.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut l), 0);
+        assert!(
+            l.rlim_max >= 4096,
+            "this test opens {} sockets; the hard limit on descriptors is {}",
+            IDLE + STREAMS,
+            l.rlim_max
+        );
+        l.rlim_cur = l.rlim_max;
+        assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &l), 0);
+    }
+}
+
+/// Four true games, each rendered into a clip: (clip, corners, SANs).
+fn clips(dir: &Path) -> Vec<(PathBuf, String, Vec<String>)> {
+    let games: [(&[&str], u64); 4] = [
+        (&["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"], 3),
+        (&["d2d4", "d7d5", "c2c4", "e7e6", "b1c3", "g8f6"], 9),
+        (&["e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4"], 5),
+        (
+            &["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"],
+            11,
+        ),
+    ];
+    std::thread::scope(|s| {
+        let jobs: Vec<_> = games
+            .iter()
+            .enumerate()
+            .map(|(i, (ucis, seed))| {
+                s.spawn(move || {
+                    let mut g = Chess::new();
+                    let (mut moves, mut sans) = (Vec::new(), Vec::new());
+                    for u in *ucis {
+                        let m = g.parse_uci(u).unwrap();
+                        sans.push(g.notation(&m));
+                        g.play(&m).unwrap();
+                        moves.push(m);
+                    }
+                    let (clip, truth) = render(
+                        dir,
+                        &format!("board{}", i + 1),
+                        &small(SceneParams::chess_overhead(*seed, false)),
+                        &states_of(&Chess::new(), &moves),
+                        &fast_clip(),
+                    );
+                    (clip, corners_arg(&truth), sans)
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap()).collect()
+    })
+}
+
+/// `event` with `NOFILE` descriptors, its pages on a free port; its stderr lines.
+fn start_event(round: &Path, out: &Path) -> (Child, SocketAddr, mpsc::Receiver<String>) {
+    let mut cmd = bin();
+    cmd.args([
+        "event",
+        p(round),
+        "--out",
+        p(out),
+        "--listen",
+        "127.0.0.1:0",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let l = libc::rlimit {
+                rlim_cur: NOFILE,
+                rlim_max: NOFILE,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &l) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let mut child = cmd.spawn().expect("event starts");
+    let err = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no address printed: {seen:?}"));
+        if let Some(rest) = line.strip_prefix("live page: http://") {
+            let addr = rest.trim_end_matches('/').parse().unwrap();
+            return (child, addr, rx);
+        }
+        seen.push(line);
+    }
+}
+
+/// Whether the server closed `s`, looking without reading.
+fn closed(s: &TcpStream) -> bool {
+    let mut b = [0u8; 1];
+    match s.peek(&mut b) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => e.kind() != ErrorKind::WouldBlock,
+    }
+}
+
+fn connect(addr: SocketAddr) -> Option<TcpStream> {
+    let s = TcpStream::connect_timeout(&addr, Duration::from_secs(3)).ok()?;
+    s.set_nonblocking(true).ok()?;
+    Some(s)
+}
+
+/// What the idle connections met: how long each closed one lived.
+#[derive(Default)]
+struct Idle {
+    lifetimes: Vec<Duration>,
+    opened: usize,
+}
+
+/// Keeps `IDLE` connections open on `addr`, sending nothing, each closed one
+/// opened again within a second, until `stop`.
+fn flood(addr: SocketAddr, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Idle> {
+    std::thread::spawn(move || {
+        let mut idle = Idle::default();
+        let mut open: Vec<(TcpStream, Instant)> = Vec::new();
+        while !stop.load(Ordering::SeqCst) {
+            open.retain(|(s, at)| {
+                let gone = closed(s);
+                if gone {
+                    idle.lifetimes.push(at.elapsed());
+                }
+                !gone
+            });
+            while open.len() < IDLE && !stop.load(Ordering::SeqCst) {
+                match connect(addr) {
+                    Some(s) => {
+                        open.push((s, Instant::now()));
+                        idle.opened += 1;
+                    }
+                    None => break,
+                }
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        idle
+    })
+}
+
+/// Subscribers of the event stream that never read; all of them served.
+fn unread_streams(addr: SocketAddr) -> Vec<TcpStream> {
+    let request =
+        format!("GET /events HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+    let mut streams: Vec<TcpStream> = (0..STREAMS)
+        .map(|_| {
+            let mut s = TcpStream::connect(addr).expect("a subscriber connects");
+            s.write_all(request.as_bytes()).unwrap();
+            s.set_nonblocking(true).unwrap();
+            s
+        })
+        .collect();
+    let t = Instant::now();
+    let answered = |s: &TcpStream| {
+        let mut b = [0u8; 12];
+        matches!(s.peek(&mut b), Ok(12)) && b.starts_with(b"HTTP/1.1 200")
+    };
+    while !streams.iter().all(answered) {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{} of {STREAMS} subscribers answered",
+            streams.iter().filter(|s| answered(s)).count()
+        );
+        for s in streams.iter_mut() {
+            assert!(!closed(s), "a subscriber under the cap was closed");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    streams
+}
+
+/// CPU seconds (user + system) from a `/proc/.../stat` line.
+fn cpu_s(stat: &str) -> f64 {
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = after.split_whitespace().collect();
+    // Fields 14 and 15 of stat(5), counted from the state (field 3).
+    let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+    // SAFETY: sysconf reads a constant.
+    ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+}
+
+/// The `server` thread of process `pid`.
+fn server_thread(pid: u32) -> PathBuf {
+    let tasks = PathBuf::from(format!("/proc/{pid}/task"));
+    std::fs::read_dir(&tasks)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|t| std::fs::read_to_string(t.join("comm")).is_ok_and(|c| c.trim() == "server"))
+        .expect("a thread named server")
+}
+
+/// The sockets process `pid` holds open.
+fn sockets(pid: u32) -> usize {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    fds.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|l| l.to_string_lossy().starts_with("socket:"))
+        .count()
+}
+
+#[test]
+fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_up() {
+    raise_own_fd_limit();
+    let dir = tmp();
+    let games = clips(dir.path());
+    let mut toml = String::from(
+        "[event]\nname = \"Load\"\nround = \"1\"\ndate = \"2026.05.01\"\nrealtime = true\n",
+    );
+    for (i, (clip, corners, _)) in games.iter().enumerate() {
+        toml.push_str(&format!(
+            "\n[[board]]\nnumber = {}\ngame = \"chess\"\ninput = \"{}\"\ncorners = \"{corners}\"\nwhite-side = \"bottom\"\n",
+            i + 1,
+            clip.file_name().unwrap().to_str().unwrap(),
+        ));
+    }
+    let round_file = dir.path().join("round.toml");
+    std::fs::write(&round_file, &toml).unwrap();
+    let out = dir.path().join("records");
+    let (mut child, addr, stderr) = start_event(&round_file, &out);
+    let pid = child.id();
+    let cap = Limits::for_fd_limit(NOFILE).max_connections;
+    let server = server_thread(pid);
+    let t0 = Instant::now();
+    let cpu0 = cpu_s(&std::fs::read_to_string(server.join("stat")).unwrap());
+
+    let streams = unread_streams(addr);
+    let stop = Arc::new(AtomicBool::new(false));
+    let flooder = flood(addr, stop.clone());
+    let (mut cpu, mut wall, mut most) = (cpu0, 0.0, 0);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if let Ok(stat) = std::fs::read_to_string(server.join("stat")) {
+            cpu = cpu_s(&stat);
+            wall = t0.elapsed().as_secs_f64();
+        }
+        most = most.max(sockets(pid));
+        assert!(t0.elapsed() < Duration::from_secs(240), "event did not end");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    stop.store(true, Ordering::SeqCst);
+    let idle = flooder.join().unwrap();
+    drop(streams);
+    let log: Vec<String> = stderr.try_iter().collect();
+
+    assert!(status.success(), "event failed ({status}): {log:#?}");
+    for (i, (_, _, sans)) in games.iter().enumerate() {
+        let file = out.join(format!("board-{}.pgn", i + 1));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let got: Vec<String> = parse_pgn_games(&text).unwrap()[0]
+            .moves
+            .iter()
+            .map(|m| m.san.clone())
+            .collect();
+        assert_eq!(&got, sans, "board {}:\n{text}\n{log:#?}", i + 1);
+    }
+    // The connections took no more descriptors than the cap allows (and the
+    // listener one).
+    assert!(
+        most > STREAMS && most <= cap + 1,
+        "{most} sockets open at most (cap {cap})"
+    );
+    // Past the cap, idle connections were closed at once; under it, after the
+    // header timeout (10 s); none was kept longer.
+    let prompt = idle
+        .lifetimes
+        .iter()
+        .filter(|l| **l < Duration::from_secs(3))
+        .count();
+    let longest = idle.lifetimes.iter().max().copied().unwrap_or_default();
+    assert!(
+        prompt >= IDLE + STREAMS - cap,
+        "{prompt} of {} idle connections closed within 3 s",
+        idle.opened
+    );
+    assert!(longest < Duration::from_secs(14), "{longest:?}");
+    let share = (cpu - cpu0) / wall;
+    eprintln!(
+        "server thread: {:.2} s of CPU in {wall:.1} s ({:.2}% of a core) serving {STREAMS} unread \
+         streams and {IDLE} idle connections ({} opened, {prompt} closed at once); \
+         {most} sockets at most (cap {cap})",
+        cpu - cpu0,
+        100.0 * share,
+        idle.opened
+    );
+    assert!(
+        share < 0.05,
+        "the server took {:.1}% of a core",
+        100.0 * share
+    );
+}
