@@ -4,14 +4,13 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
-use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::body::Bytes;
 use futures_util::stream::{self, Stream};
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::broadcast::error::RecvError;
 
 use super::page;
 use crate::round::{Board, Round, Update};
@@ -19,6 +18,9 @@ use crate::round::{Board, Round, Update};
 /// How often a quiet stream says it is alive (a comment line), so that proxies
 /// and browsers keep it open.
 const PING: Duration = Duration::from_secs(15);
+
+/// How long changes are gathered before they are sent.
+const BATCH: Duration = Duration::from_millis(250);
 
 const END: &[u8] = b"event: end\ndata: {}\n\n";
 
@@ -29,15 +31,39 @@ pub(super) struct Rendered {
     pub card: String,
     /// Its detail on its own page.
     pub detail: String,
-    /// `event: board` with the board's JSON, as the stream sends it.
-    pub frame: Bytes,
-    json: Range<usize>,
+    /// `event: board` with the board's JSON and its card, as the round page's
+    /// stream sends it.
+    pub card_frame: Bytes,
+    /// The same with its detail, as the board page's stream sends it.
+    pub detail_frame: Bytes,
+    /// The board's JSON with both (`/api/round`).
+    pub json: String,
 }
 
 impl Rendered {
-    /// The board's JSON (`/api/round`, and the stream's `board` events).
-    pub fn json(&self) -> Bytes {
-        self.frame.slice(self.json.clone())
+    /// The frame a stream of `view` sends.
+    fn frame(&self, view: View) -> Bytes {
+        match view {
+            View::Round => self.card_frame.clone(),
+            View::Board(_) => self.detail_frame.clone(),
+        }
+    }
+}
+
+/// What a subscriber's page shows: every board's card (`/events`), or one board's
+/// detail (`/events?board=N`). Each gets only what it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum View {
+    Round,
+    Board(u32),
+}
+
+impl View {
+    fn shows(self, board: u32) -> bool {
+        match self {
+            View::Round => true,
+            View::Board(n) => n == board,
+        }
     }
 }
 
@@ -104,7 +130,7 @@ fn render(board: &Board) -> Rendered {
     let s = board.state();
     let card = page::card(board, &s);
     let detail = page::detail(board, &s);
-    let json = serde_json::json!({
+    let fields = serde_json::json!({
         "number": board.number(),
         "game": board.kind().name(),
         "white": board.spec.white,
@@ -116,19 +142,25 @@ fn render(board: &Board) -> Rendered {
         "moves": s.sans,
         "placement": s.diagram.as_ref().map(|d| d.placement()),
         "alerts": s.alerts,
-        "card": card,
-        "detail": detail,
-    })
-    .to_string();
+    });
+    let with = |parts: &[(&str, &str)]| {
+        let mut v = fields.clone();
+        if let Some(o) = v.as_object_mut() {
+            for (k, text) in parts {
+                o.insert((*k).into(), (*text).into());
+            }
+        }
+        v.to_string()
+    };
     // Compact JSON holds no line break, so it is one `data:` line.
-    let head = "event: board\ndata: ";
-    let frame = format!("{head}{json}\n\n");
+    let frame = |json: String| Bytes::from(format!("event: board\ndata: {json}\n\n"));
     Rendered {
         version: s.version,
+        card_frame: frame(with(&[("card", &card)])),
+        detail_frame: frame(with(&[("detail", &detail)])),
+        json: with(&[("card", &card), ("detail", &detail)]),
         card,
         detail,
-        json: head.len()..head.len() + json.len(),
-        frame: Bytes::from(frame),
     }
 }
 
@@ -140,12 +172,15 @@ enum Pending {
     Frame(Bytes),
 }
 
-/// Every board as it stands (on connecting, and after falling behind).
-fn everything(round: &Round) -> VecDeque<Pending> {
+/// Every board the view shows as it stands (on connecting, and after falling
+/// behind).
+fn everything(round: &Round, view: View) -> VecDeque<Pending> {
     let mut all: VecDeque<Pending> = round
         .boards
         .iter()
-        .map(|b| Pending::Board(b.number()))
+        .map(|b| b.number())
+        .filter(|n| view.shows(*n))
+        .map(Pending::Board)
         .collect();
     if round.has_ended() {
         all.push_back(Pending::Frame(Bytes::from_static(END)));
@@ -153,9 +188,9 @@ fn everything(round: &Round) -> VecDeque<Pending> {
     all
 }
 
-fn heard(queue: &mut VecDeque<Pending>, cache: &Cache, update: Update) {
+fn heard(queue: &mut VecDeque<Pending>, cache: &Cache, view: View, update: Update) {
     match update {
-        Update::Board(n) => {
+        Update::Board(n) if view.shows(n) => {
             if !queue
                 .iter()
                 .any(|p| matches!(p, Pending::Board(m) if *m == n))
@@ -163,26 +198,30 @@ fn heard(queue: &mut VecDeque<Pending>, cache: &Cache, update: Update) {
                 queue.push_back(Pending::Board(n));
             }
         }
-        Update::Record(_, json) => queue.push_back(Pending::Frame(cache.record(&json))),
+        Update::Record(n, json) if view.shows(n) => {
+            queue.push_back(Pending::Frame(cache.record(&json)))
+        }
         Update::End => queue.push_back(Pending::Frame(Bytes::from_static(END))),
+        Update::Board(_) | Update::Record(..) => {}
     }
 }
 
-/// The event stream of one subscriber: every board on connecting, then each
-/// change. Changes heard together are sent as one frame per board; one that
-/// falls behind the round's (bounded) broadcast gets every board again rather
-/// than what it missed. A subscriber that never reads holds no more than the
-/// broadcast's bound, whatever the number of changes.
+/// The event stream of one subscriber: every board it shows on connecting, then
+/// each change. Changes heard within [`BATCH`] are sent together, each board once,
+/// as it stands then; one that falls behind the round's (bounded) broadcast gets
+/// every board again rather than what it missed. A subscriber that never reads
+/// holds no more than the broadcast's bound, whatever the number of changes.
 pub(super) fn events(
     round: Arc<Round>,
     cache: Arc<Cache>,
+    view: View,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
     let rx = round.subscribe();
-    let queue = everything(&round);
+    let queue = everything(&round, view);
     let ping = tokio::time::interval_at(tokio::time::Instant::now() + PING, PING);
     stream::unfold(
         (rx, round, cache, queue, ping),
-        |(mut rx, round, cache, mut queue, mut ping)| async move {
+        move |(mut rx, round, cache, mut queue, mut ping)| async move {
             loop {
                 match queue.pop_front() {
                     Some(Pending::Frame(frame)) => {
@@ -190,7 +229,7 @@ pub(super) fn events(
                     }
                     Some(Pending::Board(n)) => {
                         if let Some(b) = round.board(n) {
-                            let frame = cache.board(b).frame.clone();
+                            let frame = cache.board(b).frame(view);
                             return Some((Ok(frame), (rx, round, cache, queue, ping)));
                         }
                         continue;
@@ -198,21 +237,28 @@ pub(super) fn events(
                     None => {}
                 }
                 tokio::select! {
-                    update = rx.recv() => {
-                        match update {
-                            Ok(u) => heard(&mut queue, &cache, u),
-                            Err(RecvError::Lagged(_)) => queue = everything(&round),
-                            Err(RecvError::Closed) => return None,
-                        }
-                        loop {
-                            match rx.try_recv() {
-                                Ok(u) => heard(&mut queue, &cache, u),
-                                Err(TryRecvError::Lagged(_)) => queue = everything(&round),
-                                Err(_) => break,
-                            }
-                        }
+                    update = rx.recv() => match update {
+                        Ok(u) => heard(&mut queue, &cache, view, u),
+                        Err(RecvError::Lagged(_)) => queue = everything(&round, view),
+                        Err(RecvError::Closed) => return None,
+                    },
+                    _ = ping.tick() => {
+                        queue.push_back(Pending::Frame(Bytes::from_static(b":\n\n")));
+                        continue;
                     }
-                    _ = ping.tick() => queue.push_back(Pending::Frame(Bytes::from_static(b":\n\n"))),
+                }
+                // A move comes as several changes within milliseconds: what comes
+                // within a moment is sent together, each board once, in one write.
+                let until = tokio::time::Instant::now() + BATCH;
+                loop {
+                    tokio::select! {
+                        update = rx.recv() => match update {
+                            Ok(u) => heard(&mut queue, &cache, view, u),
+                            Err(RecvError::Lagged(_)) => queue = everything(&round, view),
+                            Err(RecvError::Closed) => break,
+                        },
+                        _ = tokio::time::sleep_until(until) => break,
+                    }
                 }
             }
         },

@@ -14,8 +14,9 @@ use std::time::Duration;
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 pub(super) use tokio::sync::Semaphore;
 use tokio::time::{Instant, Sleep};
 
@@ -75,37 +76,82 @@ pub fn soft_fd_limit() -> Option<u64> {
 /// Accepts connections for ever, serving at most `limits.max_connections` at once
 /// (a permit of `slots` each).
 pub(super) async fn serve(
-    listener: TcpListener,
+    listener: std::net::TcpListener,
     router: Router,
     limits: Limits,
     slots: Arc<Semaphore>,
 ) {
+    // Accepted as plain sockets: one refused is closed without ever being
+    // registered with the runtime (two system calls in all).
+    // SAFETY: the AsyncFd owns the listener, so its descriptor stays open and the
+    // same for as long as the AsyncFd lives.
+    let Ok(listener) = (unsafe { AsyncFd::register(listener) }) else {
+        return;
+    };
     loop {
-        let stream = match listener.accept().await {
-            Ok((s, _)) => s,
-            // Out of descriptors (or the like): accepting again at once would
-            // spin, and waiting lets connections end and give theirs back.
-            Err(_) => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            // Full: closed now, its descriptor given back at once.
-            drop(stream);
+        let Ok(mut ready) = listener.readable().await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
-        tokio::spawn(async move {
-            let io = TokioIo::new(Unstalled::new(stream, limits.write_timeout));
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_timeout)
-                .serve_connection(io, service)
-                .await;
-            drop(slot);
-        });
+        loop {
+            let stream = match ready.try_io(|l| l.get_ref().accept()) {
+                Ok(Ok((s, _))) => s,
+                // None waiting: wait for readiness again.
+                Err(_) => break,
+                // Out of descriptors (or the like): accepting again at once
+                // would spin, and waiting lets connections end and give theirs
+                // back.
+                Ok(Err(_)) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    break;
+                }
+            };
+            let Ok(slot) = slots.clone().try_acquire_owned() else {
+                // Full: closed now, its descriptor given back at once.
+                drop(stream);
+                continue;
+            };
+            bound_send_buffer(&stream);
+            let stream = match stream
+                .set_nonblocking(true)
+                .and_then(|()| TcpStream::from_std(stream))
+            {
+                Ok(s) => s,
+                Err(_) => continue,
+            };
+            let _ = stream.set_nodelay(true);
+            let service = TowerToHyperService::new(router.clone());
+            tokio::spawn(async move {
+                let io = TokioIo::new(Unstalled::new(stream, limits.write_timeout));
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(limits.header_timeout)
+                    .serve_connection(io, service)
+                    .await;
+                drop(slot);
+            });
+        }
+    }
+}
+
+/// What the kernel keeps of a connection's unsent data. Left to itself it lets a
+/// buffer grow to megabytes for a client that never reads, every event copied
+/// into it; a page needs a few kilobytes a second.
+const SEND_BUFFER: libc::c_int = 64 * 1024;
+
+fn bound_send_buffer(stream: &std::net::TcpStream) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: setsockopt reads the int given, on a socket this function borrows.
+    // Refused, the kernel's default stays, and the write timeout still ends a
+    // connection nobody reads.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            (&SEND_BUFFER as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
     }
 }
 

@@ -5,8 +5,9 @@
 //! - `/board/N` one board large, its moves, alerts and latest camera frame;
 //! - `/round.pgn`, `/board/N.pgn` (`.pdn`, `.txt`): the records as they stand,
 //!   served from memory, whole, with `Cache-Control: no-cache`;
-//! - `/events` Server-Sent Events: every board's state on connecting, then each
-//!   change (`board`), every recorder event (`record`), and `end`;
+//! - `/events` Server-Sent Events: every board's state (with its card) on
+//!   connecting, then each change (`board`), every recorder event (`record`), and
+//!   `end`; `/events?board=N` the same for board N, with its detail;
 //! - `POST /api/board/N/action` arbiter actions, with the token printed at start-up
 //!   in the `X-Arbiter-Token` header.
 //!
@@ -25,7 +26,7 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -82,11 +83,9 @@ pub fn start_with(round: Arc<Round>, listen: &str, limits: Limits) -> anyhow::Re
         .name("server".into())
         .spawn(move || {
             runtime.block_on(async move {
-                // Errors past binding (a listener closed under it) end the server
-                // only; the recorders go on writing their records.
-                if let Ok(listener) = tokio::net::TcpListener::from_std(listener) {
-                    listen::serve(listener, router(round, limits), limits, taken).await;
-                }
+                // Errors past binding end the server only; the recorders go on
+                // writing their records.
+                listen::serve(listener, router(round, limits), limits, taken).await;
             })
         })?;
     Ok(ServerHandle {
@@ -258,14 +257,28 @@ async fn api_round(State(live): Shared) -> Response {
         if i > 0 {
             body.push(',');
         }
-        body.push_str(&String::from_utf8_lossy(&live.cache.board(b).json()));
+        body.push_str(&live.cache.board(b).json);
     }
     body.push_str("]}");
     text(StatusCode::OK, "application/json", body)
 }
 
-async fn events(State(live): Shared) -> Response {
-    let stream = feed::events(live.round.clone(), live.cache.clone());
+/// `/events` (every board, with its card) or `/events?board=N` (board N, with
+/// its detail).
+async fn events(State(live): Shared, uri: Uri) -> Response {
+    let board = uri
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("board="));
+    let view = match board {
+        None => feed::View::Round,
+        Some(n) => match n.parse().ok().filter(|n| live.round.board(*n).is_some()) {
+            Some(n) => feed::View::Board(n),
+            None => return not_found(&format!("board {n}")),
+        },
+    };
+    let stream = feed::events(live.round.clone(), live.cache.clone(), view);
     (
         [
             (

@@ -231,12 +231,14 @@ fn a_subscriber_that_stops_reading_is_cut_off_and_the_others_go_on() {
     );
 }
 
-/// What a stream has to send now, without waiting.
+/// What a stream sends next: its first frame (waited for; changes are gathered
+/// for a moment) and what is ready with it.
 fn sendable<S>(rt: &tokio::runtime::Runtime, s: &mut S) -> Vec<Bytes>
 where
     S: futures_util::Stream<Item = Result<Bytes, std::convert::Infallible>> + Unpin,
 {
-    let mut got = Vec::new();
+    let first = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), s.next()).await });
+    let mut got = vec![first.expect("a frame within 5 s").unwrap().unwrap()];
     while let Some(Some(Ok(b))) = rt.block_on(async { s.next().now_or_never() }) {
         got.push(b);
     }
@@ -253,14 +255,34 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
         .unwrap();
     let _inside = rt.enter();
     let mut streams: Vec<_> = (0..3)
-        .map(|_| Box::pin(feed::events(round.clone(), cache.clone())))
+        .map(|_| {
+            Box::pin(feed::events(
+                round.clone(),
+                cache.clone(),
+                feed::View::Round,
+            ))
+        })
         .collect();
     let ready = |s: &mut _| sendable(&rt, s);
     let first: Vec<Vec<Bytes>> = streams.iter_mut().map(|s| ready(s)).collect();
     assert_eq!(first[0].len(), 2);
     assert_eq!(cache.renders.load(Ordering::SeqCst), 2);
+    let text = |b: &Bytes| String::from_utf8(b.to_vec()).unwrap();
+    assert!(text(&first[0][0]).contains("\"card\":\"<article"));
+    assert!(!text(&first[0][0]).contains("\"detail\":"));
+    // A board's page hears of its board, with its detail.
+    let mut one = Box::pin(feed::events(
+        round.clone(),
+        cache.clone(),
+        feed::View::Board(2),
+    ));
+    let only = ready(&mut one);
+    assert_eq!(only.len(), 1);
+    assert!(text(&only[0]).contains("\"number\":2"));
+    assert!(text(&only[0]).contains("\"detail\":\"<section"));
+    assert!(!text(&only[0]).contains("\"card\":"));
     let board = round.board(1).unwrap();
-    for i in 0..10 {
+    for i in 0..5 {
         board.change(|s| s.sans.push(format!("m{i}")));
         round.publish(board);
         let got: Vec<Vec<Bytes>> = streams[..2].iter_mut().map(|s| ready(s)).collect();
@@ -271,7 +293,25 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
             .unwrap()
             .contains(&format!("m{i}")));
     }
-    assert_eq!(cache.renders.load(Ordering::SeqCst), 12);
+    assert_eq!(cache.renders.load(Ordering::SeqCst), 7);
+    // A move's several changes, heard together: each board sent once, as it
+    // stands after the last.
+    let other = round.board(2).unwrap();
+    for i in 0..3 {
+        board.change(|s| s.sans.push(format!("burst{i}")));
+        round.publish(board);
+        other.change(|s| s.result = format!("{i}"));
+        round.publish(other);
+    }
+    let got = ready(&mut streams[0]);
+    assert_eq!(got.len(), 2);
+    assert!(std::str::from_utf8(&got[0]).unwrap().contains("burst2"));
+    assert_eq!(cache.renders.load(Ordering::SeqCst), 9);
+    ready(&mut streams[1]);
+    // Board 1's changes never reached board 2's page.
+    let only = ready(&mut one);
+    assert_eq!(only.len(), 1);
+    assert!(text(&only[0]).contains("\"number\":2"));
     // The third never read: past the broadcast's bound it starts again from every
     // board, each as it stands now, once.
     for i in 0..5000 {

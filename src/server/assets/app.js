@@ -26,7 +26,9 @@
     message.classList.toggle("bad", !!bad);
   };
   let ended = false;
-  const events = new EventSource("/events");
+  // A board's page hears of its board only.
+  const one = document.querySelector("section.detail[data-board]");
+  const events = new EventSource(one ? "/events?board=" + encodeURIComponent(one.dataset.board) : "/events");
   events.addEventListener("open", () => { if (!ended) live.textContent = "live"; });
   events.addEventListener("error", () => { if (!ended) live.textContent = "reconnecting…"; });
   events.addEventListener("board", (e) => {
