@@ -265,11 +265,8 @@ fn sockets(pid: u32) -> usize {
         .count()
 }
 
-#[test]
-fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_up() {
-    raise_own_fd_limit();
-    let dir = tmp();
-    let games = clips(dir.path());
+/// The round file of the four clips, realtime.
+fn round_file(dir: &Path, games: &[(PathBuf, String, Vec<String>)]) -> PathBuf {
     let mut toml = String::from(
         "[event]\nname = \"Load\"\nround = \"1\"\ndate = \"2026.05.01\"\nrealtime = true\n",
     );
@@ -280,10 +277,52 @@ fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_u
             clip.file_name().unwrap().to_str().unwrap(),
         ));
     }
-    let round_file = dir.path().join("round.toml");
-    std::fs::write(&round_file, &toml).unwrap();
+    let file = dir.join("round.toml");
+    std::fs::write(&file, &toml).unwrap();
+    file
+}
+
+/// Whether every board's record on disk is its true game.
+fn check_records(out: &Path, games: &[(PathBuf, String, Vec<String>)], log: &[String]) {
+    for (i, (_, _, sans)) in games.iter().enumerate() {
+        let file = out.join(format!("board-{}.pgn", i + 1));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let got: Vec<String> = parse_pgn_games(&text).unwrap()[0]
+            .moves
+            .iter()
+            .map(|m| m.san.clone())
+            .collect();
+        assert_eq!(&got, sans, "board {}:\n{text}\n{log:#?}", i + 1);
+    }
+}
+
+/// The child's exit status and CPU seconds (every thread), if it has ended.
+fn ended(child: &Child) -> Option<(i32, f64)> {
+    let mut status = 0;
+    // SAFETY: rusage is plain data that wait4 fills.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for (and reaps) this test's own child only.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, libc::WNOHANG, &mut usage) };
+    if pid <= 0 {
+        return None;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    Some((code, secs(usage.ru_utime) + secs(usage.ru_stime)))
+}
+
+#[test]
+fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_up() {
+    raise_own_fd_limit();
+    let dir = tmp();
+    let games = clips(dir.path());
+    let round_file = round_file(dir.path(), &games);
     let out = dir.path().join("records");
-    let (mut child, addr, stderr) = start_event(&round_file, &out);
+    let (child, addr, stderr) = start_event(&round_file, &out);
     let pid = child.id();
     let cap = Limits::for_fd_limit(NOFILE).max_connections;
     let server = server_thread(pid);
@@ -296,9 +335,9 @@ fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_u
     let stop = Arc::new(AtomicBool::new(false));
     let mut flooder = None;
     let (mut now, mut split, mut most) = ((0.0, cpu0), None, 0);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
+    let (code, process_cpu) = loop {
+        if let Some(end) = ended(&child) {
+            break end;
         }
         if let Ok(stat) = std::fs::read_to_string(server.join("stat")) {
             now = (t0.elapsed().as_secs_f64(), cpu_s(&stat));
@@ -320,17 +359,8 @@ fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_u
     let log: Vec<String> = stderr.try_iter().collect();
     let split = split.unwrap();
 
-    assert!(status.success(), "event failed ({status}): {log:#?}");
-    for (i, (_, _, sans)) in games.iter().enumerate() {
-        let file = out.join(format!("board-{}.pgn", i + 1));
-        let text = std::fs::read_to_string(&file).unwrap();
-        let got: Vec<String> = parse_pgn_games(&text).unwrap()[0]
-            .moves
-            .iter()
-            .map(|m| m.san.clone())
-            .collect();
-        assert_eq!(&got, sans, "board {}:\n{text}\n{log:#?}", i + 1);
-    }
+    assert_eq!(code, 0, "event failed: {log:#?}");
+    check_records(&out, &games, &log);
     // The connections took no more descriptors than the cap allows (and the
     // listener one).
     assert!(
@@ -346,7 +376,8 @@ fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_u
         "server thread: {:.2} s of CPU in the first {:.1} s with {STREAMS} unread streams \
          ({:.2}% of a core), {:.2} s in the {:.1} s after with {IDLE} idle connections \
          too ({:.2}%: {} opened, {} closed before the next look, looks {:.1} s apart at \
-         most, the longest lived {:.1} s); {most} sockets at most (cap {cap})",
+         most, the longest lived {:.1} s); {most} sockets at most (cap {cap}); the whole \
+         process {process_cpu:.1} s of CPU",
         split.1 - cpu0,
         split.0,
         100.0 * streams_share,
@@ -377,5 +408,53 @@ fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_u
         flood_share < 0.05,
         "the streams and idle connections took {:.1}% of a core",
         100.0 * flood_share
+    );
+}
+
+#[test]
+#[ignore = "a measurement (about 2 minutes): the process's CPU time with and without 500 unread streams"]
+fn unread_streams_cost_a_four_board_round_little_cpu() {
+    raise_own_fd_limit();
+    let dir = tmp();
+    let games = clips(dir.path());
+    let round_file = round_file(dir.path(), &games);
+    // Without and with the streams, in turn, so that the machine's load falls on both.
+    let mut runs: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    for i in 0..6 {
+        let with = i % 2 == 1;
+        let out = dir.path().join(format!("run{i}"));
+        let (child, addr, stderr) = start_event(&round_file, &out);
+        let t0 = Instant::now();
+        let streams = if with {
+            unread_streams(addr)
+        } else {
+            Vec::new()
+        };
+        let (code, cpu) = loop {
+            if let Some(end) = ended(&child) {
+                break end;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let wall = t0.elapsed().as_secs_f64();
+        drop(streams);
+        let log: Vec<String> = stderr.try_iter().collect();
+        assert_eq!(code, 0, "event failed: {log:#?}");
+        check_records(&out, &games, &log);
+        eprintln!(
+            "run {i} ({} streams): {cpu:.2} s of CPU in {wall:.1} s",
+            if with { STREAMS } else { 0 }
+        );
+        runs[usize::from(with)].push((cpu, wall));
+    }
+    let mean =
+        |r: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| r.iter().map(f).sum::<f64>() / r.len() as f64;
+    let (without, with) = (mean(&runs[0], |r| r.0), mean(&runs[1], |r| r.0));
+    let wall = mean(&runs[1], |r| r.1);
+    eprintln!(
+        "process CPU: {without:.2} s without the streams, {with:.2} s with {STREAMS}; \
+         the streams cost {:.2} s in {wall:.1} s, {:.2}% of a core",
+        with - without,
+        100.0 * (with - without) / wall
     );
 }
