@@ -63,13 +63,14 @@ impl Limits {
 }
 
 /// The soft limit on open descriptors.
-pub fn soft_fd_limit() -> Option<u64> {
+fn soft_fd_limit() -> Option<u64> {
     let mut l = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes only the struct it is given.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) } == 0;
+    #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 everywhere
     ok.then_some(l.rlim_cur as u64)
 }
 

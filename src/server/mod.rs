@@ -34,7 +34,7 @@ use axum::Router;
 use crate::round::{Action, ActionError, Board, Round};
 use feed::Cache;
 
-pub use listen::{soft_fd_limit, Limits, MAX_CONNECTIONS, RESERVED_FDS};
+pub use listen::{Limits, MAX_CONNECTIONS, RESERVED_FDS};
 pub use page::esc;
 
 const APP_JS: &str = include_str!("assets/app.js");

@@ -263,8 +263,7 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
             ))
         })
         .collect();
-    let ready = |s: &mut _| sendable(&rt, s);
-    let first: Vec<Vec<Bytes>> = streams.iter_mut().map(|s| ready(s)).collect();
+    let first: Vec<Vec<Bytes>> = streams.iter_mut().map(|s| sendable(&rt, s)).collect();
     assert_eq!(first[0].len(), 2);
     assert_eq!(cache.renders.load(Ordering::SeqCst), 2);
     let text = |b: &Bytes| String::from_utf8(b.to_vec()).unwrap();
@@ -276,7 +275,7 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
         cache.clone(),
         feed::View::Board(2),
     ));
-    let only = ready(&mut one);
+    let only = sendable(&rt, &mut one);
     assert_eq!(only.len(), 1);
     assert!(text(&only[0]).contains("\"number\":2"));
     assert!(text(&only[0]).contains("\"detail\":\"<section"));
@@ -285,7 +284,7 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
     for i in 0..5 {
         board.change(|s| s.sans.push(format!("m{i}")));
         round.publish(board);
-        let got: Vec<Vec<Bytes>> = streams[..2].iter_mut().map(|s| ready(s)).collect();
+        let got: Vec<Vec<Bytes>> = streams[..2].iter_mut().map(|s| sendable(&rt, s)).collect();
         assert_eq!(got[0].len(), 1);
         // The same bytes, not equal ones: rendered once.
         assert_eq!(got[0][0].as_ptr(), got[1][0].as_ptr());
@@ -303,13 +302,13 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
         other.change(|s| s.result = format!("{i}"));
         round.publish(other);
     }
-    let got = ready(&mut streams[0]);
+    let got = sendable(&rt, &mut streams[0]);
     assert_eq!(got.len(), 2);
     assert!(std::str::from_utf8(&got[0]).unwrap().contains("burst2"));
     assert_eq!(cache.renders.load(Ordering::SeqCst), 9);
-    ready(&mut streams[1]);
+    sendable(&rt, &mut streams[1]);
     // Board 1's changes never reached board 2's page.
-    let only = ready(&mut one);
+    let only = sendable(&rt, &mut one);
     assert_eq!(only.len(), 1);
     assert!(text(&only[0]).contains("\"number\":2"));
     // The third never read: past the broadcast's bound it starts again from every
@@ -318,7 +317,7 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
         board.change(|s| s.sans.push(format!("n{i}")));
         round.publish(board);
     }
-    let behind = ready(&mut streams[2]);
+    let behind = sendable(&rt, &mut streams[2]);
     assert_eq!(behind.len(), 2);
     let texts: Vec<&str> = behind
         .iter()

@@ -90,8 +90,52 @@ fn clips(dir: &Path) -> Vec<(PathBuf, String, Vec<String>)> {
     })
 }
 
+/// A running `event`, ended when dropped unless it has ended (and been reaped).
+struct Event {
+    child: Child,
+    reaped: bool,
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if !self.reaped {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Event {
+    /// Its exit status and CPU seconds (every thread), once it has ended.
+    fn ended(&mut self) -> Option<(i32, f64)> {
+        let mut status = 0;
+        // SAFETY: rusage is plain data that wait4 fills.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: waits for (and reaps) this test's own child only.
+        let pid = unsafe {
+            libc::wait4(
+                self.child.id() as i32,
+                &mut status,
+                libc::WNOHANG,
+                &mut usage,
+            )
+        };
+        if pid <= 0 {
+            return None;
+        }
+        self.reaped = true;
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        let code = if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        };
+        Some((code, secs(usage.ru_utime) + secs(usage.ru_stime)))
+    }
+}
+
 /// `event` with `NOFILE` descriptors, its pages on a free port; its stderr lines.
-fn start_event(round: &Path, out: &Path) -> (Child, SocketAddr, mpsc::Receiver<String>) {
+fn start_event(round: &Path, out: &Path) -> (Event, SocketAddr, mpsc::Receiver<String>) {
     let mut cmd = bin();
     cmd.args([
         "event",
@@ -117,8 +161,11 @@ fn start_event(round: &Path, out: &Path) -> (Child, SocketAddr, mpsc::Receiver<S
             }
         });
     }
-    let mut child = cmd.spawn().expect("event starts");
-    let err = child.stderr.take().unwrap();
+    let mut event = Event {
+        child: cmd.spawn().expect("event starts"),
+        reaped: false,
+    };
+    let err = event.child.stderr.take().unwrap();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(err).lines().map_while(Result::ok) {
@@ -134,7 +181,7 @@ fn start_event(round: &Path, out: &Path) -> (Child, SocketAddr, mpsc::Receiver<S
             .unwrap_or_else(|_| panic!("no address printed: {seen:?}"));
         if let Some(rest) = line.strip_prefix("live page: http://") {
             let addr = rest.trim_end_matches('/').parse().unwrap();
-            return (child, addr, rx);
+            return (event, addr, rx);
         }
         seen.push(line);
     }
@@ -296,25 +343,6 @@ fn check_records(out: &Path, games: &[(PathBuf, String, Vec<String>)], log: &[St
     }
 }
 
-/// The child's exit status and CPU seconds (every thread), if it has ended.
-fn ended(child: &Child) -> Option<(i32, f64)> {
-    let mut status = 0;
-    // SAFETY: rusage is plain data that wait4 fills.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for (and reaps) this test's own child only.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, libc::WNOHANG, &mut usage) };
-    if pid <= 0 {
-        return None;
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    Some((code, secs(usage.ru_utime) + secs(usage.ru_stime)))
-}
-
 #[test]
 fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_up() {
     raise_own_fd_limit();
@@ -322,8 +350,8 @@ fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_u
     let games = clips(dir.path());
     let round_file = round_file(dir.path(), &games);
     let out = dir.path().join("records");
-    let (child, addr, stderr) = start_event(&round_file, &out);
-    let pid = child.id();
+    let (mut event, addr, stderr) = start_event(&round_file, &out);
+    let pid = event.child.id();
     let cap = Limits::for_fd_limit(NOFILE).max_connections;
     let server = server_thread(pid);
     let t0 = Instant::now();
@@ -336,7 +364,7 @@ fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_u
     let mut flooder = None;
     let (mut now, mut split, mut most) = ((0.0, cpu0), None, 0);
     let (code, process_cpu) = loop {
-        if let Some(end) = ended(&child) {
+        if let Some(end) = event.ended() {
             break end;
         }
         if let Ok(stat) = std::fs::read_to_string(server.join("stat")) {
@@ -423,7 +451,7 @@ fn unread_streams_cost_a_four_board_round_little_cpu() {
     for i in 0..6 {
         let with = i % 2 == 1;
         let out = dir.path().join(format!("run{i}"));
-        let (child, addr, stderr) = start_event(&round_file, &out);
+        let (mut event, addr, stderr) = start_event(&round_file, &out);
         let t0 = Instant::now();
         let streams = if with {
             unread_streams(addr)
@@ -431,7 +459,7 @@ fn unread_streams_cost_a_four_board_round_little_cpu() {
             Vec::new()
         };
         let (code, cpu) = loop {
-            if let Some(end) = ended(&child) {
+            if let Some(end) = event.ended() {
                 break end;
             }
             std::thread::sleep(Duration::from_millis(50));
