@@ -292,14 +292,24 @@ fn cpu_s(stat: &str) -> f64 {
     ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
 }
 
-/// The `server` thread of process `pid`.
+/// The `server` thread of process `pid` (which names itself once it runs).
 fn server_thread(pid: u32) -> PathBuf {
     let tasks = PathBuf::from(format!("/proc/{pid}/task"));
-    std::fs::read_dir(&tasks)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|t| std::fs::read_to_string(t.join("comm")).is_ok_and(|c| c.trim() == "server"))
-        .expect("a thread named server")
+    let t = Instant::now();
+    loop {
+        let found = std::fs::read_dir(&tasks)
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .find(|t| std::fs::read_to_string(t.join("comm")).is_ok_and(|c| c.trim() == "server"));
+        if let Some(task) = found {
+            return task;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "no thread named server"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The sockets process `pid` holds open.
