@@ -70,6 +70,7 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     // One writer per round folder and per record, until the command ends.
     let _locks = lock_round(&a.out, &file.boards)?;
     let token = new_token();
+    raise_fd_limit();
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
     let server = crate::server::start(round.clone(), &a.listen)?;
     let base = format!("http://{}", server.addr);
@@ -300,6 +301,38 @@ fn stop_on_signal(round: &Arc<Round>) {
     });
 }
 
+/// Lets the process open as many descriptors as the system allows it (the soft
+/// limit raised to the hard one) before the server takes its share, capped well
+/// below it: spectators' connections never leave a recorder without one for its
+/// video or its record.
+fn raise_fd_limit() {
+    #[cfg(unix)]
+    {
+        let mut l = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write only the struct given.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) != 0 || l.rlim_cur >= l.rlim_max {
+                return;
+            }
+            // An unlimited hard limit (macOS) takes no soft limit above OPEN_MAX.
+            let want = if l.rlim_max == libc::RLIM_INFINITY {
+                10_240.max(l.rlim_cur)
+            } else {
+                l.rlim_max
+            };
+            let raised = libc::rlimit {
+                rlim_cur: want,
+                rlim_max: l.rlim_max,
+            };
+            // Refused, the limit stays as it was and the server's share follows it.
+            libc::setrlimit(libc::RLIMIT_NOFILE, &raised);
+        }
+    }
+}
+
 /// A token for the arbiter's actions: 128 random bits as hex.
 fn new_token() -> String {
     use std::io::Read;
@@ -518,6 +551,7 @@ impl Serve {
         out: PathBuf,
     ) -> anyhow::Result<Serve> {
         let token = new_token();
+        raise_fd_limit();
         let round = Round::single(spec, tags, out, token.clone())?;
         let server = crate::server::start(round.clone(), listen)?;
         let base = format!("http://{}", server.addr);

@@ -286,6 +286,12 @@ impl Board {
         lock(&self.state).clone()
     }
 
+    /// The state's version, without copying the state (the server renders a
+    /// board again only when it changed).
+    pub fn version(&self) -> u64 {
+        lock(&self.state).version
+    }
+
     /// Changes the live state; the caller publishes.
     pub(crate) fn change<T>(&self, f: impl FnOnce(&mut BoardState) -> T) -> T {
         let mut s = lock(&self.state);

@@ -5,67 +5,110 @@
 //! - `/board/N` one board large, its moves, alerts and latest camera frame;
 //! - `/round.pgn`, `/board/N.pgn` (`.pdn`, `.txt`): the records as they stand,
 //!   served from memory, whole, with `Cache-Control: no-cache`;
-//! - `/events` Server-Sent Events: every board's state on connecting, then each
-//!   change (`board`), every recorder event (`record`), and `end`;
+//! - `/events` Server-Sent Events: every board's state (with its card) on
+//!   connecting, then each change (`board`), every recorder event (`record`), and
+//!   `end`; `/events?board=N` the same for board N, with its detail;
 //! - `POST /api/board/N/action` arbiter actions, with the token printed at start-up
 //!   in the `X-Arbiter-Token` header.
+//!
+//! Every board is rendered once per change of its state, whatever the number of
+//! viewers. Connections are capped and timed out (see [`Limits`]), so that no
+//! number of clients takes from the recorders the descriptors or cores they need;
+//! every response carries a Content-Security-Policy (scripts from this server
+//! only, none inline) and headers against sniffing, framing and referrers.
 
+mod feed;
+mod listen;
 mod page;
 
-use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use futures_util::stream::{self, Stream, StreamExt};
-use tokio::sync::broadcast::error::RecvError;
 
-use crate::round::{Action, ActionError, Board, Round, Update};
+use crate::round::{Action, ActionError, Board, Round};
+use feed::Cache;
 
+pub use listen::{Limits, MAX_CONNECTIONS, RESERVED_FDS};
 pub use page::esc;
 
 const APP_JS: &str = include_str!("assets/app.js");
 const STYLE_CSS: &str = include_str!("assets/style.css");
 
+/// The most requests for camera pictures or arbiter actions worked on at once,
+/// off the server's thread: viewers never take the recorders' cores.
+const BLOCKING_THREADS: usize = 2;
+
 /// A running server.
 pub struct ServerHandle {
     /// Where it listens (the port chosen when 0 was asked for).
     pub addr: SocketAddr,
+    /// What it allows its clients.
+    pub limits: Limits,
+    slots: Arc<listen::Semaphore>,
+}
+
+impl ServerHandle {
+    /// The connections being served now.
+    pub fn connections(&self) -> usize {
+        self.limits.max_connections - self.slots.available_permits()
+    }
 }
 
 /// Binds `listen` (such as `127.0.0.1:8080`) now, so that a taken port is an
-/// error at once, and serves `round` on a thread of its own until the process ends.
+/// error at once, and serves `round` on a thread of its own until the process
+/// ends, within [`Limits::for_this_process`].
 pub fn start(round: Arc<Round>, listen: &str) -> anyhow::Result<ServerHandle> {
+    start_with(round, listen, Limits::for_this_process())
+}
+
+/// [`start`] within the given limits.
+pub fn start_with(round: Arc<Round>, listen: &str, limits: Limits) -> anyhow::Result<ServerHandle> {
     let listener = std::net::TcpListener::bind(listen)
         .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
         .build()?;
+    let slots = Arc::new(listen::Semaphore::new(limits.max_connections));
+    let taken = slots.clone();
     std::thread::Builder::new()
         .name("server".into())
         .spawn(move || {
             runtime.block_on(async move {
-                // Errors past binding (a listener closed under it) end the server
-                // only; the recorders go on writing their records.
-                if let Ok(listener) = tokio::net::TcpListener::from_std(listener) {
-                    let _ = axum::serve(listener, router(round)).await;
-                }
+                // Errors past binding end the server only; the recorders go on
+                // writing their records.
+                listen::serve(listener, router(round, limits), limits, taken).await;
             })
         })?;
-    Ok(ServerHandle { addr })
+    Ok(ServerHandle {
+        addr,
+        limits,
+        slots,
+    })
 }
 
-/// The routes, over the round's shared state.
-pub fn router(round: Arc<Round>) -> Router {
+/// What the handlers share: the round, its renderings, the limits.
+struct Live {
+    round: Arc<Round>,
+    cache: Arc<Cache>,
+    limits: Limits,
+}
+
+/// The routes, over the round's shared state; every response secured.
+fn router(round: Arc<Round>, limits: Limits) -> Router {
+    let live = Arc::new(Live {
+        round,
+        cache: Arc::default(),
+        limits,
+    });
     Router::new()
         .route("/", get(index))
         .route("/round.pgn", get(round_pgn))
@@ -76,12 +119,40 @@ pub fn router(round: Arc<Round>) -> Router {
         .route("/api/board/{n}/action", post(action))
         .route("/static/app.js", get(app_js))
         .route("/static/style.css", get(style_css))
-        .with_state(round)
+        .fallback(|| async { not_found("page") })
+        .with_state(live)
+        .layer(axum::middleware::map_response(secured))
 }
 
-type Shared = State<Arc<Round>>;
+type Shared = State<Arc<Live>>;
 
-fn text(status: StatusCode, content_type: &'static str, body: impl Into<String>) -> Response {
+/// The page's scripts and styles come from this server only, none inline (a
+/// player's name or an alert's text can never run as script); no site may frame
+/// the pages; no address (with the arbiter's token) goes out as a referrer.
+const SECURITY: [(&str, &str); 4] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+         connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
+         frame-ancestors 'none'",
+    ),
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+    ("referrer-policy", "no-referrer"),
+];
+
+async fn secured(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in SECURITY {
+        headers.insert(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
+    response
+}
+
+fn text(status: StatusCode, content_type: &'static str, body: impl Into<Body>) -> Response {
     (
         status,
         [
@@ -105,24 +176,31 @@ fn not_found(what: &str) -> Response {
     )
 }
 
-async fn index(State(round): Shared) -> Response {
+async fn index(State(live): Shared) -> Response {
+    let cards: String = live
+        .round
+        .boards
+        .iter()
+        .map(|b| live.cache.board(b).card.clone())
+        .collect();
     text(
         StatusCode::OK,
         "text/html; charset=utf-8",
-        page::round_page(&round),
+        page::round_page(&live.round, &cards),
     )
 }
 
-async fn round_pgn(State(round): Shared) -> Response {
+async fn round_pgn(State(live): Shared) -> Response {
     text(
         StatusCode::OK,
         "application/x-chess-pgn; charset=utf-8",
-        round.pgn().to_string(),
+        live.round.pgn().to_string(),
     )
 }
 
 /// `/board/N` (the page) or `/board/N.pgn` (its record; `.pdn`, `.txt` too).
-async fn board(State(round): Shared, Path(name): Path<String>) -> Response {
+async fn board(State(live): Shared, Path(name): Path<String>) -> Response {
+    let round = &live.round;
     let (num, ext) = match name.split_once('.') {
         Some((n, e)) => (n, Some(e)),
         None => (name.as_str(), None),
@@ -134,13 +212,13 @@ async fn board(State(round): Shared, Path(name): Path<String>) -> Response {
         None => text(
             StatusCode::OK,
             "text/html; charset=utf-8",
-            page::board_page(&round, board),
+            page::board_page(round, board, &live.cache.board(board).detail),
         ),
         Some(e) if e == board.kind().extension() => {
             let s = board.state();
             let body = if s.served.is_empty() {
                 // Not recording yet: the game as the round PGN holds it.
-                board_from_round(&round, board)
+                board_from_round(round, board)
             } else {
                 s.served.to_string()
             };
@@ -161,118 +239,100 @@ fn board_from_round(round: &Round, board: &Board) -> String {
         .unwrap_or_default()
 }
 
-/// What the pages need of a board: its state and its card and detail.
-fn board_json(board: &Board) -> serde_json::Value {
-    let s = board.state();
-    serde_json::json!({
-        "number": board.number(),
-        "game": board.kind().name(),
-        "white": board.spec.white,
-        "black": board.spec.black,
-        "version": s.version,
-        "status": s.status,
-        "detail_text": s.detail,
-        "result": s.result,
-        "moves": s.sans,
-        "placement": s.diagram.as_ref().map(|d| d.placement()),
-        "alerts": s.alerts,
-        "card": page::card(board, &s),
-        "detail": page::detail(board, &s),
+async fn api_round(State(live): Shared) -> Response {
+    let round = &live.round;
+    let head = serde_json::json!({
+        "event": round.info.name,
+        "site": round.info.site,
+        "round": round.info.round,
+        "date": round.date,
+        "ended": round.has_ended(),
     })
-}
-
-async fn api_round(State(round): Shared) -> Response {
-    let boards: Vec<_> = round.boards.iter().map(|b| board_json(b)).collect();
-    json(
-        StatusCode::OK,
-        serde_json::json!({
-            "event": round.info.name,
-            "site": round.info.site,
-            "round": round.info.round,
-            "date": round.date,
-            "ended": round.has_ended(),
-            "boards": boards,
-        }),
-    )
-}
-
-fn board_event(board: &Board) -> SseEvent {
-    SseEvent::default()
-        .event("board")
-        .data(board_json(board).to_string())
-}
-
-fn end_event() -> SseEvent {
-    SseEvent::default().event("end").data("{}")
-}
-
-/// Every board as it stands (on connecting, and after falling behind).
-fn everything(round: &Round) -> VecDeque<SseEvent> {
-    let mut all: VecDeque<SseEvent> = round.boards.iter().map(|b| board_event(b)).collect();
-    if round.has_ended() {
-        all.push_back(end_event());
+    .to_string();
+    // The boards' JSON as rendered for the stream, spliced in rather than parsed
+    // and written again.
+    let mut body = head.trim_end_matches('}').to_string();
+    body.push_str(",\"boards\":[");
+    for (i, b) in round.boards.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(&live.cache.board(b).json);
     }
-    all
+    body.push_str("]}");
+    text(StatusCode::OK, "application/json", body)
 }
 
-async fn events(State(round): Shared) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
-    let rx = round.subscribe();
-    let first = everything(&round);
-    let stream = stream::unfold(
-        (rx, round, first),
-        |(mut rx, round, mut queue)| async move {
-            loop {
-                if let Some(e) = queue.pop_front() {
-                    return Some((Ok(e), (rx, round, queue)));
-                }
-                match rx.recv().await {
-                    Ok(Update::Board(n)) => {
-                        if let Some(b) = round.board(n) {
-                            queue.push_back(board_event(b));
-                        }
-                    }
-                    Ok(Update::Record(_, json)) => {
-                        queue.push_back(SseEvent::default().event("record").data(&*json))
-                    }
-                    Ok(Update::End) => queue.push_back(end_event()),
-                    // Fell behind: the whole state again is as good as what was missed.
-                    Err(RecvError::Lagged(_)) => queue = everything(&round),
-                    Err(RecvError::Closed) => return None,
-                }
-            }
+/// `/events` (every board, with its card) or `/events?board=N` (board N, with
+/// its detail).
+async fn events(State(live): Shared, uri: Uri) -> Response {
+    let board = uri
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("board="));
+    let view = match board {
+        None => feed::View::Round,
+        Some(n) => match n.parse().ok().filter(|n| live.round.board(*n).is_some()) {
+            Some(n) => feed::View::Board(n),
+            None => return not_found(&format!("board {n}")),
         },
-    );
-    Sse::new(stream.boxed()).keep_alive(KeepAlive::default())
+    };
+    let stream = feed::events(live.round.clone(), live.cache.clone(), view);
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response()
 }
 
-async fn frame(State(round): Shared, Path(n): Path<u32>) -> Response {
-    let Some(board) = round.board(n).cloned() else {
+async fn frame(State(live): Shared, Path(n): Path<u32>) -> Response {
+    let Some(board) = live.round.board(n).cloned() else {
         return not_found(&format!("board {n}"));
     };
-    let jpeg = tokio::task::spawn_blocking(move || frame_jpeg(&board))
-        .await
+    // Every viewer of the page asks every two seconds: one JPEG per frame kept.
+    let serial = board
+        .frame
+        .lock()
         .ok()
-        .flatten();
+        .and_then(|slot| slot.as_ref().map(|f| f.serial));
+    let version = board.version();
+    let kept = serial.and_then(|s| live.cache.jpeg(n, s, version));
+    let jpeg = match kept {
+        Some(j) => Some(j),
+        None => {
+            let made = tokio::task::spawn_blocking(move || frame_jpeg(&board))
+                .await
+                .ok()
+                .flatten();
+            made.map(|(serial, version, jpeg)| {
+                let jpeg = Bytes::from(jpeg);
+                live.cache.keep_jpeg(n, serial, version, jpeg.clone());
+                jpeg
+            })
+        }
+    };
     match jpeg {
-        Some(bytes) => (
-            [
-                (header::CONTENT_TYPE, HeaderValue::from_static("image/jpeg")),
-                (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-            ],
-            bytes,
-        )
-            .into_response(),
+        Some(bytes) => text(StatusCode::OK, "image/jpeg", bytes),
         None => not_found(&format!("a camera frame of board {n}")),
     }
 }
 
-/// The latest frame kept of a board, with its grid drawn, as JPEG.
-fn frame_jpeg(board: &Board) -> Option<Vec<u8>> {
+/// The latest frame kept of a board, with its grid drawn, as JPEG; with the
+/// frame's serial and the state's version it was drawn from.
+fn frame_jpeg(board: &Board) -> Option<(u64, u64, Vec<u8>)> {
     use opencv::core::Vector;
     use opencv::prelude::*;
-    let mut image = {
+    let (serial, mut image) = {
         let slot = board.frame.lock().ok()?;
-        slot.as_ref()?.image.try_clone().ok()?
+        let f = slot.as_ref()?;
+        (f.serial, f.image.try_clone().ok()?)
     };
     if image.empty() {
         return None;
@@ -288,34 +348,56 @@ fn frame_jpeg(board: &Board) -> Option<Vec<u8>> {
     let mut out = Vector::<u8>::new();
     let params = Vector::<i32>::from_slice(&[opencv::imgcodecs::IMWRITE_JPEG_QUALITY, 80]);
     opencv::imgcodecs::imencode(".jpg", &image, &mut out, &params).ok()?;
-    Some(out.to_vec())
+    Some((serial, s.version, out.to_vec()))
 }
 
+/// The largest action body read; actions are a few dozen bytes.
+const ACTION_BYTES: usize = 4096;
+
 async fn action(
-    State(round): Shared,
+    State(live): Shared,
     Path(n): Path<u32>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
+    let refuse = |status: StatusCode, message: String| {
+        json(status, serde_json::json!({"ok": false, "message": message}))
+    };
     let given = headers
         .get("x-arbiter-token")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if !same(given.as_bytes(), round.token.as_bytes()) {
-        return json(
+    if !same(given.as_bytes(), live.round.token.as_bytes()) {
+        return refuse(
             StatusCode::UNAUTHORIZED,
-            serde_json::json!({"ok": false, "message": "the arbiter's token is missing or wrong"}),
+            "the arbiter's token is missing or wrong".into(),
         );
     }
-    let action: Action = match serde_json::from_slice(&body) {
-        Ok(a) => a,
-        Err(e) => {
-            return json(
-                StatusCode::BAD_REQUEST,
-                serde_json::json!({"ok": false, "message": format!("not an action: {e}")}),
+    // A body that trickles in holds a connection: it has a time to arrive.
+    let read = axum::body::to_bytes(body, ACTION_BYTES);
+    let body = match tokio::time::timeout(live.limits.body_timeout, read).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(e)) => {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("not an action of at most {ACTION_BYTES} bytes: {e}"),
+            )
+        }
+        Err(_) => {
+            return refuse(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the action did not arrive within {} s",
+                    live.limits.body_timeout.as_secs()
+                ),
             )
         }
     };
+    let action: Action = match serde_json::from_slice(&body) {
+        Ok(a) => a,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not an action: {e}")),
+    };
+    let round = live.round.clone();
     let done = tokio::task::spawn_blocking(move || round.act(n, action)).await;
     let (status, message) = match done {
         Ok(Ok(m)) => (StatusCode::OK, m),
@@ -342,3 +424,6 @@ async fn app_js() -> Response {
 async fn style_css() -> Response {
     text(StatusCode::OK, "text/css; charset=utf-8", STYLE_CSS)
 }
+
+#[cfg(test)]
+mod tests;

@@ -57,9 +57,8 @@ fn page(round: &Round, title: &str, kind: &str, body: &str) -> String {
     )
 }
 
-/// `/`: every board.
-pub fn round_page(round: &Round) -> String {
-    let cards: String = round.boards.iter().map(|b| card(b, &b.state())).collect();
+/// `/`: every board, from their `cards`.
+pub fn round_page(round: &Round, cards: &str) -> String {
     page(
         round,
         or_unknown(&round.info.name),
@@ -68,12 +67,11 @@ pub fn round_page(round: &Round) -> String {
     )
 }
 
-/// `/board/N`: one board large, its camera, its moves and alerts.
-pub fn board_page(round: &Round, board: &Board) -> String {
+/// `/board/N`: one board large (its `detail`), its camera, its moves and alerts.
+pub fn board_page(round: &Round, board: &Board, detail: &str) -> String {
     let n = board.number();
     let body = format!(
-        r#"<main class="one">{detail}<figure class="camera"><img id="camera" data-src="/board/{n}/frame.jpg" src="/board/{n}/frame.jpg" alt="the latest camera frame of board {n}, with the grid drawn" onerror="this.hidden=true" onload="this.hidden=false"><figcaption>camera, grid as the recorder places it</figcaption></figure></main>"#,
-        detail = detail(board, &board.state()),
+        r#"<main class="one">{detail}<figure class="camera"><img id="camera" data-src="/board/{n}/frame.jpg" src="/board/{n}/frame.jpg" alt="the latest camera frame of board {n}, with the grid drawn"><figcaption>camera, grid as the recorder places it</figcaption></figure></main>"#,
     );
     page(
         round,

@@ -23,5 +23,6 @@ mod record_games;
 mod recovery;
 mod rectify;
 mod refused_inputs;
+mod server_load;
 mod uncertain;
 mod util;

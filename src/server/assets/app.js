@@ -1,10 +1,17 @@
 // boardscribe's live page: board states arrive as Server-Sent Events and replace
 // the board's card (or detail) that the server rendered; arbiter buttons post
-// actions with the token given once in the address (?token=...).
+// actions with the token given once in the address (?token=...), which then
+// leaves the address (history, bookmarks, screen shares) for the tab's storage.
+// The server's Content-Security-Policy runs this file only: no inline script.
 (() => {
   "use strict";
   const params = new URLSearchParams(location.search);
   let token = params.get("token");
+  if (token) {
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(history.state, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+  }
   try {
     if (token) sessionStorage.setItem("boardscribe-token", token);
     else token = sessionStorage.getItem("boardscribe-token");
@@ -19,7 +26,9 @@
     message.classList.toggle("bad", !!bad);
   };
   let ended = false;
-  const events = new EventSource("/events");
+  // A board's page hears of its board only.
+  const one = document.querySelector("section.detail[data-board]");
+  const events = new EventSource(one ? "/events?board=" + encodeURIComponent(one.dataset.board) : "/events");
   events.addEventListener("open", () => { if (!ended) live.textContent = "live"; });
   events.addEventListener("error", () => { if (!ended) live.textContent = "reconnecting…"; });
   events.addEventListener("board", (e) => {
@@ -64,5 +73,11 @@
     }
   });
   const camera = document.getElementById("camera");
-  if (camera) setInterval(() => { camera.src = camera.dataset.src + "?t=" + Date.now(); }, 2000);
+  if (camera) {
+    camera.addEventListener("error", () => { camera.hidden = true; });
+    camera.addEventListener("load", () => { camera.hidden = false; });
+    // It may have failed before this script ran (no frame kept yet).
+    if (camera.complete && camera.naturalWidth === 0) camera.hidden = true;
+    setInterval(() => { camera.src = camera.dataset.src + "?t=" + Date.now(); }, 2000);
+  }
 })();
