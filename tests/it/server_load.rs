@@ -217,14 +217,17 @@ struct Idle {
 }
 
 /// Keeps `IDLE` connections open on `addr`, sending nothing, each closed one
-/// opened again within a second, until `stop`.
+/// opened again within a second, until `stop`. Connections are looked at every
+/// hundred opened and shortly after the last, so that one the server closed at
+/// once is seen closed at its first look, however long opening them all takes
+/// on a loaded machine.
 fn flood(addr: SocketAddr, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Idle> {
     std::thread::spawn(move || {
         let mut idle = Idle::default();
         // Each with when it was opened and whether it has been looked at.
         let mut open: Vec<(TcpStream, Instant, bool)> = Vec::new();
         let mut last = Instant::now();
-        while !stop.load(Ordering::SeqCst) {
+        let mut look = |open: &mut Vec<(TcpStream, Instant, bool)>, idle: &mut Idle| {
             idle.looks = idle.looks.max(last.elapsed());
             last = Instant::now();
             open.retain_mut(|(s, at, seen)| {
@@ -236,16 +239,26 @@ fn flood(addr: SocketAddr, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Idl
                 *seen = true;
                 !gone
             });
-            while open.len() < IDLE && !stop.load(Ordering::SeqCst) {
-                match connect(addr) {
-                    Some(s) => {
-                        open.push((s, Instant::now(), false));
-                        idle.opened += 1;
-                    }
-                    None => break,
+        };
+        while !stop.load(Ordering::SeqCst) {
+            look(&mut open, &mut idle);
+            // Those found closed are opened again once a second, not at once.
+            let missing = IDLE - open.len();
+            for batch in 1..=missing {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Some(s) = connect(addr) else { break };
+                open.push((s, Instant::now(), false));
+                idle.opened += 1;
+                if batch % 100 == 0 {
+                    std::thread::sleep(Duration::from_millis(50));
+                    look(&mut open, &mut idle);
                 }
             }
-            std::thread::sleep(Duration::from_secs(1));
+            std::thread::sleep(Duration::from_millis(200));
+            look(&mut open, &mut idle);
+            std::thread::sleep(Duration::from_millis(800));
         }
         idle
     })
