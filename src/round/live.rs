@@ -154,7 +154,10 @@ pub enum Edit {
 
 /// Where the outcome of a queued edit is handed back to the arbiter who asked.
 #[derive(Clone, Default)]
-pub(crate) struct Reply(Arc<(Mutex<Option<Result<String, String>>>, std::sync::Condvar)>);
+pub(crate) struct Reply(Arc<(Mutex<Option<Outcome>>, std::sync::Condvar)>);
+
+/// What an edit did (`Ok`, in the record's words) or why it was refused.
+type Outcome = Result<String, String>;
 
 impl std::fmt::Debug for Reply {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -163,14 +166,14 @@ impl std::fmt::Debug for Reply {
 }
 
 impl Reply {
-    pub(crate) fn send(&self, outcome: Result<String, String>) {
+    pub(crate) fn send(&self, outcome: Outcome) {
         let (slot, ready) = &*self.0;
         *lock(slot) = Some(outcome);
         ready.notify_all();
     }
 
     /// Waits up to `limit` for the outcome.
-    fn wait(&self, limit: std::time::Duration) -> Option<Result<String, String>> {
+    fn wait(&self, limit: std::time::Duration) -> Option<Outcome> {
         let (slot, ready) = &*self.0;
         let guard = lock(slot);
         let (mut guard, _) = ready

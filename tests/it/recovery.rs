@@ -70,7 +70,7 @@ pub fn clip_of(dir: &Path, game: &Game, seed: u64) -> Clip {
     let (path, truth) = render(
         dir,
         &game.name,
-        &small(SceneParams::chess_overhead(seed, seed % 2 == 0)),
+        &small(SceneParams::chess_overhead(seed, seed.is_multiple_of(2))),
         &states_of(&game.start, &game.moves),
         &fast_clip(),
     );
