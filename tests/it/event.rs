@@ -21,7 +21,7 @@ use boardscribe::rules::Rules;
 use boardscribe::synth::{Rng, SceneParams};
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
-use super::util::{bin, have_tool, p, tmp};
+use super::util::{bin, event_command, have_tool, p, stderr_lines, tmp};
 
 /// One HTTP/1.0 exchange: (status, head, body).
 pub(super) fn http(
@@ -106,30 +106,11 @@ pub(super) fn start_event(
     round: &Path,
     out: &Path,
 ) -> (Running, String, String, mpsc::Receiver<String>) {
-    let mut child = bin()
-        .args([
-            "event",
-            p(round),
-            "--out",
-            p(out),
-            "--listen",
-            "127.0.0.1:0",
-            "--linger",
-            "300",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+    let mut child = event_command(round, out)
+        .args(["--linger", "300"])
         .spawn()
         .expect("event starts");
-    let err = child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = stderr_lines(&mut child);
     let running = Running(child);
     let (mut addr, mut token) = (None, None);
     let mut seen = Vec::new();

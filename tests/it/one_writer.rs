@@ -4,9 +4,8 @@
 //! written through; a killed `event` leaves no lock that holds; `event` stopped by
 //! a signal before its inputs end exits 3, as `record` does.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -17,7 +16,7 @@ use boardscribe::synth::SceneParams;
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
 use super::issue22::fails;
-use super::util::{bin, p, run, stderr, tmp};
+use super::util::{event_command, p, run, stderr, stderr_lines, tmp};
 
 /// Scholar's mate rendered as a clip: its path, `--corners` and the true SANs.
 fn scholars_mate(dir: &Path) -> (PathBuf, String, Vec<String>) {
@@ -70,28 +69,8 @@ impl Drop for Running {
 impl Running {
     /// Starts `event` and waits for its live page (the locks are held by then).
     fn start(round: &Path, out: &Path) -> Running {
-        let mut child = bin()
-            .args([
-                "event",
-                p(round),
-                "--out",
-                p(out),
-                "--listen",
-                "127.0.0.1:0",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("event starts");
-        let err = child.stderr.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let mut child = event_command(round, out).spawn().expect("event starts");
+        let lines = stderr_lines(&mut child);
         let mut run = Running {
             child,
             lines,

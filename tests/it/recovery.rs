@@ -241,20 +241,7 @@ fn round_file(dir: &Path, games: &[&Game], clips: &[Clip]) -> PathBuf {
     path
 }
 
-fn event_cmd(round: &Path, out: &Path) -> std::process::Command {
-    let mut c = super::util::bin();
-    c.args([
-        "event",
-        p(round),
-        "--out",
-        p(out),
-        "--listen",
-        "127.0.0.1:0",
-    ])
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::piped());
-    c
-}
+use super::util::event_command as event_cmd;
 
 /// The SAN of each board's record in `out` (the last game of its file).
 fn board_sans(out: &Path, boards: usize) -> Vec<Vec<String>> {

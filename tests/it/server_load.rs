@@ -5,11 +5,11 @@
 //! take: every board still records every ply, `event` exits 0, the server holds
 //! no more connections than its cap, and its thread takes under 5% of a core.
 
-use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::io::{ErrorKind, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -21,7 +21,7 @@ use boardscribe::server::Limits;
 use boardscribe::synth::SceneParams;
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
-use super::util::{bin, p, tmp};
+use super::util::{event_command, stderr_lines, tmp};
 
 /// The descriptors `event` may open: no more than the connections would take.
 const NOFILE: u64 = 1600;
@@ -136,17 +136,7 @@ impl Event {
 
 /// `event` with `NOFILE` descriptors, its pages on a free port; its stderr lines.
 fn start_event(round: &Path, out: &Path) -> (Event, SocketAddr, mpsc::Receiver<String>) {
-    let mut cmd = bin();
-    cmd.args([
-        "event",
-        p(round),
-        "--out",
-        p(out),
-        "--listen",
-        "127.0.0.1:0",
-    ])
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped());
+    let mut cmd = event_command(round, out);
     // SAFETY: setrlimit is async-signal-safe; nothing else runs before exec.
     unsafe {
         cmd.pre_exec(|| {
@@ -165,15 +155,7 @@ fn start_event(round: &Path, out: &Path) -> (Event, SocketAddr, mpsc::Receiver<S
         child: cmd.spawn().expect("event starts"),
         reaped: false,
     };
-    let err = event.child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = stderr_lines(&mut event.child);
     let mut seen = Vec::new();
     loop {
         let line = rx

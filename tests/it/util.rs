@@ -65,3 +65,35 @@ pub fn have_tool(name: &str, present: bool) -> bool {
     }
     present
 }
+
+/// `event ROUND --out OUT` with its pages on a free port, its standard output
+/// dropped and its standard error piped (read it with [`stderr_lines`]).
+pub fn event_command(round: &Path, out: &Path) -> Command {
+    let mut c = bin();
+    c.args([
+        "event",
+        p(round),
+        "--out",
+        p(out),
+        "--listen",
+        "127.0.0.1:0",
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped());
+    c
+}
+
+/// A running command's standard error, line by line, read on a thread of its own.
+pub fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let err = child.stderr.take().expect("standard error piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
