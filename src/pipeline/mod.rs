@@ -24,6 +24,7 @@ use crate::record::write_atomic;
 use crate::rules::Rules;
 use crate::track::TrackConfig;
 
+pub use crate::record::resume::Before;
 use event::{corner_list, ms};
 pub use event::{Command, Event, EventSink, SiteColour};
 pub use free::{record_free, FreeSummary};
@@ -70,26 +71,6 @@ pub struct RecordSummary {
     /// after it), and the furthest half-move of it the views showed before.
     pub taken_up: bool,
     pub past_seen: Option<usize>,
-}
-
-/// What a recording knows of its game before the first view: the half-moves its
-/// record holds and the position before each (the record's start first; none for
-/// a new game), and the half-move an arbiter just took back, when that is why it
-/// goes on.
-pub struct Before<R: Rules> {
-    pub positions: Vec<R>,
-    pub moves: Vec<R::Move>,
-    pub taken_back: Option<String>,
-}
-
-impl<R: Rules> Default for Before<R> {
-    fn default() -> Self {
-        Before {
-            positions: Vec::new(),
-            moves: Vec::new(),
-            taken_back: None,
-        }
-    }
 }
 
 /// Records one game from `source` into `job.out`, reporting to `events`.

@@ -48,16 +48,36 @@ impl<R: Recordable> Resumed<R> {
     /// The positions before each recorded move, the start first (where a
     /// recording that takes the game up may find the camera still showing the
     /// past), and the moves.
-    pub fn before(&self) -> crate::pipeline::Before<R> {
+    pub fn before(&self) -> Before<R> {
         let mut g = self.start.clone();
         let mut positions = Vec::with_capacity(self.moves.len());
         for m in &self.moves {
             positions.push(g.clone());
             g.play_legal(m);
         }
-        crate::pipeline::Before {
+        Before {
             positions,
             moves: self.moves.clone(),
+            taken_back: None,
+        }
+    }
+}
+
+/// What a recording knows of its game before the first view: the half-moves its
+/// record holds and the position before each (the record's start first; none for
+/// a new game), and the half-move an arbiter just took back, when that is why it
+/// goes on.
+pub struct Before<R: Rules> {
+    pub positions: Vec<R>,
+    pub moves: Vec<R::Move>,
+    pub taken_back: Option<String>,
+}
+
+impl<R: Rules> Default for Before<R> {
+    fn default() -> Self {
+        Before {
+            positions: Vec::new(),
+            moves: Vec::new(),
             taken_back: None,
         }
     }
@@ -164,7 +184,7 @@ pub fn set_result_in<R: Resume>(
 
 /// The moves of the last game of a record file (`text`) and the positions
 /// before each, its start first; none when it cannot be read back.
-pub fn before_in<R: Resume>(text: &str, like: &R) -> crate::pipeline::Before<R> {
+pub fn before_in<R: Resume>(text: &str, like: &R) -> Before<R> {
     crate::record::log::split_games(text)
         .pop()
         .and_then(|last| R::read_record(&last, like).ok())
