@@ -6,6 +6,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::values::plural;
 use crate::pipeline::{Command, Event, EventSink, Timeline};
 
 /// A progress bar on one line of stderr, redrawn in place; any other line is
@@ -275,6 +276,20 @@ impl EventSink for Presenter {
                         "the view at {at} shows the position after half-move {ply} of the record's {of}: already recorded, skipped"
                     ))
                 }
+            }
+            Event::Joined {
+                time,
+                plies,
+                order_open,
+                white,
+            } => {
+                let at = self.moment(*time);
+                self.say(&format!(
+                    "the game was under way at the first clear view ({at}): {} reconstructed from it (not seen{}): {}; White at the {white} edge",
+                    plural(plies.len(), "half-move", "half-moves"),
+                    if *order_open { ", nor their order" } else { "" },
+                    plies.join(" ")
+                ))
             }
             Event::TakenUp { time, ply, after } => {
                 let at = self.moment(*time);

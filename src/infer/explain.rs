@@ -36,6 +36,10 @@ pub struct InferConfig {
     /// How a square's image change since the view of the current position weighs
     /// for "a piece came or went" (used where the observation carries changes).
     pub change: ChangeModel,
+    /// A first view that is not the start position is searched for the line
+    /// from the start that reaches it (a game under way); None waits for the
+    /// start.
+    pub join: Option<super::join::JoinConfig>,
 }
 
 impl Default for InferConfig {
@@ -50,6 +54,7 @@ impl Default for InferConfig {
             max_residual: 7.0,
             misfit_views: 1,
             change: ChangeModel::default(),
+            join: Some(super::join::JoinConfig::default()),
         }
     }
 }

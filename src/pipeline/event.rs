@@ -47,6 +47,17 @@ pub enum Event {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         after: bool,
     },
+    /// The game was under way at the first view that could be read: the plies
+    /// from the start to what it shows (`plies`, in the record's notation) were
+    /// reconstructed from its occupancy, not seen; `order_open` when the same
+    /// moves in another order reach it too. Each is then reported as a move.
+    Joined {
+        time: f64,
+        plies: Vec<String>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        order_open: bool,
+        white: String,
+    },
     /// A located grid was moved by whole cells to where the first frame reads as
     /// the game's start position.
     GridSnapped {
@@ -257,6 +268,7 @@ impl Event {
             | Event::NotStart { time, .. }
             | Event::Past { time, .. }
             | Event::TakenUp { time, .. }
+            | Event::Joined { time, .. }
             | Event::Corrected { time, .. }
             | Event::Regrid { time, .. }
             | Event::Relocated { time, .. }

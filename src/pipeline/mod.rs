@@ -16,8 +16,9 @@ use crate::capture::FrameSource;
 use crate::classify::{Classifier, SiteReading};
 use crate::geometry::BoardPose;
 use crate::infer::{
-    check_start, start_likelihood, start_mismatch, CatchUp, CatchUpGate, FollowEvent, Follower,
-    InferConfig, SiteMap, SiteProbs, StartMismatch, Suspects, WhiteSide,
+    check_start, join, start_likelihood, start_mismatch, CatchUp, CatchUpGate, FollowEvent,
+    Follower, InferConfig, JoinLine, Joined, SiteMap, SiteProbs, StartMismatch, Suspects,
+    WhiteSide,
 };
 use crate::record::log::{rule_ending_note, GameRecord, RecordFile, RecordTags, Recordable};
 use crate::record::write_atomic;
@@ -345,6 +346,57 @@ pub fn record_onto<R: Recordable>(
             let check = check_start(&game, &m, &probs, &job.infer);
             if !check.is_start() {
                 let why = start_mismatch(&game, &m, &probs, &check, job.white.is_some());
+                if why != StartMismatch::Empty {
+                    if let Some(joined) = join_under_way(&game, &probs, job, still.time_s) {
+                        let (m, line) = joined;
+                        events.emit(Event::Joined {
+                            time: ms(still.time_s),
+                            plies: line.notation(),
+                            order_open: line.order_open,
+                            white: m.side.to_string(),
+                        });
+                        for (i, (mv, before)) in line.line.iter().zip(&line.positions).enumerate() {
+                            record.current.push(before, mv, None);
+                            events.emit(Event::Move {
+                                time: ms(still.time_s),
+                                ply: base + i + 1,
+                                san: before.notation(mv),
+                                uci: before.move_id(mv),
+                                confidence: 0.0,
+                                assumed: false,
+                                alternatives: Vec::new(),
+                            });
+                        }
+                        record.current.note(&format!(
+                            "{} not seen: reconstructed from the view at {}{}",
+                            ply_span(line.line.len()),
+                            job.timeline.moment(still.time_s),
+                            if line.order_open {
+                                "; their order is not known"
+                            } else {
+                                ""
+                            }
+                        ));
+                        write(&record)?;
+                        map = Some(m);
+                        let now = line.end().clone();
+                        if job.adapt {
+                            teach(&now, &m, classifier, &mut watcher, None);
+                        }
+                        suspects.mark(&now, &m, &visible_probs(watcher.readings()));
+                        let mut positions = line.positions.clone();
+                        positions.pop();
+                        follower = Some(Follower::taken_up(
+                            positions,
+                            line.line.clone(),
+                            now,
+                            job.infer,
+                            still.time_s,
+                            None,
+                        ));
+                        continue;
+                    }
+                }
                 let squares: Vec<String> = check.misread.iter().map(|s| s.name()).collect();
                 if not_start.as_ref() != Some(&(why.clone(), squares.clone())) {
                     events.emit(Event::NotStart {
@@ -461,6 +513,31 @@ pub fn record_onto<R: Recordable>(
     write(&record)?;
     summary.white = map.map(|m| m.side);
     Ok(summary)
+}
+
+/// The game under way that a first view shows, when the search from the start
+/// finds one line to it that can be believed (see [`crate::infer::join`]).
+fn join_under_way<R: Recordable>(
+    game: &R,
+    probs: &[SiteProbs],
+    job: &RecordJob,
+    _time: f64,
+) -> Option<(SiteMap, JoinLine<R>)> {
+    let cfg = job.infer.join?;
+    let grid = job.pose.grid;
+    match join(game, probs, grid.rows, grid.cols, &cfg) {
+        Joined::One { map, line } if job.white.is_none_or(|w| w == map.side) => Some((map, line)),
+        _ => None,
+    }
+}
+
+/// "ply 1" or "plies 1-4".
+fn ply_span(n: usize) -> String {
+    if n == 1 {
+        "ply 1".into()
+    } else {
+        format!("plies 1-{n}")
+    }
 }
 
 /// What a recording that took a record up says around its first new ply: that it

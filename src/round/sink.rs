@@ -141,6 +141,18 @@ impl EventSink for BoardSink<'_, '_> {
             }
             Event::Past { .. } => self.status(Status::Waiting),
             Event::TakenUp { .. } => self.status(Status::InSync),
+            Event::Joined { time, plies, .. } => {
+                self.status(Status::InSync);
+                b.alert(
+                    AlertKind::Unsure,
+                    format!(
+                        "the game was under way at {}: {} half-moves reconstructed from that view, not seen",
+                        clock(*time),
+                        plies.len()
+                    ),
+                    None,
+                );
+            }
             Event::SeenTogether { first, last, .. } => {
                 b.alert(
                     AlertKind::Unsure,

@@ -458,6 +458,12 @@ impl Rules for Chess {
             .collect()
     }
 
+    /// Castling fills and empties one square more, once; en passant empties a
+    /// square of the other side (counted once: two in a few plies are not met).
+    fn ply_reach(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
     fn tiebreak(&self, mv: &Move) -> u32 {
         u32::from(mv.promotion().is_some_and(|r| r != Role::Queen))
     }

@@ -207,6 +207,15 @@ pub trait Rules: Clone {
     fn position_text(&self) -> String {
         String::new()
     }
+    /// What one ply can change, for searches that bound how far a position is
+    /// from a view: (extra squares its mover may fill and empty once in a game,
+    /// as castling does; squares of the other side a line of a few plies may
+    /// empty besides what the other side's own moves empty). A ply otherwise
+    /// fills one square of its mover's and empties one. The default assumes
+    /// captures that take many pieces (draughts).
+    fn ply_reach(&self) -> (usize, usize) {
+        (0, 32)
+    }
     /// Preference among moves the camera cannot tell apart: lower is the usual choice
     /// (a queen over an under-promotion).
     fn tiebreak(&self, _mv: &Self::Move) -> u32 {
