@@ -82,6 +82,9 @@ pub struct Watcher {
     last_time: Option<f64>,
     /// The last progress step reported.
     progress_step: Option<usize>,
+    /// The last frame looked at, while it is not a still view: the end of the
+    /// input may make it one.
+    last_frame: Option<(crate::capture::Frame, Mat)>,
     pub counts: WatchCounts,
 }
 
@@ -103,6 +106,7 @@ impl Watcher {
             guard: None,
             lost: 0,
             progress_step: None,
+            last_frame: None,
             last_time: None,
             counts: WatchCounts::default(),
             view,
@@ -187,61 +191,32 @@ impl Watcher {
                 // Sources may skip frames: the index says how far along it is.
                 self.report_progress(frame.index + 1, total, events);
             }
-            let mut rectified = self.view.rectify(&frame.image)?;
-            let Some(still) = self.tracker.update(frame.time_s, thumbnail(&rectified)?) else {
+            let rectified = self.view.rectify(&frame.image)?;
+            let thumb = thumbnail(&rectified)?;
+            if thumb.is_blank() {
+                // A camera warming up: no board to see, no motion to weigh.
+                continue;
+            }
+            let Some(still) = self.tracker.update(frame.time_s, thumb) else {
+                self.last_frame = Some((frame, rectified));
                 continue;
             };
-            // Before reading any site: is the grid still where it was?
-            let mut regrid = None;
-            match &mut self.guard {
-                None => self.guard = Some(GridGuard::new(&frame.image, &self.view.pose)?),
-                Some(guard) => match guard.check(&frame.image, &self.view.pose)? {
-                    GridCheck::Same => {}
-                    GridCheck::Moved(corners) => {
-                        self.view = CropView::new(&BoardPose::new(self.view.pose.grid, corners));
-                        rectified = self.view.rectify(&frame.image)?;
-                        regrid = Some(corners);
-                        self.reanchor()?;
-                    }
-                    GridCheck::Lost => match relocate(&frame.image, &self.view.pose) {
-                        // Too far to follow: look for the board from scratch.
-                        Some(corners) => {
-                            events.emit(Event::Relocated {
-                                time: ms(still.time_s),
-                                corners: corner_list(&corners),
-                            });
-                            let pose = BoardPose::new(self.view.pose.grid, corners);
-                            self.guard = Some(GridGuard::new(&frame.image, &pose)?);
-                            self.view = CropView::new(&pose);
-                            rectified = self.view.rectify(&frame.image)?;
-                            regrid = Some(corners);
-                            self.reanchor()?;
-                        }
-                        None => {
-                            if self.lost == 0 {
-                                events.emit(Event::BoardLost {
-                                    time: ms(still.time_s),
-                                });
-                            }
-                            self.lost += 1;
-                            continue;
-                        }
-                    },
-                },
+            self.last_frame = None;
+            if let Some(view) =
+                self.take_view(frame, rectified, still, classifier, wanted, events)?
+            {
+                return Ok(Some(view));
             }
-            self.lost = 0;
-            self.counts.still_views += 1;
-            let (read_now, change) = self.read_changes(&rectified, classifier, wanted)?;
-            self.reference = Some(rectified);
-            self.still_frame = Some(frame.image);
-            self.last_time = Some(still.time_s);
-            return Ok(Some(Watched::Still(StillView {
-                time_s: still.time_s,
-                read_now,
-                regrid,
-                change,
-                episodes: still.episodes,
-            })));
+        }
+        // The input ended just after the board came to rest.
+        if let Some((frame, rectified)) = self.last_frame.take() {
+            if let Some(still) = self.tracker.end(frame.time_s) {
+                if let Some(view) =
+                    self.take_view(frame, rectified, still, classifier, wanted, events)?
+                {
+                    return Ok(Some(view));
+                }
+            }
         }
         for message in source.take_warnings() {
             events.emit(Event::SourceWarning { message });
@@ -252,6 +227,70 @@ impl Watcher {
             }
         }
         Ok(None)
+    }
+
+    /// A still view of `frame`: the grid checked (and followed or found again),
+    /// then the sites that changed read. None when the board is lost there.
+    fn take_view(
+        &mut self,
+        frame: crate::capture::Frame,
+        mut rectified: Mat,
+        still: crate::track::StillEvent,
+        classifier: &mut Classifier,
+        wanted: Option<&[bool]>,
+        events: &mut dyn EventSink,
+    ) -> anyhow::Result<Option<Watched>> {
+        // Before reading any site: is the grid still where it was?
+        let mut regrid = None;
+        match &mut self.guard {
+            None => self.guard = Some(GridGuard::new(&frame.image, &self.view.pose)?),
+            Some(guard) => match guard.check(&frame.image, &self.view.pose)? {
+                GridCheck::Same => {}
+                GridCheck::Moved(corners) => {
+                    self.view = CropView::new(&BoardPose::new(self.view.pose.grid, corners));
+                    rectified = self.view.rectify(&frame.image)?;
+                    regrid = Some(corners);
+                    self.reanchor()?;
+                }
+                GridCheck::Lost => match relocate(&frame.image, &self.view.pose) {
+                    // Too far to follow: look for the board from scratch.
+                    Some(corners) => {
+                        events.emit(Event::Relocated {
+                            time: ms(still.time_s),
+                            corners: corner_list(&corners),
+                        });
+                        let pose = BoardPose::new(self.view.pose.grid, corners);
+                        self.guard = Some(GridGuard::new(&frame.image, &pose)?);
+                        self.view = CropView::new(&pose);
+                        rectified = self.view.rectify(&frame.image)?;
+                        regrid = Some(corners);
+                        self.reanchor()?;
+                    }
+                    None => {
+                        if self.lost == 0 {
+                            events.emit(Event::BoardLost {
+                                time: ms(still.time_s),
+                            });
+                        }
+                        self.lost += 1;
+                        return Ok(None);
+                    }
+                },
+            },
+        }
+        self.lost = 0;
+        self.counts.still_views += 1;
+        let (read_now, change) = self.read_changes(&rectified, classifier, wanted)?;
+        self.reference = Some(rectified);
+        self.still_frame = Some(frame.image);
+        self.last_time = Some(still.time_s);
+        Ok(Some(Watched::Still(StillView {
+            time_s: still.time_s,
+            read_now,
+            regrid,
+            change,
+            episodes: still.episodes,
+        })))
     }
 
     /// A progress event at every percent of a source of known length.

@@ -11,6 +11,16 @@ pub struct BoardThumb {
 }
 
 impl BoardThumb {
+    /// Whether the picture is blank: a camera warming up (black frames), a
+    /// lens cap, a flash. Such a frame shows no board, and no motion either.
+    pub fn is_blank(&self) -> bool {
+        let (lo, hi) = self
+            .pixels
+            .iter()
+            .fold((u8::MAX, u8::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+        self.pixels.is_empty() || hi.saturating_sub(lo) < BLANK_RANGE
+    }
+
     fn mean_diff(&self, other: &BoardThumb) -> f32 {
         let sum: u64 = self
             .pixels
@@ -80,6 +90,17 @@ pub struct StillEvent {
 /// hand that leaves and comes back (a fast recapture), not one hand's jitter.
 const EPISODE_GAP_S: f64 = 0.12;
 
+/// A board's thumbnail spans more grey levels than this between its darkest
+/// and lightest tile pixels, even in dim light; a black warm-up frame spans a
+/// few.
+const BLANK_RANGE: u8 = 12;
+
+/// Seconds without motion (two frames of a 25 fps camera: the least that
+/// shows the board at rest) that make the end of an input a still view when it
+/// comes before the quiet period is over (a clip that ends just after the last
+/// move).
+const END_QUIET_S: f64 = 0.08;
+
 /// Watches thumbnails frame by frame and reports each new still view once.
 #[derive(Debug, Default)]
 pub struct Tracker {
@@ -144,6 +165,21 @@ impl Tracker {
             return Some(StillEvent { time_s, episodes });
         }
         None
+    }
+
+    /// At the end of the input: the last frame as a still view, when the board
+    /// stopped moving for a few frames but the input ended before the quiet
+    /// period was over, and no still view has been reported since.
+    pub fn end(&mut self, time_s: f64) -> Option<StillEvent> {
+        let quiet = self.quiet_since.map_or(0.0, |since| time_s - since);
+        if self.reported || self.moving || quiet < END_QUIET_S - 1e-9 || self.cfg.quiet_s == 0.0 {
+            return None;
+        }
+        self.reported = true;
+        let episodes = self.any_still.then_some(self.episodes);
+        self.any_still = true;
+        self.episodes = 0;
+        Some(StillEvent { time_s, episodes })
     }
 }
 
