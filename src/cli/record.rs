@@ -73,6 +73,12 @@ pub struct RecordArgs {
     /// Start position for Tablut, in its text format.
     #[arg(long)]
     pub position: Option<String>,
+    /// The moves played before recording began, when you know them ("1. e4 e5
+    /// 2. Nf3", in the record's notation, from the start or --fen): they are
+    /// written first, marked as given, and recording goes on from the position
+    /// after them
+    #[arg(long)]
+    pub moves: Option<String>,
     /// Where to write the PGN (chess).
     #[arg(long)]
     pub pgn: Option<PathBuf>,
@@ -455,6 +461,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                     previous: previous.as_deref(),
                     located_in: located_in.as_ref(),
                     result: a.result.as_deref(),
+                    moves: a.moves.as_deref(),
                 },
                 &mut classifier,
                 source.as_mut(),
@@ -475,6 +482,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                     previous: previous.as_deref(),
                     located_in: located_in.as_ref(),
                     result: a.result.as_deref(),
+                    moves: a.moves.as_deref(),
                 },
                 &mut classifier,
                 source.as_mut(),
@@ -498,6 +506,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
                     previous: previous.as_deref(),
                     located_in: located_in.as_ref(),
                     result: a.result.as_deref(),
+                    moves: a.moves.as_deref(),
                 },
                 &mut classifier,
                 source.as_mut(),
@@ -697,6 +706,8 @@ struct Begin<'a> {
     located_in: Option<&'a opencv::core::Mat>,
     /// The result to give at the end (`--result`).
     result: Option<&'a str>,
+    /// Moves played before recording began (`--moves`).
+    moves: Option<&'a str>,
 }
 
 /// Records `game` (or goes on with the record `previous`, `--resume`); a grid
@@ -716,7 +727,15 @@ fn record_game<R: Resume>(
         previous,
         located_in,
         result,
+        moves,
     } = begin;
+    if previous.is_some() && moves.is_some() {
+        bail!("--moves starts a game: it cannot be given with --resume");
+    }
+    let given = match moves {
+        Some(text) => Some(given_moves(&game, text)?),
+        None => None,
+    };
     let resumed = match previous {
         Some(text) => {
             let (resumed, record) = RecordFile::resume(text, &game, &job.tags)
@@ -737,7 +756,11 @@ fn record_game<R: Resume>(
         }
         None => None,
     };
-    let start = resumed.as_ref().map_or(&game, |(g, _, _)| g);
+    let start = resumed
+        .as_ref()
+        .map(|(g, _, _)| g)
+        .or(given.as_ref().and_then(|(p, _)| p.last()))
+        .unwrap_or(&game);
     if let Some(image) = located_in {
         let (pose, (dr, dc)) = pipeline::snap_to_start(start, classifier, image, job.pose)?;
         if (dr, dc) != (0, 0) {
@@ -771,13 +794,72 @@ fn record_game<R: Resume>(
             )?;
             (s, base)
         }
-        None => (
-            pipeline::record(game.clone(), classifier, source, &job, presenter)?,
-            0,
-        ),
+        None => match given {
+            Some((mut positions, moves)) => {
+                let mut record = RecordFile::new(&game, &job.tags);
+                for (mv, before) in moves.iter().zip(&positions) {
+                    record.current.push(before, mv, None);
+                }
+                record.current.note(&format!(
+                    "{} played before recording began (given with --moves)",
+                    plural(moves.len(), "half-move", "half-moves")
+                ));
+                let now = positions.pop().unwrap_or_else(|| game.clone());
+                let before = pipeline::Before {
+                    positions,
+                    moves,
+                    taken_back: None,
+                };
+                let s = pipeline::record_onto(
+                    now, record, before, classifier, source, &job, presenter,
+                )?;
+                (s, 0)
+            }
+            None => (
+                pipeline::record(game.clone(), classifier, source, &job, presenter)?,
+                0,
+            ),
+        },
     };
     let given = give_result(&job.out, &game, result)?;
     Ok((summary, base, given))
+}
+
+/// The moves of `--moves` played from `game`: the positions before each and the
+/// one after the last, and the moves. Move numbers, results and check marks
+/// are skipped; a move that is not legal where it stands is refused by name.
+fn given_moves<R: crate::rules::Rules>(
+    game: &R,
+    text: &str,
+) -> anyhow::Result<(Vec<R>, Vec<R::Move>)> {
+    let mut positions = vec![game.clone()];
+    let mut moves = Vec::new();
+    let bare = |s: &str| s.trim_end_matches(['+', '#', '!', '?']).to_string();
+    for token in text.split_whitespace() {
+        let token = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        if token.is_empty() || ["*", "1-0", "0-1", "1/2-1/2"].contains(&token) {
+            continue;
+        }
+        let now = positions.last().unwrap_or(game);
+        let Some(mv) = now
+            .legal_moves()
+            .into_iter()
+            .find(|m| bare(&now.notation(m)) == bare(token))
+        else {
+            bail!(
+                "--moves: '{token}' is not a legal move after {} (in the record's notation, such as \"1. e4 e5 2. Nf3\")",
+                plural(moves.len(), "half-move", "half-moves")
+            );
+        };
+        let mut next = now.clone();
+        next.play_legal(&mv);
+        moves.push(mv);
+        positions.push(next);
+    }
+    if moves.is_empty() {
+        bail!("--moves: no move found in '{text}'");
+    }
+    Ok((positions, moves))
 }
 
 /// Frames looked at for the board before giving up, when no corners are given.
