@@ -21,6 +21,8 @@ const MISREAD: f64 = 1.5;
 const EPS: f64 = 1e-6;
 /// A reading at least this sure of one occupant is a label; others say nothing.
 const SURE: f32 = 0.6;
+/// Other move sets named for one position, at most.
+const MAX_OTHERS: usize = 3;
 /// Positions looked at before the search gives up (a view no short line fits).
 const MAX_NODES: usize = 400_000;
 
@@ -56,6 +58,10 @@ pub struct JoinLine<R: Rules> {
     /// Another order of the same moves is legal and reaches the same position:
     /// the view cannot tell which was played.
     pub order_open: bool,
+    /// Other moves that reach the same position in as many plies (d6 and exd6
+    /// for d5 and exd6 en passant), each line in the record's notation: the
+    /// view cannot tell them apart either.
+    pub others: Vec<Vec<String>>,
 }
 
 impl<R: Rules> JoinLine<R> {
@@ -155,7 +161,7 @@ pub fn join<R: Rules>(
         if cost > top + EPS {
             continue;
         }
-        for (line, positions) in s.found {
+        for (line, positions, others) in s.found {
             let misread = misread(positions.last().unwrap_or(start), &s.target);
             let order_open = order_open(start, &line);
             found.push((
@@ -165,6 +171,7 @@ pub fn join<R: Rules>(
                     positions,
                     misread,
                     order_open,
+                    others,
                 },
             ));
         }
@@ -355,7 +362,8 @@ struct Search<R: Rules> {
     target: Vec<Option<Occupant>>,
     reach: (usize, usize),
     best: f64,
-    found: Vec<(Vec<R::Move>, Vec<R>)>,
+    /// The best lines, one a position, with the other moves that reach it.
+    found: Vec<(Vec<R::Move>, Vec<R>, Vec<Vec<String>>)>,
     found_keys: Vec<Key>,
     seen: HashMap<Key, usize>,
     nodes: usize,
@@ -387,9 +395,41 @@ impl<R: Rules> Search<R> {
             self.found.clear();
             self.found_keys.clear();
         }
-        if cost <= self.best + EPS && !self.found_keys.contains(&k) {
-            self.found_keys.push(k.clone());
-            self.found.push((line.clone(), path.clone()));
+        if cost <= self.best + EPS {
+            match self.found_keys.iter().position(|f| *f == k) {
+                None => {
+                    self.found_keys.push(k.clone());
+                    self.found.push((line.clone(), path.clone(), Vec::new()));
+                }
+                Some(i) => {
+                    let (first, first_path, others) = &mut self.found[i];
+                    let ids = |l: &[R::Move], p: &[R]| {
+                        let mut v: Vec<String> =
+                            l.iter().zip(p).map(|(m, q)| q.move_id(m)).collect();
+                        v.sort();
+                        v
+                    };
+                    let mine = ids(line, path);
+                    let theirs = ids(first, first_path);
+                    let named: Vec<String> = line
+                        .iter()
+                        .zip(path.iter())
+                        .map(|(m, q)| q.notation(m))
+                        .collect();
+                    if mine != theirs && others.len() < MAX_OTHERS {
+                        let mut sorted = named.clone();
+                        sorted.sort();
+                        let known = others.iter().any(|o| {
+                            let mut x = o.clone();
+                            x.sort();
+                            x == sorted
+                        });
+                        if !known {
+                            others.push(named);
+                        }
+                    }
+                }
+            }
         }
         if depth >= self.max_plies || self.nodes >= MAX_NODES {
             return;

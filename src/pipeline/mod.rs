@@ -367,16 +367,9 @@ pub fn record_onto<R: Recordable>(
                                 alternatives: Vec::new(),
                             });
                         }
-                        record.current.note(&format!(
-                            "{} not seen: reconstructed from the view at {}{}",
-                            ply_span(line.line.len()),
-                            job.timeline.moment(still.time_s),
-                            if line.order_open {
-                                "; their order is not known"
-                            } else {
-                                ""
-                            }
-                        ));
+                        record
+                            .current
+                            .note(&joined_note(&line, &job.timeline.moment(still.time_s)));
                         write(&record)?;
                         map = Some(m);
                         let now = line.end().clone();
@@ -529,6 +522,25 @@ fn join_under_way<R: Recordable>(
         Joined::One { map, line } if job.white.is_none_or(|w| w == map.side) => Some((map, line)),
         _ => None,
     }
+}
+
+/// What the record says of plies reconstructed from a view: that they were not
+/// seen, and what else the view fits.
+fn joined_note<R: Rules>(line: &JoinLine<R>, at: &str) -> String {
+    let mut note = format!(
+        "{} not seen: reconstructed from the view at {at}",
+        ply_span(line.line.len())
+    );
+    if line.order_open {
+        note.push_str("; their order is not known");
+    }
+    for other in &line.others {
+        note.push_str(&format!(
+            "; the view fits other moves as well: {}",
+            other.join(" ")
+        ));
+    }
+    note
 }
 
 /// "ply 1" or "plies 1-4".

@@ -11,6 +11,7 @@ mod event;
 mod external;
 mod golden;
 mod issue22;
+mod late_start;
 mod locate;
 mod memory;
 mod one_writer;

@@ -1,0 +1,119 @@
+//! A camera that starts late: the first view shows a game some plies in. The
+//! recorder searches the legal lines from the start for the position the view
+//! shows, writes those plies marked as reconstructed (and says when their order
+//! cannot be seen), and records the rest as seen. Never a move not played.
+
+use std::path::Path;
+
+use boardscribe::record::pgn::parse_pgn;
+use boardscribe::rules::chess::Chess;
+use boardscribe::rules::Rules;
+use boardscribe::synth::SceneParams;
+
+use super::clips::{corners_arg, fast_clip, render, small, states_of};
+use super::recovery::{fixture_games, same_moves, Game};
+use super::util::{p, run, stderr, tmp};
+
+/// Plies recorded after the late start: enough to show recording goes on.
+const AFTER: usize = 4;
+
+/// The board (placement and side to move) after `sans` from the standard start.
+fn board_after(sans: &[String]) -> Option<String> {
+    let mut g = Chess::new();
+    for s in sans {
+        let mv = g.legal_moves().into_iter().find(|m| {
+            g.notation(m).trim_end_matches(['+', '#']) == s.trim_end_matches(['+', '#'])
+        })?;
+        g.play_legal(&mv);
+    }
+    let fen = g.position_text();
+    Some(fen.split(' ').take(2).collect::<Vec<_>>().join(" "))
+}
+
+/// Records `game`'s clip begun after `late` plies (the first `late + AFTER`
+/// plies of it) and checks the record: the true moves, or the same position
+/// reached by the same moves in another order with the record saying their
+/// order is not known, then the true moves; exit status 0.
+fn late_start(dir: &Path, game: &Game, late: usize, seed: u64) {
+    let n = (late + AFTER).min(game.moves.len());
+    let states = states_of(&game.start, &game.moves[..n]);
+    let (clip, truth) = render(
+        dir,
+        &format!("{}-{late}-{seed}", game.name),
+        &small(SceneParams::chess_overhead(seed, seed.is_multiple_of(2))),
+        &states[late..],
+        &fast_clip(),
+    );
+    let out = dir.join(format!("{}-{late}-{seed}.pgn", game.name));
+    let o = run(&[
+        "record",
+        "--input",
+        p(&clip),
+        "--corners",
+        &corners_arg(&truth),
+        "--out",
+        p(&out),
+    ]);
+    let err = stderr(&o);
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let ctx = format!("{} late by {late}, seed {seed}:\n{err}\n{text}", game.name);
+    assert!(!err.contains("panicked"), "{ctx}");
+    let rec = parse_pgn(&text).unwrap_or_else(|e| panic!("invalid PGN ({e}): {ctx}"));
+    let got: Vec<String> = rec.moves.iter().map(|m| m.san.clone()).collect();
+    let want = &game.sans[..n];
+    assert_eq!(o.status.code(), Some(0), "{ctx}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("not seen: reconstructed from the view at"),
+        "{ctx}"
+    );
+    if same_moves(&got, want, &text) {
+        return;
+    }
+    // What the view could not tell: the same position, the record naming what
+    // else it fits (another order, or other moves), then the truth.
+    assert_eq!(got.len(), want.len(), "{ctx}");
+    assert_eq!(
+        board_after(&got[..late]),
+        board_after(&want[..late]),
+        "{ctx}"
+    );
+    let mut sorted_got = got[..late].to_vec();
+    let mut sorted_want = want[..late].to_vec();
+    sorted_got.sort();
+    sorted_want.sort();
+    if sorted_got == sorted_want {
+        assert!(flat.contains("their order is not known"), "{ctx}");
+    } else {
+        assert!(flat.contains("the view fits other moves as well"), "{ctx}");
+    }
+    assert!(same_moves(&got[late..], &want[late..], &text), "{ctx}");
+}
+
+/// The fixture games that start from the standard position, long enough.
+fn games() -> Vec<Game> {
+    let start = Chess::new().position_text();
+    fixture_games()
+        .into_iter()
+        .filter(|g| g.start.position_text() == start && g.moves.len() >= 10 + AFTER)
+        .collect()
+}
+
+#[test]
+fn a_camera_started_two_and_five_plies_late_records_the_whole_game() {
+    let dir = tmp();
+    let games = games();
+    late_start(dir.path(), &games[0], 2, 1);
+    late_start(dir.path(), &games[1 % games.len()], 5, 2);
+}
+
+#[test]
+#[ignore = "twenty rendered clips (about two minutes): CI runs it"]
+fn late_starts_of_one_to_ten_plies_over_twenty_seeds_record_the_whole_game() {
+    let dir = tmp();
+    let games = games();
+    for seed in 1..=20u64 {
+        let late = 1 + (seed as usize - 1) % 10;
+        late_start(dir.path(), &games[seed as usize % games.len()], late, seed);
+    }
+}
