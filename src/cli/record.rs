@@ -108,7 +108,8 @@ pub struct RecordArgs {
     /// Print JSON lines on stdout: one per accepted move, unexplained change, sync change.
     #[arg(long)]
     pub events: bool,
-    /// Print every still view's readings on stderr (also with BOARDSCRIBE_DEBUG=1).
+    /// Print every still view's readings on stderr, and every frame looked at for the
+    /// grid (also with BOARDSCRIBE_DEBUG=1).
     #[arg(long)]
     pub debug: bool,
     /// Frames per second for photo folders (timestamps), or to override a video's rate.

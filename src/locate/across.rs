@@ -481,7 +481,7 @@ mod tests {
 
     #[test]
     fn photos_take_the_first_photo_with_a_grid() {
-        let found = vec![
+        let found = [
             None,
             Some((quad(HALF, 0.0, 0.0), 0.3)),
             Some((quad(WHOLE, 0.0, 0.0), 0.8)),

@@ -12,6 +12,7 @@ mod external;
 mod golden;
 mod issue22;
 mod locate;
+mod locate_across;
 mod memory;
 mod one_writer;
 mod props;
