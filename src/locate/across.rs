@@ -12,7 +12,7 @@
 
 use crate::geometry::{Corners, GridSpec};
 
-use super::{turned_like, Located};
+use super::Located;
 
 /// How frames are sampled: while no grid is found, one every `search_step_s`,
 /// at most `search_looks` of them (a hand passing by, a camera warming up); from
@@ -79,12 +79,10 @@ pub struct Look {
 /// The grid chosen, and why.
 #[derive(Clone, Copy, Debug)]
 pub struct Choice {
-    /// The frame it came from: the one that saw most of it among those that agree.
+    /// The frame it came from: the first of those that agree.
     pub frame: usize,
     pub time_s: f64,
-    /// Each corner the median of the agreeing frames' (one frame's placement
-    /// wanders by a few pixels, more where a hand hides a border line), and the
-    /// confidence of the frame it came from.
+    /// The grid found in that frame.
     pub located: Located,
     /// Frames whose grid agrees with it (itself included).
     pub agreeing: usize,
@@ -187,27 +185,16 @@ impl Across {
             .collect();
         let groups = group(self.grid, &found);
         let best = best_group(&groups)?;
-        let (seed, located) = found[best.seed];
-        let look = window[seed];
-        let quads: Vec<[(f64, f64); 4]> = best
-            .members
-            .iter()
-            .map(|&m| turned_like(self.grid, &found[m].1.corners, &located.corners).points())
-            .collect();
-        let corners = Corners::new(std::array::from_fn(|i| {
-            (
-                median(quads.iter().map(|q| q[i].0)),
-                median(quads.iter().map(|q| q[i].1)),
-            )
-        }))
-        .unwrap_or(located.corners);
+        // The earliest agreeing frame: recording reads from the input's first frame
+        // on, and a camera that drifts (a phone held over the board) has moved
+        // least from there by then; its position is also the nearest to the start.
+        let first_member = best.members.iter().copied().min().unwrap_or(best.seed);
+        let (at, located) = found[first_member];
+        let look = window[at];
         Some(Choice {
             frame: look.frame,
             time_s: look.time_s,
-            located: Located {
-                corners,
-                confidence: located.confidence,
-            },
+            located,
             agreeing: best.members.len(),
             looked: window.len(),
             elsewhere: found.len() - best.members.len(),
@@ -276,17 +263,6 @@ fn best_group(groups: &[Group]) -> Option<&Group> {
                 // Equal support: the earlier seed.
                 .then(b.seed.cmp(&a.seed))
         })
-}
-
-/// The median of some values (the mean of the middle two for an even count).
-fn median(values: impl Iterator<Item = f64>) -> f64 {
-    let mut v: Vec<f64> = values.collect();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => 0.5 * (v[n / 2 - 1] + v[n / 2]),
-    }
 }
 
 /// How far apart two placements of `grid` are: the largest distance between
@@ -439,23 +415,33 @@ mod tests {
     }
 
     #[test]
-    fn the_chosen_frame_is_the_one_that_saw_most_of_the_grid() {
+    fn the_chosen_frame_is_the_first_that_agrees_with_the_best_placement() {
+        // A phone drifting slowly: a pixel every frame. The placement seen best
+        // (frame 12) decides the group; its first frame gives the grid, the one
+        // recording starts nearest to.
         let found: Vec<_> = (0..40)
             .map(|i| {
                 let confidence = if i == 12 { 0.55 } else { 0.5 };
-                let q = quad(WHOLE, 0.1 * i as f64, 0.0);
+                let q = quad(WHOLE, i as f64, 0.0);
                 // One frame names another corner first: the same placement.
-                Some((if i == 4 { q.rotated(1) } else { q }, confidence))
+                Some((if i == 8 { q.rotated(1) } else { q }, confidence))
             })
             .collect();
         let c = run(Sampling::VIDEO, &found).0.unwrap();
-        assert_eq!((c.frame, c.time_s), (12, 1.5));
-        assert_eq!(c.located.confidence, 0.55);
-        assert_eq!(c.agreeing, c.looked);
-        // Its corners are the agreeing frames' medians: frames 0 to 22, 0.1 px
-        // further right each.
-        let tl = c.located.corners.points()[0];
-        assert!((tl.0 - 41.1).abs() < 1e-9 && tl.1 == 20.0, "{tl:?}");
+        // Frames 0 to 22 looked at; 12 px = 0.48 cell either side of frame 12.
+        assert_eq!((c.frame, c.time_s, c.located.confidence), (0, 0.0, 0.5));
+        assert!(near(&c, WHOLE), "{c:?}");
+        assert_eq!((c.agreeing, c.elsewhere), (12, 0));
+        // Drifting faster, the first frames are more than half a cell from the
+        // placement seen best (as are the last): they are other groups, and lose.
+        let found: Vec<_> = (0..40)
+            .map(|i| {
+                let confidence = if i == 12 { 0.55 } else { 0.5 };
+                Some((quad(WHOLE, 1.5 * i as f64, 0.0), confidence))
+            })
+            .collect();
+        let c = run(Sampling::VIDEO, &found).0.unwrap();
+        assert_eq!((c.frame, c.agreeing, c.elsewhere), (4, 9, 3), "{c:?}");
     }
 
     #[test]
