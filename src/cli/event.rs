@@ -8,7 +8,8 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 
-use super::record::{find_board, today, Found};
+use super::find_board::{find_board, Found};
+use super::record::today;
 use super::{signals, usage, BoardArgs, Incomplete, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
@@ -371,7 +372,7 @@ impl BoardRunner for CliRunner {
         let fresh = !board.has_record();
         // The round's own stop ends the recording; locating is short.
         let never = std::sync::atomic::AtomicBool::new(false);
-        let found = find_board(&args, source, &never, &spec.input)?;
+        let found = find_board(&args, source, &never, &spec.input, false)?;
         let job = job_for(&found, &spec.input, white, spec.quiet, board);
         let Found {
             located_in,

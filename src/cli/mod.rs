@@ -15,6 +15,7 @@ mod eval;
 mod eval_record;
 mod event;
 mod events;
+mod find_board;
 mod locate;
 mod model;
 mod paths;

@@ -5,6 +5,7 @@ use clap::Args;
 
 use super::event::{serve_spec, Serve};
 use super::events::Presenter;
+use super::find_board::{find_board, Found};
 use super::values::plural;
 use super::{signals, usage, BoardArgs, Incomplete, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
@@ -113,7 +114,8 @@ pub struct RecordArgs {
     /// Print JSON lines on stdout: one per accepted move, unexplained change, sync change.
     #[arg(long)]
     pub events: bool,
-    /// Print every still view's readings on stderr (also with BOARDSCRIBE_DEBUG=1).
+    /// Print every still view's readings on stderr, and every frame looked at for the
+    /// grid (also with BOARDSCRIBE_DEBUG=1).
     #[arg(long)]
     pub debug: bool,
     /// Frames per second for photo folders (timestamps), or to override a video's rate.
@@ -367,12 +369,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         },
         None => Timeline::Clock,
     };
+    let debug = a.debug || std::env::var_os("BOARDSCRIBE_DEBUG").is_some();
     let Found {
         pose,
         located_in,
         mut source,
         first,
-    } = find_board(&board, source, &stop, &a.input)?;
+    } = find_board(&board, source, &stop, &a.input, debug)?;
     let Some(first) = first else {
         if let Some(why) = source.end_reason() {
             bail!("{why}");
@@ -402,7 +405,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         },
         tags: tags(&a),
         out: out.clone(),
-        debug: a.debug || std::env::var_os("BOARDSCRIBE_DEBUG").is_some(),
+        debug,
         progress: true,
         adapt: !a.no_adapt,
         timeline: timeline.clone(),
@@ -860,89 +863,6 @@ fn given_moves<R: crate::rules::Rules>(
         bail!("--moves: no move found in '{text}'");
     }
     Ok((positions, moves))
-}
-
-/// Frames looked at for the board before giving up, when no corners are given.
-const LOCATE_TRIES: usize = 60;
-
-/// The board as `find_board` leaves it.
-pub(super) struct Found {
-    pub pose: crate::geometry::BoardPose,
-    /// The frame the grid was located in; `None` when its corners were given.
-    pub located_in: Option<opencv::core::Mat>,
-    /// The source, with the frames looked at put back in front.
-    pub source: Box<dyn FrameSource>,
-    /// The first frame (None: the input has none).
-    pub first: Option<opencv::core::Mat>,
-}
-
-/// The board's pose: from the corners given (checked against the first frame),
-/// or else found in the first frames (every few frames, so a hand passing by does
-/// not stop it). A signal stops the search.
-pub(super) fn find_board(
-    board: &super::BoardArgs,
-    mut source: Box<dyn FrameSource>,
-    stop: &std::sync::atomic::AtomicBool,
-    input: &str,
-) -> anyhow::Result<Found> {
-    let stopped = || stop.load(std::sync::atomic::Ordering::SeqCst);
-    if !board.needs_locating()? {
-        let pose = board.pose()?;
-        let mut held = Vec::new();
-        if let Some(frame) = source.next() {
-            let frame = frame?;
-            let what = frame.path.as_ref().map_or_else(
-                || format!("the first frame of '{input}'"),
-                |p| format!("'{}'", p.display()),
-            );
-            super::board::check_grid_in_frame(&pose, &frame.image, &what)?;
-            held.push(frame);
-        }
-        let first = held.first().map(|f| f.image.clone());
-        return Ok(Found {
-            pose,
-            located_in: None,
-            source: Box::new(capture::Prepended::new(held, source)),
-            first,
-        });
-    }
-    let mut held = Vec::new();
-    let mut last_error = None;
-    let step = (source.fps() / 2.0).round().max(1.0) as usize;
-    while let Some(frame) = source.next() {
-        if stopped() {
-            bail!(
-                "stopped by {} before the board was found",
-                stop_reason().unwrap_or_else(|| "a signal".into())
-            );
-        }
-        held.push(frame?);
-        let n = held.len() - 1;
-        if n % step != 0 {
-            continue;
-        }
-        let frame = &held[n];
-        match board.pose_in(&frame.image, &format!("the frame at {:.1} s", frame.time_s)) {
-            Ok(pose) => {
-                let image = frame.image.clone();
-                let first = held.first().map(|f| f.image.clone());
-                return Ok(Found {
-                    pose,
-                    located_in: Some(image),
-                    source: Box::new(capture::Prepended::new(held, source)),
-                    first,
-                });
-            }
-            Err(e) => last_error = Some(e),
-        }
-        if n / step + 1 >= LOCATE_TRIES {
-            break;
-        }
-    }
-    if let Some(why) = source.end_reason() {
-        bail!("{why}");
-    }
-    Err(last_error.unwrap_or_else(|| anyhow::anyhow!("the input has no frames")))
 }
 
 /// Today's date as YYYY.MM.DD (UTC).

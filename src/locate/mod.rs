@@ -6,6 +6,7 @@
 //! fitted in the affinely rectified view, then a least-squares refinement on every
 //! segment that lies along a grid line. See `docs` of each stage.
 
+pub mod across;
 mod checker;
 mod lattice;
 mod linalg;
@@ -22,6 +23,7 @@ use opencv::prelude::*;
 
 use crate::geometry::{Corners, GridSpec, Homography};
 
+pub use across::{apart_cells, Across, Choice, Look, Sampling};
 pub use order::{allowed_turns, canonical, tl_cell_is_light, turned_like};
 
 /// A located grid: corners TL TR BR BL in canonical order (TL nearest the image's

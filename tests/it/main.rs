@@ -13,6 +13,7 @@ mod golden;
 mod issue22;
 mod late_start;
 mod locate;
+mod locate_across;
 mod memory;
 mod one_writer;
 mod props;
