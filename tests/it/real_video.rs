@@ -80,3 +80,43 @@ fn issue18_the_baxter_montage_invents_no_move() {
     assert!(of_type(&events, "move").is_empty(), "{events:?}");
     assert!(irregular(&events).is_empty(), "{events:?}");
 }
+
+/// `record` of a real overhead game video as a user runs it: no corners, no
+/// `--white`, no `--fen`. Returns the moves written and the exit status.
+fn overhead(name: &str) -> (Vec<String>, Option<i32>, String) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let out = dir.path().join("rec.pgn");
+    let input = crate::util::shared_data("video-chess-overhead").join(name);
+    let o = run(&[
+        "record",
+        "--input",
+        &input.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let rec = boardscribe::record::pgn::parse_pgn(&text).expect("a valid PGN");
+    let moves = rec.moves.iter().map(|m| m.san.clone()).collect();
+    (
+        moves,
+        o.status.code(),
+        format!("{}\n{text}", crate::util::stderr(&o)),
+    )
+}
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn the_real_castling_game_video_records_all_fourteen_plies() {
+    let (moves, code, ctx) = overhead("castle.h264");
+    let want = "e4 e5 Nf3 Nc6 Bc4 Nf6 O-O d6 Nc3 Be6 a3 Qd7 Qe2 O-O-O";
+    assert_eq!(moves.join(" "), want, "{ctx}");
+    assert_eq!(code, Some(0), "{ctx}");
+}
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn the_real_en_passant_game_video_records_all_seven_plies() {
+    let (moves, code, ctx) = overhead("en_passant.h264");
+    assert_eq!(moves.join(" "), "e4 a6 e5 d5 exd6 cxd6 Nf3", "{ctx}");
+    assert_eq!(code, Some(0), "{ctx}");
+}
