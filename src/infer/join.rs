@@ -22,7 +22,7 @@ const EPS: f64 = 1e-6;
 /// A reading at least this sure of one occupant is a label; others say nothing.
 const SURE: f32 = 0.6;
 /// Other move sets named for one position, at most.
-const MAX_OTHERS: usize = 3;
+const MAX_OTHERS: usize = 4;
 /// Positions looked at before the search gives up (a view no short line fits).
 const MAX_NODES: usize = 400_000;
 
@@ -151,6 +151,14 @@ pub fn join<R: Rules>(
         }
         limit = limit.min(s.best);
         incomplete |= s.nodes >= MAX_NODES;
+        if s.best.is_finite() && !incomplete {
+            // Again at the best cost, merging only the same moves in another
+            // order, to find other moves that reach the same positions.
+            s.by_moves = true;
+            s.threshold = s.best;
+            s.run(start.clone(), 0, &mut Vec::new(), &mut vec![start.clone()]);
+            incomplete |= s.nodes >= MAX_NODES;
+        }
         best.push((s.best, map, s));
     }
     let Some(top) = best.iter().map(|b| b.0).min_by(f64::total_cmp) else {
@@ -353,6 +361,9 @@ impl Needs {
     }
 }
 
+/// A best line, the positions along it, and the other moves that reach its end.
+type Found<R> = (Vec<<R as Rules>::Move>, Vec<R>, Vec<Vec<String>>);
+
 struct Search<R: Rules> {
     max_plies: usize,
     /// Lines whose bound exceeds this are left for a later pass...
@@ -363,9 +374,12 @@ struct Search<R: Rules> {
     reach: (usize, usize),
     best: f64,
     /// The best lines, one a position, with the other moves that reach it.
-    found: Vec<(Vec<R::Move>, Vec<R>, Vec<Vec<String>>)>,
+    found: Vec<Found<R>>,
     found_keys: Vec<Key>,
     seen: HashMap<Key, usize>,
+    /// The second pass: positions told apart by the moves that reached them.
+    by_moves: bool,
+    seen_moves: HashMap<(Key, Vec<String>), usize>,
     nodes: usize,
 }
 
@@ -381,6 +395,8 @@ impl<R: Rules> Search<R> {
             found: Vec::new(),
             found_keys: Vec::new(),
             seen: HashMap::new(),
+            by_moves: false,
+            seen_moves: HashMap::new(),
             nodes: 0,
         }
     }
@@ -434,10 +450,27 @@ impl<R: Rules> Search<R> {
         if depth >= self.max_plies || self.nodes >= MAX_NODES {
             return;
         }
-        match self.seen.get(&k) {
-            Some(&d) if d <= depth => return,
-            _ => {
-                self.seen.insert(k, depth);
+        if self.by_moves {
+            // Lines of other moves to one position are what this pass is
+            // for: only the same moves in another order are merged.
+            let mut ids: Vec<String> = line
+                .iter()
+                .zip(path.iter())
+                .map(|(m, q)| q.move_id(m))
+                .collect();
+            ids.sort();
+            match self.seen_moves.get(&(k.clone(), ids.clone())) {
+                Some(&d) if d <= depth => return,
+                _ => {
+                    self.seen_moves.insert((k, ids), depth);
+                }
+            }
+        } else {
+            match self.seen.get(&k) {
+                Some(&d) if d <= depth => return,
+                _ => {
+                    self.seen.insert(k, depth);
+                }
             }
         }
         let kids: Vec<(R::Move, R)> = g
@@ -549,6 +582,25 @@ mod tests {
             Joined::One { line, .. } => {
                 assert_eq!(sans(&line), "e4 a6");
                 assert_eq!(line.misread.len(), 5);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn moves_the_view_cannot_tell_apart_are_named() {
+        // d5 and exd6 en passant leave what d6 and exd6 leave.
+        let g = after(&["e2e4", "b8c6", "e4e5", "d7d5", "e5d6", "d8d6"]);
+        match join(
+            &Chess::new(),
+            &seen(&g, WhiteSide::Bottom),
+            8,
+            8,
+            &JoinConfig::default(),
+        ) {
+            Joined::One { line, .. } => {
+                assert_eq!(key(line.end()), key(&g));
+                assert!(!line.others.is_empty(), "{line:?}");
             }
             other => panic!("{other:?}"),
         }
