@@ -56,6 +56,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         no_pause_after: Vec::new(),
         light_swing: 0.15,
         bump: None,
+        trouble: Default::default(),
     };
     errln!("rendering the Opera Game (Paris, 1858) with hands and changing light...");
     let clip = write_clip(

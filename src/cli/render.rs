@@ -346,6 +346,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                     d_elevation_deg: -3.0,
                     d_target: [0.04, -0.03],
                 }),
+                trouble: Default::default(),
             };
             let (width, height) = size.unwrap_or((width, height));
             let look = |default: Preset| {

@@ -110,7 +110,7 @@ impl StartMismatch {
                 "the board looks empty: set up the pieces (or check --grid and the corners)".into()
             }
             StartMismatch::MovedOn => {
-                "the game seems to be under way: start recording before the first move, or give the position with --fen (--position for Tablut)".into()
+                "the game seems to be under way, and no line of legal moves from the start within reach leads to this view: give the moves played before with --moves, or the position with --fen (--position for Tablut)".into()
             }
             StartMismatch::OtherSide(side) => {
                 format!("the pieces look like White is at the {side} edge: check --white")

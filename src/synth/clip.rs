@@ -30,6 +30,49 @@ pub struct ClipOptions {
     /// A one-off knock of the camera: from the start of this transition's hand
     /// motion on, the camera stays at a changed pose.
     pub bump: Option<ClipBump>,
+    /// What real cameras and players add (all off by default).
+    pub trouble: Trouble,
+}
+
+/// What real game videos show that a clean render does not: each is a way a
+/// recorder has failed on real footage, rendered so that it can be tested.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trouble {
+    /// Seconds of black frames first (a camera warming up).
+    pub black_s: f64,
+    /// Seconds of still board before the first move, when shorter than
+    /// `still_s` (the first moves come at once).
+    pub first_still_s: Option<f64>,
+    /// Dim warm light: the picture darkened by this fraction (0 to 1) and
+    /// tinted towards orange, as under a household bulb.
+    pub dim_warm: f64,
+    /// An exposure or white-balance jump: from this second on, every channel
+    /// is scaled by these gains (red, green, blue).
+    pub exposure_jump: Option<(f64, [f64; 3])>,
+    /// A player's arm resting over the board after a move: after this
+    /// transition (0-based) the hand stays over the board, still, for the
+    /// seconds given, before it leaves.
+    pub resting_arm: Option<(usize, f64)>,
+}
+
+impl Trouble {
+    /// Per-channel gains (red, green, blue) at `time`.
+    fn gains(&self, time: f64) -> [f64; 3] {
+        let k = 1.0 - self.dim_warm.clamp(0.0, 0.95);
+        let mut g = [
+            k,
+            k * (1.0 - 0.25 * self.dim_warm),
+            k * (1.0 - 0.5 * self.dim_warm),
+        ];
+        if let Some((at, jump)) = self.exposure_jump {
+            if time >= at {
+                for (v, j) in g.iter_mut().zip(jump) {
+                    *v *= j;
+                }
+            }
+        }
+        g
+    }
 }
 
 /// How far a bump moves the camera.
@@ -52,6 +95,7 @@ impl Default for ClipOptions {
             no_pause_after: Vec::new(),
             light_swing: 0.0,
             bump: None,
+            trouble: Trouble::default(),
         }
     }
 }
@@ -63,6 +107,18 @@ fn relight(img: &mut image::RgbImage, gain: f64) {
     }
     for v in img.iter_mut() {
         *v = (*v as f64 * gain).round().clamp(0.0, 255.0) as u8;
+    }
+}
+
+/// Scales each channel of a frame in place (red, green, blue).
+fn tint(img: &mut image::RgbImage, gains: [f64; 3]) {
+    if gains.iter().all(|g| (g - 1.0).abs() < 1e-6) {
+        return;
+    }
+    for px in img.pixels_mut() {
+        for (v, g) in px.0.iter_mut().zip(gains) {
+            *v = (*v as f64 * g).round().clamp(0.0, 255.0) as u8;
+        }
     }
 }
 
@@ -160,6 +216,12 @@ pub fn render_clip(
             &mut r.image,
             1.0 + opts.light_swing * (std::f64::consts::TAU * time / 20.0).sin(),
         );
+        tint(&mut r.image, opts.trouble.gains(time));
+        if time < opts.trouble.black_s {
+            for v in r.image.iter_mut() {
+                *v = 0;
+            }
+        }
         let t = FrameTruth {
             frame: n,
             time_s: time,
@@ -172,7 +234,12 @@ pub fn render_clip(
         n += 1;
         Ok(())
     };
-    for _ in 0..still {
+    let first_still = opts
+        .trouble
+        .first_still_s
+        .map_or(still, |s| ((s * opts.fps).round() as usize).max(1));
+    let black = (opts.trouble.black_s * opts.fps).round() as usize;
+    for _ in 0..black + first_still {
         emit(0, None, false, &mut frames)?;
     }
     for i in 0..states.len() - 1 {
@@ -191,11 +258,22 @@ pub fn render_clip(
         let carried: Option<Piece> = sites.iter().find_map(|&(r, c)| b.get(r, c));
         let approach = rng.range(-50.0, 50.0) + if rng.chance(0.5) { 0.0 } else { 180.0 };
         knocked |= opts.bump.is_some_and(|b| b.at_move == i);
+        let rest = match opts.trouble.resting_arm {
+            Some((after, s)) if after == i => (s * opts.fps).round() as usize,
+            _ => 0,
+        };
         for k in 0..moving {
             let t = (k as f64 + 0.5) / moving as f64;
             let state_idx = if t < 0.5 { i } else { i + 1 };
             let pose = scene.hand_pose(target, approach, t, if t < 0.5 { carried } else { None });
             emit(state_idx, Some(pose), knocked, &mut frames)?;
+            if k + 1 == moving / 2 + 1 {
+                // The piece put down, the arm rests where it is.
+                for _ in 0..rest {
+                    let pose = scene.hand_pose(target, approach, 0.5 + 0.5 / moving as f64, None);
+                    emit(i + 1, Some(pose), knocked, &mut frames)?;
+                }
+            }
         }
         if !opts.no_pause_after.contains(&i) || i + 2 == states.len() {
             for _ in 0..still {

@@ -172,7 +172,7 @@ fn issue19_two_plies_seen_together_are_marked() {
 /// A recording started after the first moves: nothing is recorded, and the user
 /// is told what differs and what to give.
 #[test]
-fn issue19_a_recording_started_mid_game_says_so_and_records_nothing() {
+fn a_recording_started_mid_game_reconstructs_the_plies_before_and_marks_them() {
     let dir = tmp();
     let mut g = Chess::new();
     let states = states_after(&mut g, &["e2e4", "e7e5", "g1f3"]);
@@ -186,9 +186,15 @@ fn issue19_a_recording_started_mid_game_says_so_and_records_nothing() {
     let out = dir.path().join("rec.pgn");
     let (text, events, err, _) = record(&clip, &corners_arg(&truth), "bottom", &out);
     let games = parse_pgn_games(&text).unwrap();
-    assert!(games[0].moves.is_empty(), "no move is invented: {text}");
-    assert!(events.contains("\"type\":\"not_start\""), "{events}");
-    assert!(err.contains("--fen"), "{err}");
+    let sans: Vec<&str> = games[0].moves.iter().map(|m| m.san.as_str()).collect();
+    assert_eq!(sans, ["e4", "e5", "Nf3"], "{text}\n{err}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("ply 1 not seen: reconstructed from the view at"),
+        "{text}"
+    );
+    assert!(events.contains("\"type\":\"joined\""), "{events}");
+    assert!(err.contains("under way"), "{err}");
     assert!(!events.contains("\"type\":\"illegal_move\""), "{events}");
     assert!(!events.contains("\"type\":\"unexplained\""), "{events}");
 }

@@ -27,6 +27,7 @@ fn a_short_game_clip_has_the_right_frames_states_and_sidecar() {
         no_pause_after: vec![1],
         light_swing: 0.0,
         bump: None,
+        trouble: Default::default(),
     };
     let (clip, truth) = render(
         dir.path(),

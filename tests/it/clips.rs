@@ -22,6 +22,7 @@ pub fn fast_clip() -> ClipOptions {
         no_pause_after: Vec::new(),
         light_swing: 0.1,
         bump: None,
+        trouble: Default::default(),
     }
 }
 

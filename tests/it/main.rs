@@ -10,6 +10,7 @@ mod clips;
 mod event;
 mod external;
 mod golden;
+mod hard_video;
 mod issue22;
 mod late_start;
 mod locate;

@@ -21,6 +21,7 @@ fn game_clip() -> ClipOptions {
         no_pause_after: Vec::new(),
         light_swing: 0.1,
         bump: None,
+        trouble: Default::default(),
     }
 }
 

@@ -1,0 +1,200 @@
+//! What real game videos do to a recorder, rendered: a camera warming up, dim
+//! warm light, an arm resting over the board, the first moves at once, an
+//! exposure jump, tiny frames. Each clip is recorded as a user runs `record`
+//! (no corners, no `--white`, no `--fen`) and must give the true game exactly,
+//! with exit status 0: never a move that was not played.
+
+use std::path::Path;
+
+use boardscribe::record::pgn::parse_pgn;
+use boardscribe::synth::clip::{ClipOptions, Trouble};
+use boardscribe::synth::SceneParams;
+
+use super::clips::{fast_clip, render, small, states_of};
+use super::recovery::{fixture_games, same_moves};
+use super::util::{p, run, stderr, tmp};
+
+/// Plies of each clip: short clips keep `make test` quick.
+const PLIES: usize = 5;
+
+/// Records a clip of the first plies of a fixture game filmed with `trouble`
+/// (and `size`, when given) and checks the record is the true game.
+fn records_exactly(dir: &Path, name: &str, seed: u64, size: Option<(u32, u32)>, trouble: Trouble) {
+    let games = fixture_games();
+    let standard = boardscribe::rules::chess::Chess::new();
+    let games: Vec<_> = games
+        .iter()
+        .filter(|g| {
+            use boardscribe::rules::Rules;
+            g.start.position_text() == standard.position_text() && g.moves.len() >= PLIES
+        })
+        .collect();
+    let game = games[seed as usize % games.len()];
+    let mut params = small(SceneParams::chess_overhead(seed, seed.is_multiple_of(2)));
+    if let Some((w, h)) = size {
+        (params.width, params.height) = (w, h);
+    }
+    let opts = ClipOptions {
+        trouble,
+        ..fast_clip()
+    };
+    let (clip, _) = render(
+        dir,
+        &format!("{name}-{seed}"),
+        &params,
+        &states_of(&game.start, &game.moves[..PLIES]),
+        &opts,
+    );
+    let out = dir.join(format!("{name}-{seed}.pgn"));
+    let o = run(&["record", "--input", p(&clip), "--out", p(&out)]);
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let err = stderr(&o);
+    let ctx = format!("{name}, {} seed {seed}:\n{err}\n{text}", game.name);
+    let rec = parse_pgn(&text).unwrap_or_else(|e| panic!("invalid PGN ({e}): {ctx}"));
+    let got: Vec<String> = rec.moves.iter().map(|m| m.san.clone()).collect();
+    assert!(same_moves(&got, &game.sans[..PLIES], &text), "{ctx}");
+    assert_eq!(o.status.code(), Some(0), "{ctx}");
+}
+
+/// Seeds for the default run and for CI's.
+fn seeds(all: bool) -> std::ops::RangeInclusive<u64> {
+    if all {
+        1..=20
+    } else {
+        1..=1
+    }
+}
+
+fn camera_warming_up(all: bool) {
+    let dir = tmp();
+    for seed in seeds(all) {
+        let trouble = Trouble {
+            black_s: 1.0,
+            ..Trouble::default()
+        };
+        records_exactly(dir.path(), "warm-up", seed, None, trouble);
+    }
+}
+
+fn dim_warm_light(all: bool) {
+    let dir = tmp();
+    for seed in seeds(all) {
+        let trouble = Trouble {
+            dim_warm: 0.6,
+            ..Trouble::default()
+        };
+        records_exactly(dir.path(), "dim-warm", seed, None, trouble);
+    }
+}
+
+fn arm_resting(all: bool) {
+    let dir = tmp();
+    for seed in seeds(all) {
+        let trouble = Trouble {
+            resting_arm: Some((1, 3.0)),
+            ..Trouble::default()
+        };
+        records_exactly(dir.path(), "arm", seed, None, trouble);
+    }
+}
+
+fn first_moves_at_once(all: bool) {
+    let dir = tmp();
+    for seed in seeds(all) {
+        let trouble = Trouble {
+            first_still_s: Some(0.25),
+            ..Trouble::default()
+        };
+        records_exactly(dir.path(), "at-once", seed, None, trouble);
+    }
+}
+
+fn exposure_jump(all: bool) {
+    let dir = tmp();
+    for seed in seeds(all) {
+        let trouble = Trouble {
+            exposure_jump: Some((4.0, [1.35, 1.2, 1.05])),
+            ..Trouble::default()
+        };
+        records_exactly(dir.path(), "exposure", seed, None, trouble);
+    }
+}
+
+fn tiny_frames(all: bool) {
+    let dir = tmp();
+    for seed in seeds(all) {
+        records_exactly(
+            dir.path(),
+            "tiny",
+            seed,
+            Some((300, 300)),
+            Trouble::default(),
+        );
+    }
+}
+
+#[test]
+fn a_camera_warming_up_with_black_frames_records_the_game() {
+    camera_warming_up(false);
+}
+
+#[test]
+#[ignore = "twenty rendered clips: CI runs it"]
+fn a_camera_warming_up_records_the_game_over_twenty_seeds() {
+    camera_warming_up(true);
+}
+
+#[test]
+fn dim_warm_light_records_the_game() {
+    dim_warm_light(false);
+}
+
+#[test]
+#[ignore = "twenty rendered clips: CI runs it"]
+fn dim_warm_light_records_the_game_over_twenty_seeds() {
+    dim_warm_light(true);
+}
+
+#[test]
+fn an_arm_resting_over_the_board_records_the_game() {
+    arm_resting(false);
+}
+
+#[test]
+#[ignore = "twenty rendered clips: CI runs it"]
+fn an_arm_resting_over_the_board_records_the_game_over_twenty_seeds() {
+    arm_resting(true);
+}
+
+#[test]
+fn first_moves_at_once_record_the_game() {
+    first_moves_at_once(false);
+}
+
+#[test]
+#[ignore = "twenty rendered clips: CI runs it"]
+fn first_moves_at_once_record_the_game_over_twenty_seeds() {
+    first_moves_at_once(true);
+}
+
+#[test]
+fn an_exposure_jump_records_the_game() {
+    exposure_jump(false);
+}
+
+#[test]
+#[ignore = "twenty rendered clips: CI runs it"]
+fn an_exposure_jump_records_the_game_over_twenty_seeds() {
+    exposure_jump(true);
+}
+
+#[test]
+fn tiny_frames_record_the_game() {
+    tiny_frames(false);
+}
+
+#[test]
+#[ignore = "twenty rendered clips: CI runs it"]
+fn tiny_frames_record_the_game_over_twenty_seeds() {
+    tiny_frames(true);
+}
