@@ -244,6 +244,27 @@ pub enum RenderWhat {
         /// for this ply (1-based); it stays there.
         #[arg(long)]
         bump_at: Option<usize>,
+        /// Seconds of black frames first (a camera warming up).
+        #[arg(long, default_value_t = 0.0, value_parser = super::values::float_in(0.0, 60.0))]
+        black: f64,
+        /// Seconds of still board before the first move (default --still): the
+        /// first moves come at once.
+        #[arg(long, value_parser = super::values::float_in(0.0, 60.0))]
+        first_still: Option<f64>,
+        /// Dim warm light: the picture darkened by this fraction and tinted orange.
+        #[arg(long, default_value_t = 0.0, value_parser = super::values::float_in(0.0, 0.9))]
+        dim_warm: f64,
+        /// An exposure jump at this second: from then on the picture is brighter
+        /// and warmer (red x1.35, green x1.2, blue x1.05).
+        #[arg(long, value_parser = super::values::float_in(0.0, 3600.0))]
+        exposure_jump: Option<f64>,
+        /// An arm resting over the board after this ply (1-based) for --rest
+        /// seconds.
+        #[arg(long)]
+        arm_after: Option<usize>,
+        /// Seconds the arm rests (with --arm-after).
+        #[arg(long, default_value_t = 3.0, value_parser = super::values::float_in(0.0, 60.0))]
+        rest: f64,
     },
     /// A game photographed position by position: a folder of JPEG photos (one per
     /// position, the camera a few pixels off each time, now and then a hand over
@@ -332,7 +353,15 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             no_pause_after,
             light_swing,
             bump_at,
+            black,
+            first_still,
+            dim_warm,
+            exposure_jump,
+            arm_after,
+            rest,
         } => {
+            let trouble =
+                clip_trouble(black, first_still, dim_warm, exposure_jump, arm_after, rest);
             let clip = ClipOptions {
                 fps,
                 still_s: still,
@@ -346,7 +375,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                     d_elevation_deg: -3.0,
                     d_target: [0.04, -0.03],
                 }),
-                trouble: Default::default(),
+                trouble,
             };
             let (width, height) = size.unwrap_or((width, height));
             let look = |default: Preset| {
@@ -624,4 +653,22 @@ pub fn tablut_game(path: &Path) -> anyhow::Result<(Tablut, Vec<crate::rules::tab
     let start = Tablut::from_position(&g.start_position().to_string(), *g.options())
         .map_err(anyhow::Error::msg)?;
     Ok((start, g.moves().to_vec()))
+}
+
+/// The clip's troubles from the `render clip` flags.
+fn clip_trouble(
+    black: f64,
+    first_still: Option<f64>,
+    dim_warm: f64,
+    exposure_jump: Option<f64>,
+    arm_after: Option<usize>,
+    rest: f64,
+) -> crate::synth::clip::Trouble {
+    crate::synth::clip::Trouble {
+        black_s: black,
+        first_still_s: first_still,
+        dim_warm,
+        exposure_jump: exposure_jump.map(|t| (t, [1.35, 1.2, 1.05])),
+        resting_arm: arm_after.map(|p| (p.saturating_sub(1), rest)),
+    }
 }
