@@ -99,6 +99,15 @@ fn open_stream(url: &str) -> Option<VideoCapture> {
         .filter(|c| c.is_opened().unwrap_or(false))
 }
 
+/// Whether a file is a bare video stream with no container (a Raspberry Pi
+/// camera's `.h264`, an `.mjpeg` dump), by its name.
+fn is_raw_stream(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["h264", "264", "h265", "265", "hevc", "mjpeg", "mjpg"]
+            .contains(&e.to_ascii_lowercase().as_str())
+    })
+}
+
 impl VideoSource {
     pub fn file(path: &Path, fps: Option<f64>) -> Result<VideoSource, CaptureError> {
         let name = path.display().to_string();
@@ -109,10 +118,18 @@ impl VideoSource {
         let cap = cap.ok_or_else(|| CaptureError::Video(name.clone()))?;
         let native = cap.get(videoio::CAP_PROP_FPS).unwrap_or(0.0);
         let count = cap.get(videoio::CAP_PROP_FRAME_COUNT).unwrap_or(0.0);
-        let fps = fps
-            .filter(|f| f.is_finite() && *f > 0.0)
+        let given = fps.filter(|f| f.is_finite() && *f > 0.0);
+        let fps = given
             .or((native.is_finite() && native > 0.0).then_some(native))
             .unwrap_or(30.0);
+        let mut warnings = Vec::new();
+        if given.is_none() && is_raw_stream(path) {
+            // A bare elementary stream carries no frame times: the demuxer's
+            // rate is a guess, and every time in the record rests on it.
+            warnings.push(format!(
+                "'{name}' is a raw stream with no frame times: assuming {fps} frames a second (give --fps to set the camera's rate)"
+            ));
+        }
         Ok(VideoSource {
             name,
             cap,
@@ -126,7 +143,7 @@ impl VideoSource {
             reopen: None,
             reconnect_s: 0.0,
             interrupt: None,
-            warnings: Vec::new(),
+            warnings,
             end_reason: None,
         })
     }

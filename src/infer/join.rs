@@ -24,7 +24,9 @@ const SURE: f32 = 0.6;
 /// Other move sets named for one position, at most.
 const MAX_OTHERS: usize = 4;
 /// Positions looked at before the search gives up (a view no short line fits).
-const MAX_NODES: usize = 400_000;
+const MAX_NODES: usize = 1_000_000;
+/// Positions the second pass (other moves to the same position) may look at.
+const MAX_OTHER_NODES: usize = 300_000;
 
 /// How the search is bounded and when its answer is trusted.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,6 +64,8 @@ pub struct JoinLine<R: Rules> {
     /// for d5 and exd6 en passant), each line in the record's notation: the
     /// view cannot tell them apart either.
     pub others: Vec<Vec<String>>,
+    /// The search for other moves was cut short: some may fit as well.
+    pub others_open: bool,
 }
 
 impl<R: Rules> JoinLine<R> {
@@ -100,12 +104,18 @@ pub enum Joined<R: Rules> {
 
 /// Searches, under every orientation of the grid, the legal lines from `start`
 /// for the position the readings show.
+///
+/// `to_move`, where the views before this one showed which side moved last,
+/// is the side to move in the position sought: a line one ply shorter or
+/// longer (a bishop's two moves instead of three) often fits the occupancy as
+/// well, and only the turn tells them apart.
 pub fn join<R: Rules>(
     start: &R,
     probs: &[SiteProbs],
     rows: u32,
     cols: u32,
     cfg: &JoinConfig,
+    to_move: Option<Side>,
 ) -> Joined<R> {
     let (files, ranks) = start.dims();
     let read = count_read(start, probs, rows, cols);
@@ -135,6 +145,7 @@ pub fn join<R: Rules>(
             continue;
         }
         let mut s = Search::new(start, target, cfg.max_plies);
+        s.to_move = to_move;
         // Iterative deepening on cost (IDA*): each pass looks only at lines whose
         // bound is within the threshold, which rises to the least bound that
         // passed it, until a line costs no more than the threshold.
@@ -156,8 +167,9 @@ pub fn join<R: Rules>(
             // order, to find other moves that reach the same positions.
             s.by_moves = true;
             s.threshold = s.best;
+            s.nodes = MAX_NODES - MAX_OTHER_NODES;
             s.run(start.clone(), 0, &mut Vec::new(), &mut vec![start.clone()]);
-            incomplete |= s.nodes >= MAX_NODES;
+            s.others_open = s.nodes >= MAX_NODES;
         }
         best.push((s.best, map, s));
     }
@@ -180,6 +192,7 @@ pub fn join<R: Rules>(
                     misread,
                     order_open,
                     others,
+                    others_open: s.others_open,
                 },
             ));
         }
@@ -380,6 +393,10 @@ struct Search<R: Rules> {
     /// The second pass: positions told apart by the moves that reached them.
     by_moves: bool,
     seen_moves: HashMap<(Key, Vec<String>), usize>,
+    /// The second pass was cut short: other moves may reach the positions too.
+    others_open: bool,
+    /// The side to move in the position sought, when known.
+    to_move: Option<Side>,
     nodes: usize,
 }
 
@@ -397,6 +414,8 @@ impl<R: Rules> Search<R> {
             seen: HashMap::new(),
             by_moves: false,
             seen_moves: HashMap::new(),
+            others_open: false,
+            to_move: None,
             nodes: 0,
         }
     }
@@ -404,7 +423,12 @@ impl<R: Rules> Search<R> {
     fn run(&mut self, g: R, depth: usize, line: &mut Vec<R::Move>, path: &mut Vec<R>) {
         self.nodes += 1;
         let needs = Needs::of(&g, &self.target);
-        let cost = depth as f64 + MISREAD * needs.count() as f64;
+        let turn_fits = self.to_move.is_none_or(|t| t == g.side_to_move());
+        let cost = if turn_fits {
+            depth as f64 + MISREAD * needs.count() as f64
+        } else {
+            f64::INFINITY
+        };
         let k = key(&g);
         if cost < self.best - EPS {
             self.best = cost;
@@ -536,7 +560,7 @@ mod tests {
     #[test]
     fn a_game_two_plies_in_is_joined_with_its_moves() {
         let view = seen(&after(&["e2e4", "a7a6"]), WhiteSide::Left);
-        match join(&Chess::new(), &view, 8, 8, &JoinConfig::default()) {
+        match join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None) {
             Joined::One { map, line } => {
                 assert_eq!(map.side, WhiteSide::Left);
                 assert_eq!(sans(&line), "e4 a6");
@@ -578,11 +602,38 @@ mod tests {
             let sq = crate::rules::Square::parse(name).unwrap();
             view[map.site(sq)] = Some(one_hot(Occupant::Empty, 0.9));
         }
-        match join(&Chess::new(), &view, 8, 8, &JoinConfig::default()) {
+        match join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None) {
             Joined::One { line, .. } => {
                 assert_eq!(sans(&line), "e4 a6");
                 assert_eq!(line.misread.len(), 5);
             }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_side_to_move_picks_the_line_of_its_length() {
+        // Bc5, Bxb4, Ba5 (10 plies, White to move) leaves what Bxb4, Ba5 leaves
+        // in 9 (Black to move): the turn decides.
+        let g = after(&[
+            "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "b2b4", "c5b4", "c2c3", "b4a5",
+        ]);
+        let view = seen(&g, WhiteSide::Bottom);
+        match join(
+            &Chess::new(),
+            &view,
+            8,
+            8,
+            &JoinConfig::default(),
+            Some(Side::White),
+        ) {
+            Joined::One { line, .. } => assert_eq!(line.line.len(), 10),
+            Joined::Several(v) => assert!(v.iter().all(|(_, l)| l.line.len() == 10)),
+            other => panic!("{other:?}"),
+        }
+        match join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None) {
+            Joined::One { line, .. } => assert_eq!(line.line.len(), 9),
+            Joined::Several(v) => assert!(v.iter().all(|(_, l)| l.line.len() == 9)),
             other => panic!("{other:?}"),
         }
     }
@@ -611,13 +662,13 @@ mod tests {
         let mut view = seen(&after(&["e2e4"]), WhiteSide::Bottom);
         view[..12].fill(None);
         assert!(matches!(
-            join(&Chess::new(), &view, 8, 8, &JoinConfig::default()),
+            join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None),
             Joined::Unreadable
         ));
         let start = seen(&Chess::new(), WhiteSide::Bottom);
         // The start seen from White's side or Black's: two orientations fit.
         assert!(matches!(
-            join(&Chess::new(), &start, 8, 8, &JoinConfig::default()),
+            join(&Chess::new(), &start, 8, 8, &JoinConfig::default(), None),
             Joined::Start | Joined::Several(_)
         ));
     }
@@ -627,7 +678,7 @@ mod tests {
         let mut g = Chess::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
         g.play_uci("e1d2").unwrap();
         let view = seen(&g, WhiteSide::Bottom);
-        let r = join(&Chess::new(), &view, 8, 8, &JoinConfig::default());
+        let r = join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None);
         assert!(matches!(r, Joined::NoFit { .. }), "{r:?}");
     }
 }

@@ -175,6 +175,9 @@ pub fn record_onto<R: Recordable>(
     let mut pose = job.pose;
     // What the last view that was not the start position was reported for.
     let mut not_start: Option<(StartMismatch, Vec<String>)> = None;
+    // The readings of the last view that was not the start: what changed since
+    // says which side moved last.
+    let mut last_view: Option<Vec<SiteProbs>> = None;
     // A draw claimable in a resumed record's last position was said when it was
     // written.
     let mut draws = DrawWatch {
@@ -346,9 +349,24 @@ pub fn record_onto<R: Recordable>(
             let check = check_start(&game, &m, &probs, &job.infer);
             if !check.is_start() {
                 let why = start_mismatch(&game, &m, &probs, &check, job.white.is_some());
-                if why != StartMismatch::Empty {
-                    if let Some(joined) = join_under_way(&game, &probs, job, still.time_s) {
-                        let (m, line) = joined;
+                let mut several = None;
+                // Which side moved last, from the view before: the turn the
+                // position sought has. Without it a line a ply shorter than the
+                // game's (a bishop's two moves for three) would fit as well.
+                let to_move = last_view
+                    .as_deref()
+                    .and_then(|prev| last_mover(prev, &probs))
+                    .map(crate::rules::Side::other);
+                last_view = Some(probs.clone());
+                if why != StartMismatch::Empty && to_move.is_some() {
+                    let joined = match join_under_way(&game, &probs, job, to_move) {
+                        Ok(joined) => joined,
+                        Err(lines) => {
+                            several = Some(lines);
+                            None
+                        }
+                    };
+                    if let Some((m, line)) = joined {
                         events.emit(Event::Joined {
                             time: ms(still.time_s),
                             plies: line.notation(),
@@ -392,10 +410,21 @@ pub fn record_onto<R: Recordable>(
                 }
                 let squares: Vec<String> = check.misread.iter().map(|s| s.name()).collect();
                 if not_start.as_ref() != Some(&(why.clone(), squares.clone())) {
+                    let advice = match &several {
+                        Some(lines) => format!(
+                            "the game is under way, and the view fits {} positions that moves from the start reach ({}): give the moves played with --moves, or the position with --fen",
+                            lines.len(),
+                            lines.join(" | ")
+                        ),
+                        None if to_move.is_none() && job.infer.join.is_some() => format!(
+                            "the game seems to be under way: the moves before this view are reconstructed once the next move shows whose turn it is (or give them with --moves, or the position with --fen)"
+                        ),
+                        None => why.advice(),
+                    };
                     events.emit(Event::NotStart {
                         time: ms(still.time_s),
                         squares: squares.clone(),
-                        advice: why.advice(),
+                        advice,
                     });
                     not_start = Some((why, squares));
                 }
@@ -510,18 +539,71 @@ pub fn record_onto<R: Recordable>(
 
 /// The game under way that a first view shows, when the search from the start
 /// finds one line to it that can be believed (see [`crate::infer::join`]).
+/// Err names the lines of several positions the view fits equally (each as
+/// the record would write it): none is picked.
 fn join_under_way<R: Recordable>(
     game: &R,
     probs: &[SiteProbs],
     job: &RecordJob,
-    _time: f64,
-) -> Option<(SiteMap, JoinLine<R>)> {
-    let cfg = job.infer.join?;
+    to_move: Option<crate::rules::Side>,
+) -> Result<Option<(SiteMap, JoinLine<R>)>, Vec<String>> {
+    let Some(cfg) = job.infer.join else {
+        return Ok(None);
+    };
     let grid = job.pose.grid;
-    match join(game, probs, grid.rows, grid.cols, &cfg) {
-        Joined::One { map, line } if job.white.is_none_or(|w| w == map.side) => Some((map, line)),
+    match join(game, probs, grid.rows, grid.cols, &cfg, to_move) {
+        Joined::One { map, line } if job.white.is_none_or(|w| w == map.side) => {
+            Ok(Some((map, line)))
+        }
+        Joined::Several(lines) => Err(lines
+            .iter()
+            .filter(|(m, _)| job.white.is_none_or(|w| w == m.side))
+            .map(|(_, l)| numbered(game, &l.notation()))
+            .collect()),
+        _ => Ok(None),
+    }
+}
+
+/// The side whose pieces alone arrived on squares between two views (sites
+/// read surely in both); None when both sides' did, or neither's.
+fn last_mover(before: &[SiteProbs], now: &[SiteProbs]) -> Option<crate::rules::Side> {
+    let sure = |p: &SiteProbs| {
+        let p = (*p)?;
+        (0..3).find(|&i| p[i] >= 0.6)
+    };
+    let (mut white, mut black) = (0, 0);
+    for (a, b) in before.iter().zip(now) {
+        let (Some(a), Some(b)) = (sure(a), sure(b)) else {
+            continue;
+        };
+        if a != b {
+            white += usize::from(b == 1);
+            black += usize::from(b == 2);
+        }
+    }
+    match (white > 0, black > 0) {
+        (true, false) => Some(crate::rules::Side::White),
+        (false, true) => Some(crate::rules::Side::Black),
         _ => None,
     }
+}
+
+/// Moves as a record writes them from `start`: "1. e4 e5 2. Nf3" (or "1... e5"
+/// when Black moves first).
+fn numbered<R: Rules>(start: &R, sans: &[String]) -> String {
+    let black_first = start.side_to_move() == crate::rules::Side::Black;
+    let mut out = Vec::new();
+    for (i, san) in sans.iter().enumerate() {
+        let ply = i + usize::from(black_first);
+        if ply % 2 == 0 {
+            out.push(format!("{}. {san}", ply / 2 + 1));
+        } else if i == 0 {
+            out.push(format!("{}... {san}", ply / 2 + 1));
+        } else {
+            out.push(san.clone());
+        }
+    }
+    out.join(" ")
 }
 
 /// What the record says of plies reconstructed from a view: that they were not
@@ -534,11 +616,16 @@ fn joined_note<R: Rules>(line: &JoinLine<R>, at: &str) -> String {
     if line.order_open {
         note.push_str("; their order is not known");
     }
+    let start = line.positions.first();
     for other in &line.others {
-        note.push_str(&format!(
-            "; the view fits other moves as well: {}",
-            other.join(" ")
-        ));
+        let text = match start {
+            Some(s) => numbered(s, other),
+            None => other.join(" "),
+        };
+        note.push_str(&format!("; the view fits other moves as well: {text}"));
+    }
+    if line.others_open {
+        note.push_str("; other moves may fit it as well (not searched through)");
     }
     note
 }

@@ -290,7 +290,7 @@ pub fn render_clip(
 }
 
 /// Renders a clip into a video file (through OpenCV's VideoWriter; `.avi` uses
-/// MJPG, anything else mp4v) and writes the sidecar beside it as `<video>.json`.
+/// MJPG, `.h264` a bare H.264 stream, anything else mp4v) and writes the sidecar beside it as `<video>.json`.
 pub fn write_clip(
     path: &Path,
     params: &SceneParams,
@@ -325,8 +325,15 @@ pub fn write_clip_with(
     let avi = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("avi"));
+    // A bare H.264 stream (no container, no frame times), as a Raspberry Pi
+    // camera writes it.
+    let raw = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("h264"));
     let code = if avi {
         VideoWriter::fourcc('M', 'J', 'P', 'G')
+    } else if raw {
+        VideoWriter::fourcc('H', '2', '6', '4')
     } else {
         VideoWriter::fourcc('m', 'p', '4', 'v')
     }

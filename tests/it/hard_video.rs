@@ -10,7 +10,7 @@ use boardscribe::record::pgn::parse_pgn;
 use boardscribe::synth::clip::{ClipOptions, Trouble};
 use boardscribe::synth::SceneParams;
 
-use super::clips::{fast_clip, render, small, states_of};
+use super::clips::{fast_clip, small, states_of};
 use super::recovery::{fixture_games, same_moves};
 use super::util::{p, run, stderr, tmp};
 
@@ -20,6 +20,19 @@ const PLIES: usize = 5;
 /// Records a clip of the first plies of a fixture game filmed with `trouble`
 /// (and `size`, when given) and checks the record is the true game.
 fn records_exactly(dir: &Path, name: &str, seed: u64, size: Option<(u32, u32)>, trouble: Trouble) {
+    records_exactly_as(dir, name, "mp4", seed, size, trouble);
+}
+
+/// The same, the clip written as a `kind` file (`mp4`, or `h264`: a bare
+/// stream with no container and no frame times).
+fn records_exactly_as(
+    dir: &Path,
+    name: &str,
+    kind: &str,
+    seed: u64,
+    size: Option<(u32, u32)>,
+    trouble: Trouble,
+) {
     let games = fixture_games();
     let standard = boardscribe::rules::chess::Chess::new();
     let games: Vec<_> = games
@@ -38,15 +51,23 @@ fn records_exactly(dir: &Path, name: &str, seed: u64, size: Option<(u32, u32)>, 
         trouble,
         ..fast_clip()
     };
-    let (clip, _) = render(
-        dir,
-        &format!("{name}-{seed}"),
+    let clip = dir.join(format!("{name}-{seed}.{kind}"));
+    boardscribe::synth::clip::write_clip(
+        &clip,
         &params,
         &states_of(&game.start, &game.moves[..PLIES]),
         &opts,
-    );
+    )
+    .expect("clip renders");
     let out = dir.join(format!("{name}-{seed}.pgn"));
-    let o = run(&["record", "--input", p(&clip), "--out", p(&out)]);
+    // The clip's own rate: a bare stream carries none (the demuxer assumes 25).
+    let fps = format!("{}", fast_clip().fps);
+    let mut args = vec!["record", "--input", p(&clip), "--out", p(&out)];
+    if kind == "h264" {
+        args.extend(["--fps", fps.as_str()]);
+    }
+    let o = run(&args);
+
     let text = std::fs::read_to_string(&out).unwrap_or_default();
     let err = stderr(&o);
     let ctx = format!("{name}, {} seed {seed}:\n{err}\n{text}", game.name);
@@ -197,4 +218,54 @@ fn tiny_frames_record_the_game() {
 #[ignore = "twenty rendered clips: CI runs it"]
 fn tiny_frames_record_the_game_over_twenty_seeds() {
     tiny_frames(true);
+}
+
+fn raw_h264(all: bool) {
+    let dir = tmp();
+    for seed in seeds(all) {
+        records_exactly_as(dir.path(), "raw", "h264", seed, None, Trouble::default());
+    }
+}
+
+#[test]
+fn a_raw_h264_stream_records_the_game() {
+    raw_h264(false);
+}
+
+#[test]
+#[ignore = "twenty rendered clips: CI runs it"]
+fn a_raw_h264_stream_records_the_game_over_twenty_seeds() {
+    raw_h264(true);
+}
+
+#[test]
+fn a_raw_h264_stream_without_fps_is_said_to_have_no_frame_times() {
+    let dir = tmp();
+    let game = &fixture_games()[0];
+    let clip = dir.path().join("raw.h264");
+    boardscribe::synth::clip::write_clip(
+        &clip,
+        &small(SceneParams::chess_overhead(3, false)),
+        &states_of(&game.start, &game.moves[..1]),
+        &fast_clip(),
+    )
+    .expect("clip renders");
+    let out = dir.path().join("raw.pgn");
+    let o = run(&["record", "--input", p(&clip), "--out", p(&out)]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("is a raw stream with no frame times: assuming 25 frames a second"),
+        "{err}"
+    );
+    let o = run(&[
+        "record",
+        "--input",
+        p(&clip),
+        "--out",
+        p(&out),
+        "--force",
+        "--fps",
+        "8",
+    ]);
+    assert!(!stderr(&o).contains("raw stream"), "{}", stderr(&o));
 }
