@@ -285,7 +285,7 @@ impl EventSink for Presenter {
             } => {
                 let at = self.moment(*time);
                 self.say(&format!(
-                    "the game was under way at the first clear view ({at}): {} reconstructed from it (not seen{}): {}; White at the {white} edge",
+                    "the game was under way: {} reconstructed from the view at {at} (not seen{}): {}; White at the {white} edge",
                     plural(plies.len(), "half-move", "half-moves"),
                     if *order_open { ", nor their order" } else { "" },
                     plies.join(" ")
