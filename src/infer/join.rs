@@ -23,12 +23,12 @@ const MISREAD: f64 = 2.5;
 const EPS: f64 = 1e-6;
 /// A reading at least this sure of one occupant is a label; others say nothing.
 const SURE: f32 = 0.6;
+/// Positions the proving pass may look at.
+const PROVE_NODES: usize = 1_000_000;
 /// Other move sets named for one position, at most.
 const MAX_OTHERS: usize = 4;
 /// Positions looked at before the search gives up (a view no short line fits).
 const MAX_NODES: usize = 1_000_000;
-/// Positions the second pass (other moves to the same position) may look at.
-const MAX_OTHER_NODES: usize = 300_000;
 
 /// How the search is bounded and when its answer is trusted.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,8 +66,6 @@ pub struct JoinLine<R: Rules> {
     /// for d5 and exd6 en passant), each line in the record's notation: the
     /// view cannot tell them apart either.
     pub others: Vec<Vec<String>>,
-    /// The search for other moves was cut short: some may fit as well.
-    pub others_open: bool,
 }
 
 impl<R: Rules> JoinLine<R> {
@@ -165,13 +163,21 @@ pub fn join<R: Rules>(
         limit = limit.min(s.best);
         incomplete |= s.nodes >= MAX_NODES;
         if s.best.is_finite() && !incomplete {
-            // Again at the best cost, merging only the same moves in another
-            // order, to find other moves that reach the same positions.
+            // Again at the best cost, a move that puts two squares wrong
+            // allowed once in a line (the first pass skips them), merging only
+            // the same moves in another order: the positions and the sets of
+            // moves as good as the best are found, or the answer is not trusted.
+            // Cut short (a view with misreads leaves the bound much slack),
+            // the first pass's answer stands, as the first pass found it.
+            let first = (s.found.clone(), s.found_keys.clone());
             s.by_moves = true;
+            s.wasted_left = 1;
             s.threshold = s.best;
-            s.nodes = MAX_NODES - MAX_OTHER_NODES;
+            s.nodes = MAX_NODES - PROVE_NODES;
             s.run(start.clone(), 0, &mut Vec::new(), &mut vec![start.clone()]);
-            s.others_open = s.nodes >= MAX_NODES;
+            if s.nodes >= MAX_NODES {
+                (s.found, s.found_keys) = first;
+            }
         }
         best.push((s.best, map, s));
     }
@@ -194,7 +200,6 @@ pub fn join<R: Rules>(
                     misread,
                     order_open,
                     others,
-                    others_open: s.others_open,
                 },
             ));
         }
@@ -395,10 +400,13 @@ struct Search<R: Rules> {
     /// The second pass: positions told apart by the moves that reached them.
     by_moves: bool,
     seen_moves: HashMap<(Key, Vec<String>), usize>,
-    /// The second pass was cut short: other moves may reach the positions too.
-    others_open: bool,
     /// The side to move in the position sought, when known.
     to_move: Option<Side>,
+    /// Moves that put two squares wrong (a piece from where the view shows it
+    /// to where it shows nothing) still allowed in a line: none in the first
+    /// pass, one in the proving pass (1. e4 in a game whose e-pawn is taken
+    /// and whose bishop then stands on e2).
+    wasted_left: usize,
     nodes: usize,
 }
 
@@ -416,8 +424,8 @@ impl<R: Rules> Search<R> {
             seen: HashMap::new(),
             by_moves: false,
             seen_moves: HashMap::new(),
-            others_open: false,
             to_move: None,
+            wasted_left: 0,
             nodes: 0,
         }
     }
@@ -499,7 +507,7 @@ impl<R: Rules> Search<R> {
                 }
             }
         }
-        let kids: Vec<(R::Move, R)> = g
+        let kids: Vec<(R::Move, R, bool)> = g
             .legal_moves()
             .into_iter()
             .filter_map(|m| {
@@ -509,7 +517,8 @@ impl<R: Rules> Search<R> {
                 // A move that puts no square right and two wrong (a piece from
                 // where the view shows it to where it shows nothing) is in no
                 // line worth finding.
-                if n.count() >= needs.count() + 2 {
+                let wasted = n.count() >= needs.count() + 2;
+                if wasted && self.wasted_left == 0 {
                     return None;
                 }
                 let f = (depth + 1) as f64
@@ -518,16 +527,18 @@ impl<R: Rules> Search<R> {
                     self.next = self.next.min(f);
                     return None;
                 }
-                Some((m, next))
+                Some((m, next, wasted))
             })
             .collect();
-        for (m, next) in kids {
+        for (m, next, wasted) in kids {
             if self.nodes >= MAX_NODES {
                 break;
             }
             line.push(m);
             path.push(next.clone());
+            self.wasted_left -= usize::from(wasted);
             self.run(next, depth + 1, line, path);
+            self.wasted_left += usize::from(wasted);
             path.pop();
             line.pop();
         }
@@ -661,6 +672,30 @@ mod tests {
                 assert!(line.misread.is_empty(), "{:?}", line.notation());
                 assert_eq!(key(line.end()), key(&g));
             }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_move_that_looks_wasted_is_still_weighed() {
+        // 1. e4 Nc6 2. e5 d5 3. exd6 Qxd6 4. Nf3 Bg4 5. Be2: the e-pawn went
+        // and the bishop stands on e2; 1. g4 ... Bg2 leaves the same squares
+        // filled. Both are found: the view cannot tell them apart.
+        let g = after(&[
+            "e2e4", "b8c6", "e4e5", "d7d5", "e5d6", "d8d6", "g1f3", "c8g4", "f1e2",
+        ]);
+        let view = seen(&g, WhiteSide::Bottom);
+        match join(
+            &Chess::new(),
+            &view,
+            8,
+            8,
+            &JoinConfig::default(),
+            Some(Side::Black),
+        ) {
+            Joined::Several(v) => assert!(v.iter().any(|(_, l)| key(l.end()) == key(&g))),
+            Joined::NoFit { .. } => {}
+            Joined::One { line, .. } => assert_eq!(key(line.end()), key(&g)),
             other => panic!("{other:?}"),
         }
     }

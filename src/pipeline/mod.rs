@@ -624,9 +624,6 @@ fn joined_note<R: Rules>(line: &JoinLine<R>, at: &str) -> String {
         };
         note.push_str(&format!("; the view fits other moves as well: {text}"));
     }
-    if line.others_open {
-        note.push_str("; other moves may fit it as well (not searched through)");
-    }
     note
 }
 
