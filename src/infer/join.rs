@@ -66,6 +66,8 @@ pub struct JoinLine<R: Rules> {
     /// for d5 and exd6 en passant), each line in the record's notation: the
     /// view cannot tell them apart either.
     pub others: Vec<Vec<String>>,
+    /// The search for other moves was cut short: some may fit as well.
+    pub others_open: bool,
 }
 
 impl<R: Rules> JoinLine<R> {
@@ -177,6 +179,7 @@ pub fn join<R: Rules>(
             s.run(start.clone(), 0, &mut Vec::new(), &mut vec![start.clone()]);
             if s.nodes >= MAX_NODES {
                 (s.found, s.found_keys) = first;
+                s.others_open = true;
             }
         }
         best.push((s.best, map, s));
@@ -200,6 +203,7 @@ pub fn join<R: Rules>(
                     misread,
                     order_open,
                     others,
+                    others_open: s.others_open,
                 },
             ));
         }
@@ -402,6 +406,9 @@ struct Search<R: Rules> {
     seen_moves: HashMap<(Key, Vec<String>), usize>,
     /// The side to move in the position sought, when known.
     to_move: Option<Side>,
+    /// The proving pass was cut short: other moves (or positions) may fit the
+    /// view as well as the lines found.
+    others_open: bool,
     /// Moves that put two squares wrong (a piece from where the view shows it
     /// to where it shows nothing) still allowed in a line: none in the first
     /// pass, one in the proving pass (1. e4 in a game whose e-pawn is taken
@@ -426,6 +433,7 @@ impl<R: Rules> Search<R> {
             seen_moves: HashMap::new(),
             to_move: None,
             wasted_left: 0,
+            others_open: false,
             nodes: 0,
         }
     }

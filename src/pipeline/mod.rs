@@ -416,9 +416,12 @@ pub fn record_onto<R: Recordable>(
                             lines.len(),
                             lines.join(" | ")
                         ),
-                        None if to_move.is_none() && job.infer.join.is_some() => format!(
-                            "the game seems to be under way: the moves before this view are reconstructed once the next move shows whose turn it is (or give them with --moves, or the position with --fen)"
-                        ),
+                        None if to_move.is_none()
+                            && job.infer.join.is_some()
+                            && why != StartMismatch::Empty =>
+                        {
+                            "the game seems to be under way: the moves before this view are reconstructed once the next move shows whose turn it is (or give them with --moves, or the position with --fen)".to_string()
+                        }
                         None => why.advice(),
                     };
                     events.emit(Event::NotStart {
@@ -623,6 +626,9 @@ fn joined_note<R: Rules>(line: &JoinLine<R>, at: &str) -> String {
             None => other.join(" "),
         };
         note.push_str(&format!("; the view fits other moves as well: {text}"));
+    }
+    if line.others_open {
+        note.push_str("; other moves may fit the view as well (the search for them was cut short)");
     }
     note
 }

@@ -124,7 +124,11 @@ fn late_start(dir: &Path, game: &Game, late: usize, seed: u64) {
     if sorted_got == sorted_want {
         assert!(flat.contains("their order is not known"), "{ctx}");
     } else {
-        assert!(flat.contains("the view fits other moves as well"), "{ctx}");
+        assert!(
+            flat.contains("the view fits other moves as well")
+                || flat.contains("other moves may fit the view as well"),
+            "{ctx}"
+        );
     }
     assert!(same_moves(&got[late..], &want[late..], &text), "{ctx}");
 }
