@@ -627,9 +627,6 @@ fn joined_note<R: Rules>(line: &JoinLine<R>, at: &str) -> String {
         };
         note.push_str(&format!("; the view fits other moves as well: {text}"));
     }
-    if line.others_open {
-        note.push_str("; other moves may fit the view as well (the search for them was cut short)");
-    }
     note
 }
 
