@@ -236,6 +236,27 @@ fn count_read<R: Rules>(start: &R, probs: &[SiteProbs], rows: u32, cols: u32) ->
         })
 }
 
+/// The side whose pieces alone arrived on sites between two views (sites read
+/// surely in both): the side that moved last. None when both sides' did, or
+/// neither's.
+pub fn last_mover(before: &[SiteProbs], now: &[SiteProbs]) -> Option<Side> {
+    let (mut white, mut black) = (false, false);
+    for (a, b) in before.iter().zip(now) {
+        match (label(*a), label(*b)) {
+            (Some(a), Some(b)) if a != b => {
+                white |= b == Occupant::White;
+                black |= b == Occupant::Black;
+            }
+            _ => {}
+        }
+    }
+    match (white, black) {
+        (true, false) => Some(Side::White),
+        (false, true) => Some(Side::Black),
+        _ => None,
+    }
+}
+
 fn label(p: Option<[f32; 3]>) -> Option<Occupant> {
     let p = p?;
     [Occupant::Empty, Occupant::White, Occupant::Black]
@@ -548,12 +569,7 @@ mod tests {
     use crate::infer::{one_hot, WhiteSide};
     use crate::rules::chess::Chess;
 
-    fn seen(game: &Chess, side: WhiteSide) -> Vec<SiteProbs> {
-        let map = SiteMap::for_game(game, side, 8, 8).unwrap();
-        (0..64)
-            .map(|i| Some(one_hot(game.occupant(map.square(i)), 0.95)))
-            .collect()
-    }
+    use crate::infer::sure_view as seen;
 
     fn after(ucis: &[&str]) -> Chess {
         let mut g = Chess::new();
@@ -655,6 +671,16 @@ mod tests {
             Joined::NoFit { .. } => {}
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_side_whose_piece_arrived_moved_last() {
+        let before = seen(&after(&["e2e4"]), WhiteSide::Bottom);
+        let now = seen(&after(&["e2e4", "e7e5"]), WhiteSide::Bottom);
+        assert_eq!(last_mover(&before, &now), Some(Side::Black));
+        assert_eq!(last_mover(&now, &now), None);
+        let two = seen(&after(&["e2e4", "e7e5", "g1f3"]), WhiteSide::Bottom);
+        assert_eq!(last_mover(&before, &two), None);
     }
 
     #[test]

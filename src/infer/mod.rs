@@ -18,12 +18,22 @@ pub use change::ChangeModel;
 pub use explain::{explain, moved_on, occupancy, ranked, InferConfig, Verdict};
 pub use follow::{Alternative, FollowEvent, Follower};
 pub use irregular::{diagnose, irregular_position, noticed, reads_clearly, Irregularity};
-pub use join::{join, JoinConfig, JoinLine, Joined};
+pub use join::{join, last_mover, JoinConfig, JoinLine, Joined};
 pub use observation::{occ_index, one_hot, squares, Observation};
 pub use orientation::WhiteSide;
 pub use sites::{SiteMap, SiteProbs};
 pub use start::{check_start, start_likelihood, start_mismatch, StartCheck, StartMismatch};
 pub use suspects::Suspects;
+
+/// Sure readings of `game` seen with White at `side` on an 8x8 grid (tests).
+#[cfg(test)]
+pub(crate) fn sure_view(game: &crate::rules::chess::Chess, side: WhiteSide) -> Vec<SiteProbs> {
+    use crate::rules::Rules;
+    let map = SiteMap::for_game(game, side, 8, 8).expect("chess fits 8x8");
+    (0..64)
+        .map(|i| Some(one_hot(game.occupant(map.square(i)), 0.95)))
+        .collect()
+}
 
 #[cfg(test)]
 mod alternatives_tests;

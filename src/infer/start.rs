@@ -179,13 +179,7 @@ mod tests {
     use crate::rules::chess::Chess;
     use crate::rules::Occupant;
 
-    /// Sure readings of `game` seen with White at `side` on an 8x8 grid.
-    fn seen(game: &Chess, side: WhiteSide) -> Vec<SiteProbs> {
-        let map = SiteMap::for_game(game, side, 8, 8).unwrap();
-        (0..64)
-            .map(|i| Some(one_hot(game.occupant(map.square(i)), 0.95)))
-            .collect()
-    }
+    use crate::infer::sure_view as seen;
 
     #[test]
     fn the_orientation_that_shows_the_start_is_chosen() {

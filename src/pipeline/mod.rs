@@ -16,9 +16,9 @@ use crate::capture::FrameSource;
 use crate::classify::{Classifier, SiteReading};
 use crate::geometry::BoardPose;
 use crate::infer::{
-    check_start, join, start_likelihood, start_mismatch, CatchUp, CatchUpGate, FollowEvent,
-    Follower, InferConfig, JoinLine, Joined, SiteMap, SiteProbs, StartMismatch, Suspects,
-    WhiteSide,
+    check_start, join, last_mover, start_likelihood, start_mismatch, CatchUp, CatchUpGate,
+    FollowEvent, Follower, InferConfig, JoinLine, Joined, SiteMap, SiteProbs, StartMismatch,
+    Suspects, WhiteSide,
 };
 use crate::record::log::{rule_ending_note, GameRecord, RecordFile, RecordTags, Recordable};
 use crate::record::write_atomic;
@@ -564,30 +564,6 @@ fn join_under_way<R: Recordable>(
             .map(|(_, l)| numbered(game, &l.notation()))
             .collect()),
         _ => Ok(None),
-    }
-}
-
-/// The side whose pieces alone arrived on squares between two views (sites
-/// read surely in both); None when both sides' did, or neither's.
-fn last_mover(before: &[SiteProbs], now: &[SiteProbs]) -> Option<crate::rules::Side> {
-    let sure = |p: &SiteProbs| {
-        let p = (*p)?;
-        (0..3).find(|&i| p[i] >= 0.6)
-    };
-    let (mut white, mut black) = (0, 0);
-    for (a, b) in before.iter().zip(now) {
-        let (Some(a), Some(b)) = (sure(a), sure(b)) else {
-            continue;
-        };
-        if a != b {
-            white += usize::from(b == 1);
-            black += usize::from(b == 2);
-        }
-    }
-    match (white > 0, black > 0) {
-        (true, false) => Some(crate::rules::Side::White),
-        (false, true) => Some(crate::rules::Side::Black),
-        _ => None,
     }
 }
 
