@@ -1,9 +1,10 @@
-//! Issue 18, item 4: the real webcam videos of `../shared/data/webcam-pcwawc`,
-//! recorded as a user would (no corners). Needs the data folder (CI has it).
+//! The real videos of `../shared/data` (webcam-pcwawc, video-chess-overhead),
+//! recorded as a user would (no corners, no `--white`, no `--fen`). Needs the
+//! data folder (CI has it).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::util::{run, stdout};
+use crate::util::{run, stderr, stdout};
 
 fn video(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -13,9 +14,15 @@ fn video(name: &str) -> PathBuf {
 
 /// The events `record --events` printed, one JSON object a line.
 fn record_events(name: &str) -> (Vec<serde_json::Value>, String, Option<i32>) {
+    let (events, record, code, _) = record_input(&video(name));
+    (events, record, code)
+}
+
+/// `record --events` of `input`: the events, the record, the exit status and
+/// the standard error.
+fn record_input(input: &Path) -> (Vec<serde_json::Value>, String, Option<i32>, String) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let out = dir.path().join("rec.pgn");
-    let input = video(name);
     let o = run(&[
         "record",
         "--input",
@@ -29,7 +36,7 @@ fn record_events(name: &str) -> (Vec<serde_json::Value>, String, Option<i32>) {
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
     let record = std::fs::read_to_string(&out).unwrap_or_default();
-    (events, record, o.status.code())
+    (events, record, o.status.code(), stderr(&o))
 }
 
 fn of_type<'a>(events: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
@@ -84,24 +91,12 @@ fn issue18_the_baxter_montage_invents_no_move() {
 /// `record` of a real overhead game video as a user runs it: no corners, no
 /// `--white`, no `--fen`. Returns the moves written and the exit status.
 fn overhead(name: &str) -> (Vec<String>, Option<i32>, String) {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let out = dir.path().join("rec.pgn");
     let input = crate::util::shared_data("video-chess-overhead").join(name);
-    let o = run(&[
-        "record",
-        "--input",
-        &input.to_string_lossy(),
-        "--out",
-        &out.to_string_lossy(),
-    ]);
-    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let (events, text, code, err) = record_input(&input);
     let rec = boardscribe::record::pgn::parse_pgn(&text).expect("a valid PGN");
     let moves = rec.moves.iter().map(|m| m.san.clone()).collect();
-    (
-        moves,
-        o.status.code(),
-        format!("{}\n{text}", crate::util::stderr(&o)),
-    )
+    assert!(irregular(&events).is_empty(), "{events:?}");
+    (moves, code, format!("{err}\n{text}"))
 }
 
 #[test]
