@@ -571,6 +571,11 @@ mod tests {
 
     use crate::infer::sure_view as seen;
 
+    /// The search from the start on an 8x8 grid, default bounds.
+    fn join8(view: &[SiteProbs], to_move: Option<Side>) -> Joined<Chess> {
+        join(&Chess::new(), view, 8, 8, &JoinConfig::default(), to_move)
+    }
+
     fn after(ucis: &[&str]) -> Chess {
         let mut g = Chess::new();
         for u in ucis {
@@ -586,7 +591,7 @@ mod tests {
     #[test]
     fn a_game_two_plies_in_is_joined_with_its_moves() {
         let view = seen(&after(&["e2e4", "a7a6"]), WhiteSide::Left);
-        match join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None) {
+        match join8(&view, None) {
             Joined::One { map, line } => {
                 assert_eq!(map.side, WhiteSide::Left);
                 assert_eq!(sans(&line), "e4 a6");
@@ -601,14 +606,7 @@ mod tests {
         let g = after(&[
             "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "e1g1", "d7d6", "b1c3", "c8e6",
         ]);
-        match join(
-            &Chess::new(),
-            &seen(&g, WhiteSide::Bottom),
-            8,
-            8,
-            &JoinConfig::default(),
-            None,
-        ) {
+        match join8(&seen(&g, WhiteSide::Bottom), None) {
             Joined::One { line, .. } => {
                 assert_eq!(line.line.len(), 10);
                 assert_eq!(key(line.end()), key(&g));
@@ -630,8 +628,7 @@ mod tests {
             view[map.site(sq)] = Some(one_hot(Occupant::Empty, 0.9));
         }
         // Black to move, as the change from the view before says.
-        let cfg = JoinConfig::default();
-        match join(&Chess::new(), &view, 8, 8, &cfg, Some(Side::Black)) {
+        match join8(&view, Some(Side::Black)) {
             Joined::One { line, .. } => {
                 assert_eq!(sans(&line), "e4 a6 e5");
                 assert_eq!(line.misread.len(), 5);
@@ -652,20 +649,13 @@ mod tests {
             "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "b2b4", "c5b4", "c2c3", "b4a5",
         ]);
         let view = seen(&g, WhiteSide::Bottom);
-        match join(
-            &Chess::new(),
-            &view,
-            8,
-            8,
-            &JoinConfig::default(),
-            Some(Side::White),
-        ) {
+        match join8(&view, Some(Side::White)) {
             Joined::One { line, .. } => assert_eq!(line.line.len(), 10),
             Joined::Several(v) => assert!(v.iter().all(|(_, l)| l.line.len() == 10)),
             Joined::NoFit { .. } => {}
             other => panic!("{other:?}"),
         }
-        match join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None) {
+        match join8(&view, None) {
             Joined::One { line, .. } => assert_eq!(line.line.len(), 9),
             Joined::Several(v) => assert!(v.iter().all(|(_, l)| l.line.len() == 9)),
             Joined::NoFit { .. } => {}
@@ -691,14 +681,7 @@ mod tests {
             "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "b2b4", "c5b4",
         ]);
         let view = seen(&g, WhiteSide::Bottom);
-        match join(
-            &Chess::new(),
-            &view,
-            8,
-            8,
-            &JoinConfig::default(),
-            Some(Side::White),
-        ) {
+        match join8(&view, Some(Side::White)) {
             Joined::One { line, .. } => {
                 assert!(line.misread.is_empty(), "{:?}", line.notation());
                 assert_eq!(key(line.end()), key(&g));
@@ -716,14 +699,7 @@ mod tests {
             "e2e4", "b8c6", "e4e5", "d7d5", "e5d6", "d8d6", "g1f3", "c8g4", "f1e2",
         ]);
         let view = seen(&g, WhiteSide::Bottom);
-        match join(
-            &Chess::new(),
-            &view,
-            8,
-            8,
-            &JoinConfig::default(),
-            Some(Side::Black),
-        ) {
+        match join8(&view, Some(Side::Black)) {
             Joined::Several(v) => assert!(v.iter().any(|(_, l)| key(l.end()) == key(&g))),
             Joined::NoFit { .. } => {}
             Joined::One { line, .. } => assert_eq!(key(line.end()), key(&g)),
@@ -735,14 +711,7 @@ mod tests {
     fn moves_the_view_cannot_tell_apart_are_named() {
         // d5 and exd6 en passant leave what d6 and exd6 leave.
         let g = after(&["e2e4", "b8c6", "e4e5", "d7d5", "e5d6", "d8d6"]);
-        match join(
-            &Chess::new(),
-            &seen(&g, WhiteSide::Bottom),
-            8,
-            8,
-            &JoinConfig::default(),
-            None,
-        ) {
+        match join8(&seen(&g, WhiteSide::Bottom), None) {
             Joined::One { line, .. } => {
                 assert_eq!(key(line.end()), key(&g));
                 assert!(!line.others.is_empty(), "{line:?}");
@@ -755,14 +724,11 @@ mod tests {
     fn a_hidden_view_is_no_position_and_the_start_is_the_start() {
         let mut view = seen(&after(&["e2e4"]), WhiteSide::Bottom);
         view[..12].fill(None);
-        assert!(matches!(
-            join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None),
-            Joined::Unreadable
-        ));
+        assert!(matches!(join8(&view, None), Joined::Unreadable));
         let start = seen(&Chess::new(), WhiteSide::Bottom);
         // The start seen from White's side or Black's: two orientations fit.
         assert!(matches!(
-            join(&Chess::new(), &start, 8, 8, &JoinConfig::default(), None),
+            join8(&start, None),
             Joined::Start | Joined::Several(_)
         ));
     }
@@ -772,7 +738,7 @@ mod tests {
         let mut g = Chess::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
         g.play_uci("e1d2").unwrap();
         let view = seen(&g, WhiteSide::Bottom);
-        let r = join(&Chess::new(), &view, 8, 8, &JoinConfig::default(), None);
+        let r = join8(&view, None);
         assert!(matches!(r, Joined::NoFit { .. }), "{r:?}");
     }
 }

@@ -86,72 +86,57 @@ fn seeds(all: bool) -> std::ops::RangeInclusive<u64> {
     }
 }
 
-fn camera_warming_up(all: bool) {
+/// Records every seed's clip of one failure mode (`name`, its frame size and
+/// its trouble).
+fn mode(all: bool, name: &str, size: Option<(u32, u32)>, trouble: Trouble) {
     let dir = tmp();
     for seed in seeds(all) {
-        let trouble = Trouble {
-            black_s: 1.0,
-            ..Trouble::default()
-        };
-        records_exactly(dir.path(), "warm-up", seed, None, trouble);
+        records_exactly(dir.path(), name, seed, size, trouble.clone());
     }
+}
+
+fn camera_warming_up(all: bool) {
+    let trouble = Trouble {
+        black_s: 1.0,
+        ..Trouble::default()
+    };
+    mode(all, "warm-up", None, trouble);
 }
 
 fn dim_warm_light(all: bool) {
-    let dir = tmp();
-    for seed in seeds(all) {
-        let trouble = Trouble {
-            dim_warm: 0.6,
-            ..Trouble::default()
-        };
-        records_exactly(dir.path(), "dim-warm", seed, None, trouble);
-    }
+    let trouble = Trouble {
+        dim_warm: 0.6,
+        ..Trouble::default()
+    };
+    mode(all, "dim-warm", None, trouble);
 }
 
 fn arm_resting(all: bool) {
-    let dir = tmp();
-    for seed in seeds(all) {
-        let trouble = Trouble {
-            resting_arm: Some((1, 3.0)),
-            ..Trouble::default()
-        };
-        records_exactly(dir.path(), "arm", seed, None, trouble);
-    }
+    let trouble = Trouble {
+        resting_arm: Some((1, 3.0)),
+        ..Trouble::default()
+    };
+    mode(all, "arm", None, trouble);
 }
 
 fn first_moves_at_once(all: bool) {
-    let dir = tmp();
-    for seed in seeds(all) {
-        let trouble = Trouble {
-            first_still_s: Some(0.25),
-            ..Trouble::default()
-        };
-        records_exactly(dir.path(), "at-once", seed, None, trouble);
-    }
+    let trouble = Trouble {
+        first_still_s: Some(0.25),
+        ..Trouble::default()
+    };
+    mode(all, "at-once", None, trouble);
 }
 
 fn exposure_jump(all: bool) {
-    let dir = tmp();
-    for seed in seeds(all) {
-        let trouble = Trouble {
-            exposure_jump: Some((4.0, [1.35, 1.2, 1.05])),
-            ..Trouble::default()
-        };
-        records_exactly(dir.path(), "exposure", seed, None, trouble);
-    }
+    let trouble = Trouble {
+        exposure_jump: Some((4.0, [1.35, 1.2, 1.05])),
+        ..Trouble::default()
+    };
+    mode(all, "exposure", None, trouble);
 }
 
 fn tiny_frames(all: bool) {
-    let dir = tmp();
-    for seed in seeds(all) {
-        records_exactly(
-            dir.path(),
-            "tiny",
-            seed,
-            Some((300, 300)),
-            Trouble::default(),
-        );
-    }
+    mode(all, "tiny", Some((300, 300)), Trouble::default());
 }
 
 #[test]
