@@ -18,7 +18,7 @@ pub use change::ChangeModel;
 pub use explain::{explain, moved_on, occupancy, ranked, InferConfig, Verdict};
 pub use follow::{Alternative, FollowEvent, Follower};
 pub use irregular::{diagnose, irregular_position, noticed, reads_clearly, Irregularity};
-pub use join::{join, last_mover, JoinConfig, JoinLine, Joined};
+pub use join::{extend, join, last_mover, JoinConfig, JoinLine, Joined};
 pub use observation::{occ_index, one_hot, squares, Observation};
 pub use orientation::WhiteSide;
 pub use sites::{SiteMap, SiteProbs};

@@ -16,7 +16,7 @@ use crate::capture::FrameSource;
 use crate::classify::{Classifier, SiteReading};
 use crate::geometry::BoardPose;
 use crate::infer::{
-    check_start, join, last_mover, start_likelihood, start_mismatch, CatchUp, CatchUpGate,
+    check_start, extend, join, last_mover, start_likelihood, start_mismatch, CatchUp, CatchUpGate,
     FollowEvent, Follower, InferConfig, JoinLine, Joined, SiteMap, SiteProbs, StartMismatch,
     Suspects, WhiteSide,
 };
@@ -178,6 +178,9 @@ pub fn record_onto<R: Recordable>(
     // The readings of the last view that was not the start: what changed since
     // says which side moved last.
     let mut last_view: Option<Vec<SiteProbs>> = None;
+    // Positions a view of a game under way fits equally, kept open until play
+    // decides: each under its orientation, and when that view was.
+    let mut open_joins: Option<(Vec<OpenJoin<R>>, f64)> = None;
     // A draw claimable in a resumed record's last position was said when it was
     // written.
     let mut draws = DrawWatch {
@@ -359,14 +362,36 @@ pub fn record_onto<R: Recordable>(
                     .map(crate::rules::Side::other);
                 last_view = Some(probs.clone());
                 if why != StartMismatch::Empty && to_move.is_some() {
-                    let joined = match join_under_way(&game, &probs, job, to_move) {
-                        Ok(joined) => joined,
-                        Err(lines) => {
-                            several = Some(lines);
-                            None
+                    let mut joined = None;
+                    if let Some((open, first)) = open_joins.take() {
+                        match extend(&open, &probs, &job.infer.join.unwrap_or_default(), to_move) {
+                            Joined::One { map, line } => {
+                                joined = Some((map, line, first));
+                            }
+                            Joined::Several(lines) => {
+                                several = Some(named_lines(&game, &lines, job));
+                                open_joins = Some((lines, first));
+                            }
+                            // Hidden squares: the positions stay open.
+                            Joined::Unreadable => open_joins = Some((open, first)),
+                            // Play fits none of them: the view is searched afresh.
+                            _ => {}
                         }
-                    };
-                    if let Some((m, line)) = joined {
+                    }
+                    if joined.is_none() && open_joins.is_none() {
+                        match join_under_way(&game, &probs, job, to_move) {
+                            Ok(Some((m, line))) => {
+                                joined = Some((m, line, still.time_s));
+                            }
+                            Ok(None) => {}
+                            Err(lines) => {
+                                several = Some(named_lines(&game, &lines, job));
+                                open_joins = Some((lines, still.time_s));
+                            }
+                        }
+                    }
+                    if let Some((m, line, first)) = joined {
+                        open_joins = None;
                         events.emit(Event::Joined {
                             time: ms(still.time_s),
                             plies: line.notation(),
@@ -385,9 +410,11 @@ pub fn record_onto<R: Recordable>(
                                 alternatives: Vec::new(),
                             });
                         }
-                        record
-                            .current
-                            .note(&joined_note(&line, &job.timeline.moment(still.time_s)));
+                        record.current.note(&joined_note(
+                            &line,
+                            &job.timeline.moment(first),
+                            &job.timeline.moment(still.time_s),
+                        ));
                         write(&record)?;
                         map = Some(m);
                         let now = line.end().clone();
@@ -542,14 +569,15 @@ pub fn record_onto<R: Recordable>(
 
 /// The game under way that a first view shows, when the search from the start
 /// finds one line to it that can be believed (see [`crate::infer::join`]).
-/// Err names the lines of several positions the view fits equally (each as
-/// the record would write it): none is picked.
+/// Err holds the lines to several positions the view fits equally: none is
+/// picked, and play after the view may decide between them.
+#[allow(clippy::type_complexity)]
 fn join_under_way<R: Recordable>(
     game: &R,
     probs: &[SiteProbs],
     job: &RecordJob,
     to_move: Option<crate::rules::Side>,
-) -> Result<Option<(SiteMap, JoinLine<R>)>, Vec<String>> {
+) -> Result<Option<(SiteMap, JoinLine<R>)>, Vec<(SiteMap, JoinLine<R>)>> {
     let Some(cfg) = job.infer.join else {
         return Ok(None);
     };
@@ -558,13 +586,35 @@ fn join_under_way<R: Recordable>(
         Joined::One { map, line } if job.white.is_none_or(|w| w == map.side) => {
             Ok(Some((map, line)))
         }
-        Joined::Several(lines) => Err(lines
-            .iter()
-            .filter(|(m, _)| job.white.is_none_or(|w| w == m.side))
-            .map(|(_, l)| numbered(game, &l.notation()))
-            .collect()),
+        Joined::Several(lines) => {
+            let lines: Vec<_> = lines
+                .into_iter()
+                .filter(|(m, _)| job.white.is_none_or(|w| w == m.side))
+                .collect();
+            match lines.len() {
+                0 => Ok(None),
+                1 => Ok(lines.into_iter().next()),
+                _ => Err(lines),
+            }
+        }
         _ => Ok(None),
     }
+}
+
+/// A position a view of a game under way fits, under its orientation.
+type OpenJoin<R> = (SiteMap, JoinLine<R>);
+
+/// Each line as the record would write it.
+fn named_lines<R: Rules>(
+    game: &R,
+    lines: &[(SiteMap, JoinLine<R>)],
+    job: &RecordJob,
+) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|(m, _)| job.white.is_none_or(|w| w == m.side))
+        .map(|(_, l)| numbered(game, &l.notation()))
+        .collect()
 }
 
 /// Moves as a record writes them from `start`: "1. e4 e5 2. Nf3" (or "1... e5"
@@ -585,23 +635,44 @@ fn numbered<R: Rules>(start: &R, sans: &[String]) -> String {
     out.join(" ")
 }
 
-/// What the record says of plies reconstructed from a view: that they were not
-/// seen, and what else the view fits.
-fn joined_note<R: Rules>(line: &JoinLine<R>, at: &str) -> String {
+/// What the record says of plies reconstructed from a view: that the first
+/// `unseen` were not seen, what else the view fits, and when play after it
+/// showed which of several positions it was.
+fn joined_note<R: Rules>(line: &JoinLine<R>, at: &str, decided: &str) -> String {
+    let unseen = line.unseen;
     let mut note = format!(
         "{} not seen: reconstructed from the view at {at}",
-        ply_span(line.line.len())
+        ply_span(unseen)
     );
+    if unseen < line.line.len() {
+        note.push_str(&format!(
+            "; the view fits other positions as well, and the moves seen up to {decided} showed which"
+        ));
+    }
     if line.order_open {
         note.push_str("; their order is not known");
     }
     let start = line.positions.first();
+    let named = |moves: &[String]| match start {
+        Some(s) => numbered(s, moves),
+        None => moves.join(" "),
+    };
     for other in &line.others {
-        let text = match start {
-            Some(s) => numbered(s, other),
-            None => other.join(" "),
-        };
-        note.push_str(&format!("; the view fits other moves as well: {text}"));
+        note.push_str(&format!(
+            "; the view fits other moves as well: {}",
+            named(other)
+        ));
+    }
+    for other in &line.alike {
+        note.push_str(&format!(
+            "; the view fits as well a position that looks the same, reached by more moves: {}",
+            named(other)
+        ));
+    }
+    if line.alike_unchecked {
+        note.push_str(
+            "; a position that looks the same, reached by a few more moves, was not ruled out",
+        );
     }
     note
 }

@@ -458,10 +458,32 @@ impl Rules for Chess {
             .collect()
     }
 
-    /// Castling fills and empties one square more, once; en passant empties a
-    /// square of the other side (counted once: two in a few plies are not met).
-    fn ply_reach(&self) -> (usize, usize) {
-        (1, 1)
+    /// En passant empties a square of the other side (counted once: two in a
+    /// few plies are not met).
+    fn ply_reach(&self) -> usize {
+        1
+    }
+
+    fn two_piece_plies(&self, side: Side) -> Vec<(Square, Square)> {
+        let color = match side {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        };
+        let Some(king) = self.pos.board().king_of(color) else {
+            return Vec::new();
+        };
+        let ours = |s: shakmaty::Square| Square::new(s.file() as u8, s.rank() as u8);
+        self.pos
+            .castles()
+            .castling_rights()
+            .intersect(shakmaty::Bitboard::from(color.backrank()))
+            .into_iter()
+            .map(|rook| (ours(king), ours(rook)))
+            .collect()
+    }
+
+    fn position_hash(&self) -> u64 {
+        hash(&self.pos)
     }
 
     fn tiebreak(&self, mv: &Move) -> u32 {

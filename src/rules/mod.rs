@@ -207,14 +207,35 @@ pub trait Rules: Clone {
     fn position_text(&self) -> String {
         String::new()
     }
-    /// What one ply can change, for searches that bound how far a position is
-    /// from a view: (extra squares its mover may fill and empty once in a game,
-    /// as castling does; squares of the other side a line of a few plies may
-    /// empty besides what the other side's own moves empty). A ply otherwise
-    /// fills one square of its mover's and empties one. The default assumes
-    /// captures that take many pieces (draughts).
-    fn ply_reach(&self) -> (usize, usize) {
-        (0, 32)
+    /// Squares of the other side a line of a few plies may empty besides what
+    /// that side's own moves empty (chess: en passant, once), for searches that
+    /// bound how far a position is from a view. A ply otherwise fills one square
+    /// of its mover's and empties one. The default assumes captures that take
+    /// many pieces (draughts).
+    fn ply_reach(&self) -> usize {
+        32
+    }
+    /// Pairs of squares one ply of `side` may empty at once, filling two
+    /// (castling: the king's square and a rook's, while the right remains). A
+    /// search credits such a ply only where the view shows both emptied.
+    fn two_piece_plies(&self, _side: Side) -> Vec<(Square, Square)> {
+        Vec::new()
+    }
+    /// A hash of the position: what stands where and whose turn it is, equal for
+    /// equal positions, for searches that meet one position by many lines.
+    fn position_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let (files, ranks) = self.dims();
+        for r in 0..ranks {
+            for f in 0..files {
+                let sq = Square::new(f, r);
+                self.occupant(sq).hash(&mut h);
+                self.piece_type(sq).hash(&mut h);
+            }
+        }
+        self.side_to_move().hash(&mut h);
+        h.finish()
     }
     /// Preference among moves the camera cannot tell apart: lower is the usual choice
     /// (a queen over an under-promotion).
