@@ -350,6 +350,17 @@ impl EventSink for Presenter {
                     "note: at {at} the board moved too far to follow; located it again"
                 ))
             }
+            Event::PlacedAgain { time, corners } => {
+                let at = self.moment(*time);
+                let c: Vec<String> = corners
+                    .iter()
+                    .map(|[x, y]| format!("{x:.1},{y:.1}"))
+                    .collect();
+                self.say(&format!(
+                    "note: at {at} the readings fit no position of the game through the grid used; the grid was placed again ({})",
+                    c.join(" ")
+                ))
+            }
             Event::BoardLost { time } => {
                 let at = self.moment(*time);
                 self.say(&format!(

@@ -165,6 +165,10 @@ pub enum Event {
     Regrid { time: f64, corners: [[f64; 2]; 4] },
     /// The board moved too far to follow and was located again.
     Relocated { time: f64, corners: [[f64; 2]; 4] },
+    /// Still views fit no position of the game through the grid used (placed
+    /// on a view that hid part of the board, or given wrong): the grid was
+    /// placed again, where its readings fit the game better.
+    PlacedAgain { time: f64, corners: [[f64; 2]; 4] },
     /// The board moved and was not found again; recording waits for it.
     BoardLost { time: f64 },
     /// A frame the source could not use (an unreadable photo in a folder).
@@ -272,6 +276,7 @@ impl Event {
             | Event::Corrected { time, .. }
             | Event::Regrid { time, .. }
             | Event::Relocated { time, .. }
+            | Event::PlacedAgain { time, .. }
             | Event::BoardLost { time }
             | Event::Start { time, .. }
             | Event::Change { time, .. }

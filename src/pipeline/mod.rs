@@ -181,6 +181,11 @@ pub fn record_onto<R: Recordable>(
     // Positions a view of a game under way fits equally, kept open until play
     // decides: each under its orientation, and when that view was.
     let mut open_joins: Option<(Vec<OpenJoin<R>>, f64)> = None;
+    // Still views in a row that fit no position of the game; the grid is
+    // placed again at the first of them, and every third after.
+    let mut unfit = 0usize;
+    // The still view read again through a grid placed anew.
+    let mut again: Option<StillView> = None;
     // A draw claimable in a resumed record's last position was said when it was
     // written.
     let mut draws = DrawWatch {
@@ -191,13 +196,16 @@ pub fn record_onto<R: Recordable>(
         // Only squares a piece can stand on are classified (draughts: the dark ones),
         // once the orientation says which sites those are.
         let playable = map.map(|m| m.playable(&game));
-        let watched = watcher.next_still(
-            source,
-            classifier,
-            playable.as_deref(),
-            job.progress,
-            events,
-        )?;
+        let watched = match again.take() {
+            Some(still) => Some(Watched::Still(still)),
+            None => watcher.next_still(
+                source,
+                classifier,
+                playable.as_deref(),
+                job.progress,
+                events,
+            )?,
+        };
         let still = match watched {
             None | Some(Watched::Command(Command::Stop)) => break,
             Some(Watched::Command(Command::Interrupt)) => {
@@ -435,6 +443,28 @@ pub fn record_onto<R: Recordable>(
                         continue;
                     }
                 }
+                if several.is_none() && open_joins.is_none() {
+                    unfit += 1;
+                    if unfit % 3 == 1 {
+                        let mut better =
+                            |_: &[Option<SiteReading>], new: &[Option<SiteReading>]| {
+                                fits_a_position(&game, &visible_probs(new), job, to_move)
+                            };
+                        if let Some(c) =
+                            watcher.place_again(classifier, None, PLACE_AGAIN_CELLS, &mut better)?
+                        {
+                            events.emit(Event::PlacedAgain {
+                                time: ms(still.time_s),
+                                corners: corner_list(&c),
+                            });
+                            pose = BoardPose::new(pose.grid, c);
+                            last_view = None;
+                            unfit = 0;
+                            again = Some(read_again(&still, pose.grid.len()));
+                            continue;
+                        }
+                    }
+                }
                 let squares: Vec<String> = check.misread.iter().map(|s| s.name()).collect();
                 if not_start.as_ref() != Some(&(why.clone(), squares.clone())) {
                     let advice = match &several {
@@ -499,6 +529,9 @@ pub fn record_onto<R: Recordable>(
         let seen = f.observe(&obs, still.time_s, episodes);
         if f.explained_last() {
             watcher.confirm()?;
+            unfit = 0;
+        } else {
+            unfit += 1;
         }
         if f.explained_last() && f.in_sync() && f.lead() >= TEACH_MARGIN {
             // The position now is clear and this view fits it: what its readings
@@ -534,6 +567,39 @@ pub fn record_onto<R: Recordable>(
         write(&record)?;
         if f.game().outcome().is_some() {
             break;
+        }
+        // Views no move explains, one after another: the grid may be off
+        // (placed while an arm hid part of the board). Placed anew, it is taken
+        // where its readings fit the position far better.
+        if unfit >= 2 && (unfit - 2) % 3 == 0 {
+            let now = f.current().clone();
+            let mut better = |old: &[Option<SiteReading>], new: &[Option<SiteReading>]| {
+                let miss = |r: &[Option<SiteReading>]| {
+                    check_start(&now, &m, &visible_probs(r), &job.infer)
+                        .misread
+                        .len()
+                };
+                miss(new) + PLACE_AGAIN_GAIN <= miss(old)
+            };
+            if let Some(c) = watcher.place_again(
+                classifier,
+                playable.as_deref(),
+                PLACE_AGAIN_CELLS,
+                &mut better,
+            )? {
+                events.emit(Event::PlacedAgain {
+                    time: ms(still.time_s),
+                    corners: corner_list(&c),
+                });
+                record.current.note(&format!(
+                    "the readings fit no position through the grid used; grid placed again at {}",
+                    job.timeline.moment(still.time_s)
+                ));
+                write(&record)?;
+                pose = BoardPose::new(pose.grid, c);
+                unfit = 0;
+                again = Some(read_again(&still, pose.grid.len()));
+            }
         }
     }
     let counts = watcher.counts;
@@ -741,6 +807,45 @@ fn moved_cells(pose: &BoardPose, corners: &crate::geometry::Corners) -> f64 {
         .sum::<f64>()
         / 4.0;
     mean / pose.mean_cell_px().max(1e-6)
+}
+
+/// How far (in cells) a grid placed anew must lie from the one used to be
+/// taken: nearer, it is the same grid found again.
+const PLACE_AGAIN_CELLS: f64 = 0.5;
+/// Squares fewer that a grid placed anew must contradict the position by.
+const PLACE_AGAIN_GAIN: usize = 4;
+
+/// The still view `still` read again, every site, through a grid placed anew.
+fn read_again(still: &StillView, sites: usize) -> StillView {
+    StillView {
+        time_s: still.time_s,
+        read_now: vec![true; sites],
+        regrid: None,
+        change: Vec::new(),
+        episodes: still.episodes,
+    }
+}
+
+/// Whether readings show the start position under some orientation (the one
+/// given, where given), or a game under way the search can join.
+fn fits_a_position<R: Recordable>(
+    game: &R,
+    probs: &[SiteProbs],
+    job: &RecordJob,
+    to_move: Option<crate::rules::Side>,
+) -> bool {
+    let grid = job.pose.grid;
+    let (files, ranks) = game.dims();
+    let start = SiteMap::all(grid.rows, grid.cols, files, ranks)
+        .filter(|m| job.white.is_none_or(|w| w == m.side))
+        .any(|m| check_start(game, &m, probs, &job.infer).is_start());
+    start
+        || job.infer.join.is_some_and(|cfg| {
+            matches!(
+                join(game, probs, grid.rows, grid.cols, &cfg, to_move),
+                Joined::One { .. } | Joined::Several(_)
+            )
+        })
 }
 
 /// Per site, the probabilities of a visible reading; None where hidden or unread.

@@ -162,6 +162,69 @@ impl Watcher {
         Ok(())
     }
 
+    /// Places the grid again on the latest still frame, from scratch, when the
+    /// readings of still views fit no position of the game: the grid used may
+    /// have been placed on a view that hid part of the board, or given wrong.
+    /// The grid found is taken only where it moved by `min_cells` or more and
+    /// `better` prefers its readings (every site read anew) to the current
+    /// ones; then the still view's readings are its. Returns the corners taken.
+    pub fn place_again(
+        &mut self,
+        classifier: &mut Classifier,
+        wanted: Option<&[bool]>,
+        min_cells: f64,
+        better: &mut dyn FnMut(&[Option<SiteReading>], &[Option<SiteReading>]) -> bool,
+    ) -> anyhow::Result<Option<Corners>> {
+        let Some(frame) = self.still_frame.as_ref() else {
+            return Ok(None);
+        };
+        let Some(corners) = relocate(frame, &self.view.pose) else {
+            return Ok(None);
+        };
+        let old = &self.view.pose;
+        let moved = {
+            let (a, b) = (old.corners.points(), corners.points());
+            (0..4)
+                .map(|i| (a[i].0 - b[i].0).hypot(a[i].1 - b[i].1))
+                .sum::<f64>()
+                / 4.0
+                / old.mean_cell_px().max(1e-6)
+        };
+        if moved < min_cells {
+            return Ok(None);
+        }
+        let pose = BoardPose::new(old.grid, corners);
+        let view = CropView::new(&pose);
+        let rectified = view.rectify(frame)?;
+        let grid = pose.grid;
+        let cols = grid.cols as usize;
+        let sites: Vec<usize> = (0..grid.len())
+            .filter(|&i| wanted.is_none_or(|w| w[i]))
+            .collect();
+        let rc: Vec<(u32, u32)> = sites
+            .iter()
+            .map(|&i| ((i / cols) as u32, (i % cols) as u32))
+            .collect();
+        let fresh = classifier.read_sites(&view, &rectified, &rc)?;
+        self.counts.sites_read += rc.len();
+        let mut readings = vec![None; grid.len()];
+        for (&i, reading) in sites.iter().zip(fresh) {
+            readings[i] = Some(reading);
+        }
+        if !better(&self.readings, &readings) {
+            return Ok(None);
+        }
+        let frame = frame.try_clone()?;
+        self.guard = Some(GridGuard::new(&frame, &pose)?);
+        self.view = view;
+        self.readings = readings;
+        self.reference = Some(rectified);
+        // Changes are measured from this view on: the anchor was read through
+        // the grid let go.
+        self.anchor = None;
+        Ok(Some(corners))
+    }
+
     /// Reads frames until the board is still, then re-reads what changed. `wanted`
     /// limits classification to the sites a piece can stand on; `progress` reports
     /// how far a source of known length has been read. A command from the caller

@@ -208,7 +208,9 @@ impl EventSink for BoardSink<'_, '_> {
                     Some(*ply),
                 );
             }
-            Event::Regrid { corners, .. } | Event::Relocated { corners, .. } => {
+            Event::Regrid { corners, .. }
+            | Event::Relocated { corners, .. }
+            | Event::PlacedAgain { corners, .. } => {
                 self.dirty = true;
                 let c = *corners;
                 b.change(|s| s.corners = Some(c));
@@ -216,6 +218,14 @@ impl EventSink for BoardSink<'_, '_> {
                     b.alert(
                         AlertKind::Warning,
                         "the board moved too far to follow and was found again".into(),
+                        None,
+                    );
+                }
+                if matches!(event, Event::PlacedAgain { .. }) {
+                    b.alert(
+                        AlertKind::Warning,
+                        "the readings fit no position through the grid used: it was placed again"
+                            .into(),
                         None,
                     );
                 }

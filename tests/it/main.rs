@@ -17,6 +17,7 @@ mod locate;
 mod locate_across;
 mod memory;
 mod one_writer;
+mod place_again;
 mod props;
 mod real_sets;
 mod real_video;
