@@ -571,7 +571,7 @@ pub fn record_onto<R: Recordable>(
         // Views no move explains, one after another: the grid may be off
         // (placed while an arm hid part of the board). Placed anew, it is taken
         // where its readings fit the position far better.
-        if unfit >= 2 && (unfit - 2) % 3 == 0 {
+        if unfit >= 2 && (unfit - 2).is_multiple_of(3) {
             let now = f.current().clone();
             let mut better = |old: &[Option<SiteReading>], new: &[Option<SiteReading>]| {
                 let miss = |r: &[Option<SiteReading>]| {

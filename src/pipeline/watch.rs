@@ -22,6 +22,9 @@ const SKIN_HIDES: f32 = 0.35;
 /// The model's hand probability above which skin colour may confirm a hand.
 const SKIN_BACKS_UP: f32 = 0.2;
 
+/// Whether readings through a grid placed anew (second) beat the current ones.
+pub type Prefer<'a> = dyn FnMut(&[Option<SiteReading>], &[Option<SiteReading>]) -> bool + 'a;
+
 /// One still view of the board.
 pub struct StillView {
     pub time_s: f64,
@@ -173,7 +176,7 @@ impl Watcher {
         classifier: &mut Classifier,
         wanted: Option<&[bool]>,
         min_cells: f64,
-        better: &mut dyn FnMut(&[Option<SiteReading>], &[Option<SiteReading>]) -> bool,
+        better: &mut Prefer<'_>,
     ) -> anyhow::Result<Option<Corners>> {
         let Some(frame) = self.still_frame.as_ref() else {
             return Ok(None);
