@@ -3,6 +3,7 @@
 //! written so that the file on disk is always a complete, valid record of the
 //! moves accepted so far.
 
+pub mod date;
 mod error;
 pub mod free_log;
 mod lock;
