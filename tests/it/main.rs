@@ -8,6 +8,7 @@ mod cli;
 mod cli_reliability;
 mod clip;
 mod clips;
+mod commands_doc;
 mod event;
 mod external;
 mod golden;
