@@ -22,9 +22,11 @@ pub struct CalibrateArgs {
 pub enum CalibrateWhat {
     /// Measure the lens (focal length, distortion) from photos of a printed checkerboard
     /// and write a camera profile for `--camera`.
+    #[command(after_long_help = include_str!("help/calibrate-camera.txt"))]
     Camera(CameraArgs),
     /// Find the board in a photo from the camera as it will film the game, and write
     /// a board profile (grid and corners) for `--profile`, with an overlay to check.
+    #[command(after_long_help = include_str!("help/calibrate-board.txt"))]
     Board(BoardProfileArgs),
 }
 
