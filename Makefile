@@ -4,7 +4,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libopencv-dev clang libclang-dev pkg-config
 
-.PHONY: deps build demo test bench model ort-reference fmt clean
+.PHONY: deps build demo test bench model ort-reference commands-doc fmt clean
 
 # OpenCV and libclang (for the opencv crate's bindings) from Debian/Ubuntu packages,
 # installed only when pkg-config cannot find OpenCV.
@@ -44,6 +44,11 @@ model: deps
 # against) after models/occupancy.onnx changes. Needs numpy and onnxruntime (pip).
 ort-reference:
 	python3 tests/tools/ort_reference.py
+
+# Rewrite docs/commands.md from the binary's help after a change to the command line
+# (the test that builds it fails while the file differs).
+commands-doc: deps
+	BLESS=1 $(CARGO) test --test it commands_doc
 
 fmt:
 	$(CARGO) fmt

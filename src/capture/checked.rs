@@ -105,7 +105,7 @@ mod tests {
     }
 
     #[test]
-    fn issue22_a_frame_of_another_size_is_an_error_naming_the_source() {
+    fn a_frame_of_another_size_is_an_error_naming_the_source() {
         let src = MemorySource::new(vec![mat(64, 48), mat(64, 48), mat(48, 64)], 10.0);
         let got: Vec<_> = Checked::new(Box::new(src)).collect();
         assert!(got[0].is_ok() && got[1].is_ok());

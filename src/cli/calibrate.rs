@@ -22,9 +22,11 @@ pub struct CalibrateArgs {
 pub enum CalibrateWhat {
     /// Measure the lens (focal length, distortion) from photos of a printed checkerboard
     /// and write a camera profile for `--camera`.
+    #[command(after_long_help = include_str!("help/calibrate-camera.txt"))]
     Camera(CameraArgs),
     /// Find the board in a photo from the camera as it will film the game, and write
     /// a board profile (grid and corners) for `--profile`, with an overlay to check.
+    #[command(after_long_help = include_str!("help/calibrate-board.txt"))]
     Board(BoardProfileArgs),
 }
 
@@ -241,7 +243,7 @@ fn camera(a: CameraArgs) -> anyhow::Result<()> {
     let corners: Vec<_> = views.iter().map(|(_, c)| c.clone()).collect();
     let cal = calibrate(&corners, (w, h), pattern, a.square_mm, a.k3)?;
     let mut profile = cal.profile;
-    profile.date = Some(super::record::today());
+    profile.date = Some(crate::record::date::today());
     profile.note = a.note.clone();
     for ((path, _), rms) in views.iter().zip(&cal.view_rms_px) {
         outln!("{}: reprojection error {rms:.3} px", path.display());

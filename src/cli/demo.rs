@@ -86,7 +86,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         tags: RecordTags {
             event: "boardscribe demo: the Opera Game, rendered".into(),
             site: "Paris FRA".into(),
-            date: super::record::today(),
+            date: crate::record::date::today(),
             round: "-".into(),
             white: "Paul Morphy".into(),
             black: "Duke Karl / Count Isouard".into(),

@@ -9,13 +9,13 @@ use anyhow::Context;
 use clap::Args;
 
 use super::find_board::{find_board, Found};
-use super::record::today;
 use super::{signals, usage, BoardArgs, Incomplete, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
 use crate::geometry::{Corners, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, Event, EventSink, RecordJob};
+use crate::record::date::today;
 use crate::record::resume::Resume;
 use crate::record::{FolderLock, RecordLock};
 use crate::round::{

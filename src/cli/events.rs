@@ -452,7 +452,7 @@ mod tests {
     }
 
     #[test]
-    fn issue22_the_bar_is_cleared_before_other_lines_counts_moves_and_ends_at_100() {
+    fn the_bar_is_cleared_before_other_lines_counts_moves_and_ends_at_100() {
         let err = Shared::default();
         let mut p = Presenter::with_writers(
             false,
@@ -480,7 +480,7 @@ mod tests {
     }
 
     #[test]
-    fn issue22_a_broken_events_consumer_is_reported_once_and_the_recording_goes_on() {
+    fn a_broken_events_consumer_is_reported_once_and_the_recording_goes_on() {
         let err = Shared::default();
         let mut p =
             Presenter::with_writers(true, Box::new(Full), Bar::to(Box::new(err.clone()), false));
@@ -493,7 +493,7 @@ mod tests {
     }
 
     #[test]
-    fn issue22_a_signal_asks_the_recording_to_stop_once() {
+    fn a_signal_asks_the_recording_to_stop_once() {
         let flag = Arc::new(AtomicBool::new(false));
         let mut p = Presenter::new(false, false).stop_on(flag.clone());
         assert_eq!(p.poll(), None);
@@ -503,7 +503,7 @@ mod tests {
     }
 
     #[test]
-    fn issue22_photo_folders_are_named_by_photo_in_messages() {
+    fn photo_folders_are_named_by_photo_in_messages() {
         let err = Shared::default();
         let mut p = Presenter::with_writers(
             false,

@@ -220,7 +220,7 @@ fn eval_real(a: &LocateArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn issue22_overlays_keep_the_photo_name_and_extension() {
+    fn overlays_keep_the_photo_name_and_extension() {
         let dir = std::path::Path::new("out");
         let p = |s: &str| super::overlay_path(dir, std::path::Path::new(s));
         assert_eq!(p("a/photo7.jpeg"), dir.join("photo7.jpeg"));

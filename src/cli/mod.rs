@@ -35,7 +35,8 @@ pub use model::ModelArgs;
 #[command(
     name = "boardscribe",
     version,
-    about = "Records board games played on a real board, from a camera, a video or photos"
+    about = "Records board games played on a real board, from a camera, a video or photos",
+    after_long_help = include_str!("help/top.txt")
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -45,30 +46,41 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Record a game from a video, a camera, a stream or a folder of photos.
+    #[command(after_long_help = include_str!("help/record.txt"))]
     Record(Box<record::RecordArgs>),
     /// Record every board of a round (a round file), with a live page and the round PGN.
+    #[command(after_long_help = include_str!("help/event.txt"))]
     Event(Box<event::EventArgs>),
     /// Find the board's grid in photos (or a video's first frame): its four corners.
+    #[command(after_long_help = include_str!("help/locate.txt"))]
     Locate(Box<locate::LocateArgs>),
     /// Warp a camera view of a board to a top-down grid, and draw the grid on the photo.
+    #[command(after_long_help = include_str!("help/rectify.txt"))]
     Rectify(rectify::RectifyArgs),
     /// Classify every cell of board photos: empty, white or black piece, hidden.
+    #[command(after_long_help = include_str!("help/detect.txt"))]
     Detect(detect::DetectArgs),
     /// Measure the camera: `calibrate camera` makes a lens profile for `--camera`,
     /// `calibrate board` a board profile for `--profile`.
     Calibrate(calibrate::CalibrateArgs),
     /// Count the leaf move sequences of a given depth (tests a rules engine).
+    #[command(after_long_help = include_str!("help/perft.txt"))]
     Perft(perft::PerftArgs),
     /// Render the Opera Game as a clip, record it and compare the record with the
     /// true game (what `make demo` runs).
+    #[command(after_long_help = include_str!("help/demo.txt"))]
     Demo(demo::DemoArgs),
     /// Render labelled images, game clips, photo series and contact sheets.
+    #[command(after_long_help = include_str!("help/render.txt"))]
     Render(render::RenderArgs),
     /// Measure the classifier on a labelled set: per-site accuracy, exact boards, confusion.
+    #[command(after_long_help = include_str!("help/eval.txt"))]
     Eval(eval::EvalArgs),
     /// Export training crops (rendered scenes, or licensed real photos).
+    #[command(after_long_help = include_str!("help/dataset.txt"))]
     Dataset(dataset::DatasetArgs),
     /// Measure the hot paths (medians): rendering, classification, inference, recording.
+    #[command(after_long_help = include_str!("help/bench.txt"))]
     Bench(bench::BenchArgs),
 }
 

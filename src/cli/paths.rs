@@ -88,7 +88,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue22_outputs_never_replace_an_input_or_a_special_file() {
+    fn outputs_never_replace_an_input_or_a_special_file() {
         let dir = tempfile::tempdir().unwrap();
         let photo = dir.path().join("a.jpg");
         std::fs::write(&photo, b"x").unwrap();

@@ -695,7 +695,7 @@ fn tags(a: &RecordArgs) -> RecordTags {
     RecordTags {
         event: a.event.clone(),
         site: a.site.clone(),
-        date: a.date.clone().unwrap_or_else(today),
+        date: a.date.clone().unwrap_or_else(crate::record::date::today),
         round: a.round.clone(),
         white: a.white_name.clone(),
         black: a.black_name.clone(),
@@ -863,38 +863,4 @@ fn given_moves<R: crate::rules::Rules>(
         bail!("--moves: no move found in '{text}'");
     }
     Ok((positions, moves))
-}
-
-/// Today's date as YYYY.MM.DD (UTC).
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn civil_dates() {
-        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
-        assert_eq!(super::civil_from_days(20_786), (2026, 11, 29));
-        assert_eq!(super::civil_from_days(11_016), (2000, 2, 29));
-    }
 }

@@ -174,6 +174,7 @@ pub enum Preset {
 #[derive(Subcommand, Debug)]
 pub enum RenderWhat {
     /// Random labelled images: IMAGE.png plus IMAGE.json (grid, corners, cells, pieces).
+    #[command(after_long_help = include_str!("help/render-images.txt"))]
     Images {
         #[arg(long)]
         count: u64,
@@ -187,7 +188,8 @@ pub enum RenderWhat {
         #[command(flatten)]
         pick: ImagePicks,
     },
-    /// A video of a game, with a JSON sidecar of per-frame truth (CLIP.json).
+    /// A video of a game, with a JSON sidecar of per-frame truth (CLIP.mp4.json: per
+    /// frame the state on the board, the corners and whether a hand covers it).
     Clip {
         /// A chess game (PGN).
         #[arg(long)]

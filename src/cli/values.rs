@@ -102,7 +102,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue22_numbers_must_be_finite_and_in_range() {
+    fn numbers_must_be_finite_and_in_range() {
         let q = float_in(0.0, 60.0);
         assert_eq!(q("0.4"), Ok(0.4));
         for bad in ["NaN", "nan", "inf", "-inf", "-1", "61", "1e300", "x", ""] {
@@ -114,7 +114,7 @@ mod tests {
     }
 
     #[test]
-    fn issue22_dates_are_validated() {
+    fn dates_are_validated() {
         for good in [
             "2026.03.07",
             "2024.02.29",
@@ -142,7 +142,7 @@ mod tests {
     }
 
     #[test]
-    fn issue22_counts_are_pluralised() {
+    fn counts_are_pluralised() {
         assert_eq!(plural(1, "frame", "frames"), "1 frame");
         assert_eq!(plural(0, "frame", "frames"), "0 frames");
         assert_eq!(plural(2, "change", "changes"), "2 changes");

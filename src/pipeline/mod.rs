@@ -1220,7 +1220,7 @@ mod tests {
     }
 
     #[test]
-    fn issue19_a_claimable_draw_is_said_once_and_is_no_result() {
+    fn a_claimable_draw_is_said_once_and_is_no_result() {
         let mut g = Chess::new();
         let mut file = RecordFile::new(&g, &RecordTags::default());
         let knights = [
@@ -1254,7 +1254,7 @@ mod tests {
     }
 
     #[test]
-    fn issue19_a_dead_position_ends_the_game_by_rule_and_says_so() {
+    fn a_dead_position_ends_the_game_by_rule_and_says_so() {
         let mut g = Chess::from_fen("4k3/8/8/8/8/8/4p3/3K4 w - - 0 1").unwrap();
         let mut file = RecordFile::new(&g, &RecordTags::default());
         let events = play(&mut g, &mut file, &["d1e2"]);

@@ -38,7 +38,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue22_photo_folders_name_the_photo_not_a_made_up_clock() {
+    fn photo_folders_name_the_photo_not_a_made_up_clock() {
         let t = Timeline::Photos {
             fps: 1.0,
             names: vec!["a.jpg".into(), "photo7.jpeg".into()],

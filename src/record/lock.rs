@@ -217,7 +217,7 @@ fn holder_text(command: &str) -> String {
     format!(
         "pid {}\nsince {}\ncommand {}\n",
         std::process::id(),
-        crate::round::utc_now(),
+        super::date::utc_now(),
         one_line(command, 300)
     )
 }

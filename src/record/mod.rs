@@ -3,6 +3,7 @@
 //! written so that the file on disk is always a complete, valid record of the
 //! moves accepted so far.
 
+pub mod date;
 mod error;
 pub mod free_log;
 mod lock;
@@ -135,7 +136,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn issue22_the_atomic_write_never_replaces_a_link_a_fifo_or_a_device() {
+    fn the_atomic_write_never_replaces_a_link_a_fifo_or_a_device() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("target.pgn");
         std::fs::write(&target, "kept").unwrap();
@@ -163,7 +164,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn issue22_the_atomic_write_keeps_the_record_permissions() {
+    fn the_atomic_write_keeps_the_record_permissions() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("game.pgn");

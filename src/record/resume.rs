@@ -376,7 +376,7 @@ mod tests {
     }
 
     #[test]
-    fn issue19_an_arbiter_result_is_set_on_the_last_game_and_never_overrules_the_rules() {
+    fn an_arbiter_result_is_set_on_the_last_game_and_never_overrules_the_rules() {
         let (text, _) = written(&Chess::new(), 3);
         let like = Chess::new();
         // A bad token is named, whatever the game.
@@ -423,7 +423,7 @@ mod tests {
     }
 
     #[test]
-    fn issue19_draughts_take_pdn_results_and_tablut_its_own() {
+    fn draughts_take_pdn_results_and_tablut_its_own() {
         let d = RussianDraughts::new(DraughtsOptions::default());
         let (text, _) = written(&d, 2);
         let set = set_result_in(&text, &d, "2-0", "").unwrap().unwrap();

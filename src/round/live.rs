@@ -13,6 +13,7 @@ use tokio::sync::broadcast;
 use super::diagram::Diagram;
 use super::file::{BoardSpec, EventInfo, GameKind};
 use crate::capture::FrameSlot;
+use crate::record::date::utc_now;
 use crate::record::log::{GameRecord, RecordTags};
 use crate::record::pgn::{parse_pgn, PgnRecord};
 use crate::record::resume::{set_result_in, Resume, Resumed};
@@ -992,49 +993,9 @@ impl Round {
     }
 }
 
-/// The wall-clock time now, `YYYY.MM.DD HH:MM:SS UTC`.
-pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    utc_text(secs)
-}
-
-fn utc_text(secs: u64) -> String {
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    let s = secs % 86_400;
-    format!(
-        "{y:04}.{m:02}.{d:02} {:02}:{:02}:{:02} UTC",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_read_as_utc() {
-        assert_eq!(utc_text(0), "1970.01.01 00:00:00 UTC");
-        assert_eq!(utc_text(951_782_400 + 3_723), "2000.02.29 01:02:03 UTC");
-    }
 
     fn spec(n: u32, game: GameKind) -> BoardSpec {
         BoardSpec {

@@ -16,7 +16,7 @@ pub use file::{
     BadValue, BoardSpec, EventInfo, GameKind, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S,
 };
 pub use live::{
-    utc_now, Action, ActionError, Alert, AlertKind, Board, BoardState, Edit, Round, Status, Update,
+    Action, ActionError, Alert, AlertKind, Board, BoardState, Edit, Round, Status, Update,
 };
 pub use sink::{record_board, BoardEnd, BoardSink, UNSURE_BELOW};
 pub use supervise::{run_round, BoardReport, BoardRunner, FIRST_PAUSE, LONGEST_PAUSE};

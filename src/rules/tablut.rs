@@ -1078,7 +1078,7 @@ mod tests {
         let m = mv("c1-c3");
         assert_eq!(p.notation(&m), "c1-c3xb3xd3xc4");
         let n = p.play(&m);
-        issue22_capture_marks_read_back_in_any_order(&p, &m);
+        capture_marks_read_back_in_any_order(&p, &m);
         for s in ["b3", "d3", "c4"] {
             assert_eq!(n.piece_at(sq(s)), None, "{s}");
         }
@@ -1089,7 +1089,7 @@ mod tests {
 
     /// Issue 22 (found by the property tests): the writer's own marks were
     /// refused when the squares' order differed from the sorted order.
-    fn issue22_capture_marks_read_back_in_any_order(p: &Position, m: &Move) {
+    fn capture_marks_read_back_in_any_order(p: &Position, m: &Move) {
         for text in [
             "c1-c3xb3xd3xc4",
             "c1-c3xc4xd3xb3",

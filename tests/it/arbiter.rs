@@ -73,7 +73,7 @@ fn sans(game: &boardscribe::record::pgn::PgnRecord) -> Vec<&str> {
 /// The issue's reproduction: 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6, then White's knight
 /// jumps f3-f5 and play goes on from there: 4... Nf6 5. O-O Be7 6. Re1 d6.
 #[test]
-fn issue19_play_that_goes_on_after_an_illegal_knight_jump_is_a_second_game() {
+fn play_that_goes_on_after_an_illegal_knight_jump_is_a_second_game() {
     let dir = tmp();
     let mut a = Chess::new();
     let mut states = vec![board_state(&a, WhiteSide::Bottom)];
@@ -125,7 +125,7 @@ fn issue19_play_that_goes_on_after_an_illegal_knight_jump_is_a_second_game() {
 
 /// A fast recapture: the second ply follows before the board is ever still.
 #[test]
-fn issue19_two_plies_seen_together_are_marked() {
+fn two_plies_seen_together_are_marked() {
     let dir = tmp();
     let mut g = Chess::new();
     let mut states = vec![board_state(&g, WhiteSide::Bottom)];
@@ -201,7 +201,7 @@ fn a_recording_started_mid_game_reconstructs_the_plies_before_and_marks_them() {
 
 /// White's edge given wrongly: the user is told which edge it looks like.
 #[test]
-fn issue19_a_wrong_white_edge_is_named() {
+fn a_wrong_white_edge_is_named() {
     let dir = tmp();
     let mut g = Chess::new();
     let mut states = vec![board_state(&g, WhiteSide::Bottom)];
@@ -228,7 +228,7 @@ fn issue19_a_wrong_white_edge_is_named() {
 
 /// A knight knocked off the board and put back: named, and no move invented.
 #[test]
-fn issue19_a_piece_knocked_off_and_put_back_is_named_and_no_move_is_invented() {
+fn a_piece_knocked_off_and_put_back_is_named_and_no_move_is_invented() {
     let dir = tmp();
     let mut g = Chess::new();
     let mut states = vec![board_state(&g, WhiteSide::Bottom)];
@@ -267,7 +267,7 @@ fn issue19_a_piece_knocked_off_and_put_back_is_named_and_no_move_is_invented() {
 /// it (a bad value is refused before anything is written), and a result the rules
 /// gave (fivefold repetition) is never overruled.
 #[test]
-fn issue19_a_threefold_repetition_is_a_claim_and_the_result_is_given() {
+fn a_threefold_repetition_is_a_claim_and_the_result_flag_sets_it() {
     let dir = tmp();
     let mut g = Chess::new();
     let mut states = vec![board_state(&g, WhiteSide::Bottom)];

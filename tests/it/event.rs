@@ -227,7 +227,7 @@ fn placement(fen: &str) -> &str {
 }
 
 #[test]
-fn issue20_event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions() {
+fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions() {
     let dir = tmp();
     let (clips, truth) = clips(dir.path());
     let mut toml = String::from(
@@ -545,7 +545,7 @@ fn browser_check(addr: &str, token: &str, truth: &Truth) {
 }
 
 #[test]
-fn issue20_record_serve_gives_the_page_for_one_board() {
+fn record_serve_gives_the_page_for_one_board() {
     let dir = tmp();
     let (_, moves, sans) = chess_line(&["e2e4", "e7e5", "g1f3"]);
     let (clip, truth) = render(

@@ -128,7 +128,7 @@ fn hash_file() -> PathBuf {
 }
 
 #[test]
-fn issue21_renders_keep_their_bytes_unless_blessed() {
+fn renders_keep_their_bytes_unless_blessed() {
     let got = renders();
     let text: String = got.iter().map(|(n, h)| format!("{n} {h}\n")).collect();
     if std::env::var_os("BLESS").is_some_and(|v| v == "1") {

@@ -220,7 +220,7 @@ fn calibrate_board_writes_a_profile_that_detect_uses() {
 /// well as the true run (found 2.45 cells off before its cells' alternation was
 /// checked across both families).
 #[test]
-fn issue8_a_start_position_is_not_taken_at_half_its_ranks_pitch() {
+fn a_start_position_is_not_taken_at_half_its_ranks_pitch() {
     use boardscribe::geometry::Corners;
     use boardscribe::infer::WhiteSide;
     use boardscribe::rules::chess::Chess;

@@ -15,7 +15,7 @@ use crate::clips::{fast_clip, small, states_of};
 use crate::util::tmp;
 
 #[test]
-fn issue5_memory_stays_flat_over_ten_minutes_of_video() {
+fn memory_stays_flat_over_ten_minutes_of_video() {
     let start = Chess::new();
     let mut g = start.clone();
     let moves: Vec<_> = ["e2e4", "e7e5", "g1f3"]

@@ -14,8 +14,8 @@ use boardscribe::rules::chess::Chess;
 use boardscribe::rules::Rules;
 use boardscribe::synth::SceneParams;
 
+use super::cli_reliability::fails;
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
-use super::issue22::fails;
 use super::util::{event_command, p, run, stderr, stderr_lines, tmp};
 
 /// Scholar's mate rendered as a clip: its path, `--corners` and the true SANs.

@@ -44,7 +44,7 @@ proptest! {
     #![proptest_config(config(512))]
 
     #[test]
-    fn issue22_grid_specs_never_panic_and_round_trip(s in text_of("0123456789xX:pointscel -", 16)) {
+    fn grid_specs_never_panic_and_round_trip(s in text_of("0123456789xX:pointscel -", 16)) {
         if let Ok(g) = s.parse::<GridSpec>() {
             prop_assert_eq!(g.to_string().parse::<GridSpec>().unwrap(), g);
             prop_assert!(g.rows >= 2 && g.cols >= 2 && g.rows <= 26 && g.cols <= 26);
@@ -52,14 +52,14 @@ proptest! {
     }
 
     #[test]
-    fn issue22_corner_texts_never_panic(s in text_of("0123456789.,;- einfa", 60)) {
+    fn corner_texts_never_panic(s in text_of("0123456789.,;- einfa", 60)) {
         let _ = s.parse::<Corners>();
     }
 
     /// Any four points: refused, or usable all the way (both maps, a layout and
     /// an overlay's lattice) without a panic.
     #[test]
-    fn issue22_accepted_corners_always_map(
+    fn accepted_corners_always_map(
         pts in prop::array::uniform4((
             prop_oneof![-2e5..2e5f64, -2000.0..2000.0f64, Just(f64::NAN), Just(1e7)],
             prop_oneof![-2e5..2e5f64, -2000.0..2000.0f64, Just(f64::INFINITY), Just(-1e7)],
@@ -78,14 +78,14 @@ proptest! {
     }
 
     #[test]
-    fn issue22_chess_fens_never_panic(s in text_of("rnbqkpRNBQKP12345678/ wb-KQkqabcdefgh0123456789", 90)) {
+    fn chess_fens_never_panic(s in text_of("rnbqkpRNBQKP12345678/ wb-KQkqabcdefgh0123456789", 90)) {
         if let Ok(g) = Chess::from_fen(&s) {
             prop_assert_eq!(Chess::from_fen(&g.fen()).unwrap().fen(), g.fen());
         }
     }
 
     #[test]
-    fn issue22_pdn_fens_never_panic(s in text_of("WB:,KabcdefghW12345678-.\" ", 60)) {
+    fn pdn_fens_never_panic(s in text_of("WB:,KabcdefghW12345678-.\" ", 60)) {
         if let Ok(g) = RussianDraughts::from_fen(&s, DraughtsOptions::default()) {
             let again = RussianDraughts::from_fen(&g.fen(), DraughtsOptions::default()).unwrap();
             prop_assert_eq!(again.fen(), g.fen());
@@ -93,43 +93,43 @@ proptest! {
     }
 
     #[test]
-    fn issue22_tablut_positions_never_panic(s in text_of(".BWKk/ \nbw123456789#", 120)) {
+    fn tablut_positions_never_panic(s in text_of(".BWKk/ \nbw123456789#", 120)) {
         if let Ok(p) = TablutPosition::parse(&s) {
             prop_assert_eq!(TablutPosition::parse(&p.to_string()).unwrap(), p);
         }
     }
 
     #[test]
-    fn issue22_pgn_reader_never_panics(s in text_of("[]\"{}();$%.0123456789 \nEvent abcdefghNBRQKO-x+#=!?*/12", 300)) {
+    fn pgn_reader_never_panics(s in text_of("[]\"{}();$%.0123456789 \nEvent abcdefghNBRQKO-x+#=!?*/12", 300)) {
         let _ = parse_pgn_games(&s);
     }
 
     #[test]
-    fn issue22_pdn_reader_never_panics(s in text_of("[]\"{}();.0123456789 \n-x:WB,KGameTypeFENabcdefgh*/", 300)) {
+    fn pdn_reader_never_panics(s in text_of("[]\"{}();.0123456789 \n-x:WB,KGameTypeFENabcdefgh*/", 300)) {
         let _ = PdnRecord::parse_all(&s, DraughtsOptions::default());
     }
 
     #[test]
-    fn issue22_tablut_reader_never_panics(s in text_of("[]\"{}.0123456789 \n-x*/abcdefghiPositionFirstMoveblackwhiteBWK", 300)) {
+    fn tablut_reader_never_panics(s in text_of("[]\"{}.0123456789 \n-x*/abcdefghiPositionFirstMoveblackwhiteBWK", 300)) {
         let _ = TablutRecord::parse(&s);
     }
 
     #[test]
-    fn issue22_free_log_reader_never_panics(s in text_of("[]\" \n+-wbstartwhiteblack:.0123456789acGridDate", 200)) {
+    fn free_log_reader_never_panics(s in text_of("[]\" \n+-wbstartwhiteblack:.0123456789acGridDate", 200)) {
         if let Ok(log) = FreeLog::parse(&s) {
             let _ = log.render();
         }
     }
 
     #[test]
-    fn issue22_board_profiles_never_panic(s in text_of("gridcornerswhitecameranote=\"[],.0123456789x:points \n-e", 200)) {
+    fn board_profiles_never_panic(s in text_of("gridcornerswhitecameranote=\"[],.0123456789x:points \n-e", 200)) {
         if let Ok(p) = BoardProfile::parse(&s) {
             prop_assert_eq!(BoardProfile::parse(&p.to_toml()).unwrap(), p);
         }
     }
 
     #[test]
-    fn issue22_camera_profiles_never_panic(s in text_of("widthheightfxfycxcyk1k2p1p2k3rmsnote=\"[],.0123456789 \n-e", 200)) {
+    fn camera_profiles_never_panic(s in text_of("widthheightfxfycxcyk1k2p1p2k3rmsnote=\"[],.0123456789 \n-e", 200)) {
         let _ = CameraProfile::parse(&s);
     }
 }
@@ -217,7 +217,7 @@ proptest! {
     #![proptest_config(config(48))]
 
     #[test]
-    fn issue22_pgn_written_then_read_is_the_same_game(
+    fn pgn_written_then_read_is_the_same_game(
         choices in prop::collection::vec(any::<usize>(), 0..80),
         notes in prop::collection::vec(prop::bool::weighted(0.1), 80),
         tags in tags(),
@@ -227,7 +227,7 @@ proptest! {
     }
 
     #[test]
-    fn issue22_pdn_written_then_read_is_the_same_game(
+    fn pdn_written_then_read_is_the_same_game(
         choices in prop::collection::vec(any::<usize>(), 0..80),
         notes in prop::collection::vec(prop::bool::weighted(0.1), 80),
         tags in tags(),
@@ -237,7 +237,7 @@ proptest! {
     }
 
     #[test]
-    fn issue22_tablut_record_written_then_read_is_the_same_game(
+    fn tablut_record_written_then_read_is_the_same_game(
         choices in prop::collection::vec(any::<usize>(), 0..80),
         notes in prop::collection::vec(prop::bool::weighted(0.1), 80),
         tags in tags(),
@@ -247,7 +247,7 @@ proptest! {
     }
 
     #[test]
-    fn issue22_free_log_written_then_read_is_the_same(
+    fn free_log_written_then_read_is_the_same(
         changes in prop::collection::vec(
             (0.0..10_000.0f64, prop::collection::vec((any::<bool>(), any::<bool>(), 0u8..19, 0u8..19), 1..4)),
             0..20,

@@ -23,7 +23,7 @@ fn accuracy(v: &serde_json::Value) -> f64 {
 
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue4_imago_go_photos_never_trained_on_read_at_least_99_percent() {
+fn imago_go_photos_never_trained_on_read_at_least_99_percent() {
     shared_data("imago-go");
     let r = eval("imago-go", &[]);
     assert_eq!(r.len(), 1);
@@ -33,7 +33,7 @@ fn issue4_imago_go_photos_never_trained_on_read_at_least_99_percent() {
 
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue4_chess_ray_vision_is_read_exactly() {
+fn chess_ray_vision_is_read_exactly() {
     shared_data("chess-ray-vision");
     let r = eval("chess-ray-vision", &[]);
     assert_eq!(r[0]["exact_boards"], r[0]["images"], "{}", r[0]);
@@ -41,7 +41,7 @@ fn issue4_chess_ray_vision_is_read_exactly() {
 
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue4_bgu_chess_games_are_measured_per_game_with_and_without_adaptation() {
+fn bgu_chess_games_are_measured_per_game_with_and_without_adaptation() {
     shared_data("bgu-chess");
     for extra in [&[][..], &["--adapt"][..]] {
         let r = eval("bgu-chess", extra);
@@ -127,7 +127,7 @@ fn record_bgu(extra: &[&str], floors: [(u64, u64); 3]) {
 /// 56/56 (docs/accuracy.md).
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue5_bgu_chess_games_recorded_with_corners_keep_every_half_move() {
+fn bgu_chess_games_recorded_with_corners_keep_every_half_move() {
     record_bgu(&[], [(4, 182), (5, 109), (7, 56)]);
 }
 
@@ -136,7 +136,7 @@ fn issue5_bgu_chess_games_recorded_with_corners_keep_every_half_move() {
 /// 182/185, 109/109 and 55/56 (docs/accuracy.md).
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue21_bgu_chess_games_recorded_with_the_board_located_keep_every_half_move() {
+fn bgu_chess_games_recorded_with_the_board_located_keep_every_half_move() {
     record_bgu(&["--locate"], [(4, 182), (5, 109), (7, 55)]);
 }
 
@@ -155,7 +155,7 @@ fn go_site(r: usize, c: usize) -> String {
 /// stone in the first view), every white stone was logged black.
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue18_a_real_go_sequence_is_logged_stone_by_stone_in_free_mode() {
+fn a_real_go_sequence_is_logged_stone_by_stone_in_free_mode() {
     use boardscribe::record::free_log::{FreeLog, Stone};
     use std::collections::BTreeSet;
     let dir = shared_data("imago-go").join("t3");
@@ -237,7 +237,7 @@ fn issue18_a_real_go_sequence_is_logged_stone_by_stone_in_free_mode() {
 /// in one photo. (The labels go on with White moving twice, which no record can hold.)
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue18_a_hand_held_phone_game_is_recorded_with_the_board_found_in_every_photo() {
+fn a_hand_held_phone_game_is_recorded_with_the_board_found_in_every_photo() {
     let set = shared_data("chesscog-grey");
     let labels: Vec<serde_json::Value> = serde_json::from_str(
         &std::fs::read_to_string(set.join("labels.json")).expect("labels.json"),

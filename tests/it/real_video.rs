@@ -58,7 +58,7 @@ fn irregular(events: &[serde_json::Value]) -> Vec<&serde_json::Value> {
 
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue18_an_empty_real_board_gives_no_move_and_no_unexplained_change() {
+fn an_empty_real_board_gives_no_move_and_no_unexplained_change() {
     let (events, record, code) = record_events("emptyBoard001.avi");
     // Nothing recorded is exit status 3, not a crash.
     assert_eq!(code, Some(3), "{events:?}");
@@ -79,7 +79,7 @@ fn issue18_an_empty_real_board_gives_no_move_and_no_unexplained_change() {
 
 #[test]
 #[ignore = "needs ../shared/data"]
-fn issue18_the_baxter_montage_invents_no_move() {
+fn the_baxter_montage_invents_no_move() {
     // A montage (docs/real-video.md): the board jumps to another place and
     // another moment of the game every few frames; no ply can be seen.
     let (events, _, code) = record_events("baxter.avi");

@@ -95,7 +95,7 @@ fn check_game(
 }
 
 #[test]
-fn issue5_opera_game_with_castling_and_mate() {
+fn the_opera_game_is_recorded_with_castling_mate_and_move_times() {
     let text = check_game(
         "opera.pgn",
         small(SceneParams::chess_overhead(3, false)),
@@ -106,7 +106,7 @@ fn issue5_opera_game_with_castling_and_mate() {
 }
 
 #[test]
-fn issue5_castling_both_sides_and_en_passant_on_dark_wood() {
+fn castling_both_sides_and_en_passant_are_recorded_on_dark_wood() {
     check_game(
         "castling_en_passant.pgn",
         small(SceneParams::chess_overhead(5, true)),
@@ -115,14 +115,14 @@ fn issue5_castling_both_sides_and_en_passant_on_dark_wood() {
 }
 
 #[test]
-fn issue5_promotion_with_mate() {
+fn a_promotion_with_mate_is_recorded_from_an_oblique_camera() {
     let mut p = small(SceneParams::chess_overhead(11, false));
     p.camera.elevation_deg = 60.0;
     check_game("queen_promotion_mate.pgn", p, fast_clip());
 }
 
 #[test]
-fn issue5_under_promotion_is_corrected_when_the_knight_moves() {
+fn under_promotion_is_corrected_when_the_knight_moves() {
     let text = check_game(
         "knight_promotion_proven.pgn",
         small(SceneParams::vinyl_tournament(2)),
@@ -136,7 +136,7 @@ fn issue5_under_promotion_is_corrected_when_the_knight_moves() {
 }
 
 #[test]
-fn issue5_stalemate_on_a_travel_set_with_two_plies_between_still_views() {
+fn a_stalemate_is_recorded_on_a_travel_set_with_two_plies_between_still_views() {
     let mut opts = fast_clip();
     // After plies 4 and 11 the next ply follows at once: never seen still.
     opts.no_pause_after = vec![3, 10];
@@ -150,7 +150,7 @@ fn issue5_stalemate_on_a_travel_set_with_two_plies_between_still_views() {
 /// The fixture's players claimed the draw; the recorder sees the claim become
 /// possible, says so, and leaves the result to the arbiter (issue 19).
 #[test]
-fn issue5_threefold_repetition_is_a_claim_not_a_result() {
+fn threefold_repetition_is_a_claim_not_a_result() {
     let dir = tmp();
     let (start, moves) = chess_game(&fixture("threefold.pgn")).unwrap();
     let states = states_of(&start, &moves);
@@ -177,7 +177,7 @@ fn issue5_threefold_repetition_is_a_claim_not_a_result() {
 }
 
 #[test]
-fn issue5_an_illegal_move_is_flagged_and_recording_resumes() {
+fn an_illegal_move_is_flagged_and_recording_resumes() {
     let dir = tmp();
     let mut g = Chess::new();
     let mut moves = vec![];
@@ -240,7 +240,7 @@ fn knocked_opera(
 }
 
 #[test]
-fn issue8_a_knocked_camera_loses_no_move() {
+fn a_knocked_camera_loses_no_move() {
     // The hand knocks the camera as it comes for the 8th ply: 4 degrees round,
     // 3 down, the aim shifted; the grid moves by about a cell.
     let knock = ClipBump {
@@ -319,13 +319,13 @@ fn recorded_without_corners(
 }
 
 #[test]
-fn issue8_a_game_is_recorded_without_typing_corners() {
+fn a_game_is_recorded_without_typing_corners() {
     let (sans, want, log) = recorded_without_corners((21, true), (55.0, 25.0), usize::MAX);
     assert_eq!(sans, want, "recorded moves differ\n{log}");
 }
 
 #[test]
-fn issue8_a_board_moved_too_far_to_follow_is_located_again() {
+fn a_board_moved_too_far_to_follow_is_located_again() {
     // A hard knock: the camera swings 35 degrees round and its aim shifts by a
     // sixth of the board, further than the patch search follows.
     let knock = ClipBump {

@@ -38,7 +38,7 @@ fn stone(side: PieceSide) -> Option<Piece> {
 }
 
 #[test]
-fn issue8_free_game_on_a_go_board_logs_placements_captures_and_a_missed_move() {
+fn a_free_game_on_a_go_board_logs_placements_captures_and_a_missed_move() {
     let mut s = BoardState::empty(19, 19, true);
     s.set(15, 3, stone(PieceSide::Black));
     s.set(3, 15, stone(PieceSide::White));

@@ -131,7 +131,7 @@ fn record_cli(
 }
 
 #[test]
-fn issue6_draughts_games_with_multi_captures_promotion_mid_capture_and_flying_kings() {
+fn draughts_games_are_recorded_with_multi_captures_promotion_mid_capture_and_flying_kings() {
     let start = RussianDraughts::new(DraughtsOptions::default());
     // The first seeds whose games, together, hold every case; shortest games first.
     let mut chosen: Vec<(u64, Vec<DMove>)> = Vec::new();
@@ -217,7 +217,7 @@ fn tablut_features(
 }
 
 #[test]
-fn issue7_tablut_games_with_escape_throne_capture_and_multi_captures() {
+fn tablut_games_are_recorded_with_escape_throne_capture_and_multi_captures() {
     let start = Tablut::new(TablutOptions::default());
     let mut chosen = Vec::new();
     let (mut escape, mut throne, mut multi) = (false, false, false);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use boardscribe::capture::{self, SourceOptions};
 
-use super::issue22::{board_video, board_view, crc32, fails, CORNERS};
+use super::cli_reliability::{board_video, board_view, crc32, fails, CORNERS};
 use super::util::{bin, p, run, stderr, tmp};
 
 /// A round file of one chess board, `extra` lines added to it.

@@ -1,4 +1,4 @@
-//! Issue 22: reliability and the command line. No panic, no lost record, a record
+//! The command line's reliability (issue 22): no panic, no lost record, a record
 //! resumed after a crash, errors that name the input, exit statuses as the README
 //! lists them (0 done, 1 error, 2 usage, 3 record incomplete).
 
@@ -44,7 +44,7 @@ fn record_args<'a>(input: &'a str, out: &'a str, extra: &[&'a str]) -> Vec<&'a s
 }
 
 #[test]
-fn issue22_usage_errors_exit_2_naming_the_flag() {
+fn usage_errors_exit_2_naming_the_flag() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec!["record", "--input", "x", "--pgn", "y", "--quiet", "NaN"],
@@ -122,7 +122,7 @@ fn issue22_usage_errors_exit_2_naming_the_flag() {
 }
 
 #[test]
-fn issue22_a_grid_that_is_not_the_games_is_refused_before_anything_runs() {
+fn a_grid_that_is_not_the_games_is_refused_before_anything_runs() {
     let dir = tmp();
     let out = dir.path().join("g.pgn");
     for (game, grid) in [
@@ -165,7 +165,7 @@ fn issue22_a_grid_that_is_not_the_games_is_refused_before_anything_runs() {
 }
 
 #[test]
-fn issue22_a_record_never_replaces_its_input_or_a_special_file() {
+fn a_record_never_replaces_its_input_or_a_special_file() {
     let dir = tmp();
     let photo = dir.path().join("a.jpg");
     board_view(&photo);
@@ -216,7 +216,7 @@ fn issue22_a_record_never_replaces_its_input_or_a_special_file() {
 }
 
 #[test]
-fn issue22_a_record_holding_a_game_is_kept_without_resume_or_force() {
+fn a_record_holding_a_game_is_kept_without_resume_or_force() {
     let dir = tmp();
     let photo = dir.path().join("a.png");
     board_view(&photo);
@@ -263,7 +263,7 @@ pub(super) fn crc32(data: &[u8]) -> u32 {
 }
 
 #[test]
-fn issue22_corners_outside_the_image_and_huge_images_are_refused_naming_them() {
+fn corners_outside_the_image_and_huge_images_are_refused_naming_them() {
     let dir = tmp();
     let photo = dir.path().join("view.png");
     board_view(&photo);
@@ -326,7 +326,7 @@ fn issue22_corners_outside_the_image_and_huge_images_are_refused_naming_them() {
 }
 
 #[test]
-fn issue22_output_that_cannot_be_written_is_an_error_not_a_panic() {
+fn output_that_cannot_be_written_is_an_error_not_a_panic() {
     let full = std::fs::OpenOptions::new()
         .write(true)
         .open("/dev/full")
@@ -350,7 +350,7 @@ fn issue22_output_that_cannot_be_written_is_an_error_not_a_panic() {
 }
 
 #[test]
-fn issue22_help_puts_record_first_and_describes_demo() {
+fn help_puts_record_first_and_describes_demo() {
     let o = run(&["--help"]);
     let text = stdout(&o);
     let first = text
@@ -399,7 +399,7 @@ pub(super) fn board_video(path: &Path, n: usize) {
 }
 
 #[test]
-fn issue22_locate_and_rectify_take_a_video_s_first_frame() {
+fn locate_and_rectify_take_a_video_s_first_frame() {
     let dir = tmp();
     let video = dir.path().join("clip.avi");
     board_video(&video, 3);
@@ -429,7 +429,7 @@ fn issue22_locate_and_rectify_take_a_video_s_first_frame() {
 }
 
 #[test]
-fn issue22_a_damaged_video_warns_and_exits_3() {
+fn a_damaged_video_warns_and_exits_3() {
     let dir = tmp();
     let video = dir.path().join("clip.avi");
     board_video(&video, 60);
@@ -449,7 +449,7 @@ fn issue22_a_damaged_video_warns_and_exits_3() {
 }
 
 #[test]
-fn issue22_photos_of_other_sizes_are_skipped_naming_them_and_one_photo_is_a_view() {
+fn photos_of_other_sizes_are_skipped_naming_them_and_one_photo_is_a_view() {
     let dir = tmp();
     let photos = dir.path().join("photos");
     std::fs::create_dir(&photos).unwrap();
@@ -481,7 +481,7 @@ fn issue22_photos_of_other_sizes_are_skipped_naming_them_and_one_photo_is_a_view
 }
 
 #[test]
-fn issue22_a_stream_that_stalls_is_reconnected_and_one_that_stops_is_said() {
+fn a_stream_that_stalls_is_reconnected_and_one_that_stops_is_said() {
     // Noise compresses badly: frames of some size, as a camera's are (FFmpeg
     // probes a stream's first megabytes before it hands on a frame).
     let mut img = opencv::core::Mat::new_rows_cols_with_default(
@@ -546,7 +546,7 @@ fn game_clip(
 }
 
 #[test]
-fn issue22_a_record_is_resumed_after_a_crash_with_its_tags_and_comments() {
+fn a_record_is_resumed_after_a_crash_with_its_tags_and_comments() {
     let dir = tmp();
     let (first, corners) = game_clip(dir.path(), "first", &Chess::new(), &["e2e4", "e7e5"], 3);
     let pgn = dir.path().join("game.pgn");
@@ -651,7 +651,7 @@ fn issue22_a_record_is_resumed_after_a_crash_with_its_tags_and_comments() {
 }
 
 #[test]
-fn issue22_sigterm_ends_a_live_recording_cleanly_with_its_summary() {
+fn sigterm_ends_a_live_recording_cleanly_with_its_summary() {
     let dir = tmp();
     let (clip, corners) = game_clip(dir.path(), "live", &Chess::new(), &["e2e4", "e7e5"], 5);
     let mut jpegs = Vec::new();
@@ -715,7 +715,7 @@ fn issue22_sigterm_ends_a_live_recording_cleanly_with_its_summary() {
 }
 
 #[test]
-fn issue22_photo_folders_write_no_made_up_move_times() {
+fn photo_folders_write_no_made_up_move_times() {
     let dir = tmp();
     let game = dir.path().join("g.pgn");
     std::fs::write(&game, "1. e4 e5 2. Nf3 *\n").unwrap();
@@ -773,7 +773,7 @@ fn issue22_photo_folders_write_no_made_up_move_times() {
 }
 
 #[test]
-fn issue22_a_missing_camera_is_one_clear_line() {
+fn a_missing_camera_is_one_clear_line() {
     let dir = tmp();
     let o = run(&[
         "record",
@@ -789,7 +789,7 @@ fn issue22_a_missing_camera_is_one_clear_line() {
 }
 
 #[test]
-fn issue22_consistent_flags_keep_their_old_spellings() {
+fn consistent_flags_keep_their_old_spellings() {
     let dir = tmp();
     for (white, black) in [("--white-pieces", "--black-pieces"), ("--white", "--black")] {
         let out = dir.path().join(white.trim_start_matches('-'));
