@@ -85,6 +85,9 @@ pub struct Presenter {
     stop_sent: bool,
     timeline: Timeline,
     on_orientation: Option<OnOrientation>,
+    /// Whether White's edge was said already: a second time, the first move
+    /// decided it.
+    orientation_said: bool,
 }
 
 impl Presenter {
@@ -109,6 +112,7 @@ impl Presenter {
             stop_sent: false,
             timeline: Timeline::Clock,
             on_orientation: None,
+            orientation_said: false,
         }
     }
 
@@ -223,9 +227,13 @@ impl EventSink for Presenter {
                 }
             }
             Event::Orientation { white, .. } => {
-                self.say(&format!(
-                    "white is at the {white} edge (decided from the first still view)"
-                ));
+                let how = if self.orientation_said {
+                    "after all: the first move fits only that edge, the pieces' colours could not tell"
+                } else {
+                    "(decided from the first still view)"
+                };
+                self.orientation_said = true;
+                self.say(&format!("white is at the {white} edge {how}"));
                 if let (Some(f), Ok(side)) = (
                     self.on_orientation.as_mut(),
                     white.parse::<crate::infer::WhiteSide>(),

@@ -186,6 +186,9 @@ pub fn record_onto<R: Recordable>(
     let mut unfit = 0usize;
     // The still view read again through a grid placed anew.
     let mut again: Option<StillView> = None;
+    // White edges other than the one taken that the start view fitted as well,
+    // and when the follower started: open until the first move decides.
+    let mut undecided: Option<(Vec<SiteMap>, f64)> = None;
     // A draw claimable in a resumed record's last position was said when it was
     // written.
     let mut draws = DrawWatch {
@@ -497,13 +500,25 @@ pub fn record_onto<R: Recordable>(
                 });
             }
             map = Some(m);
-            if job.adapt {
+            // Other White edges under which the view shows the start as well
+            // (pieces whose colours the camera cannot tell apart): kept open,
+            // and the board not learnt, until the first move decides.
+            let others: Vec<SiteMap> = if job.white.is_none() {
+                SiteMap::all(grid.rows, grid.cols, files, ranks)
+                    .filter(|o| o.side != m.side)
+                    .filter(|o| check_start(&game, o, &probs, &job.infer).is_start())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            undecided = (!others.is_empty()).then_some((others, still.time_s));
+            if job.adapt && undecided.is_none() {
                 teach(&game, &m, classifier, &mut watcher, None);
             }
             suspects.mark(&game, &m, &visible_probs(watcher.readings()));
             follower = Some(Follower::new(game.clone(), job.infer, still.time_s));
         }
-        let Some(m) = map else {
+        let Some(mut m) = map else {
             unreachable!("the map is set when the follower starts");
         };
         let probs = visible_probs(watcher.readings());
@@ -526,7 +541,55 @@ pub fn record_onto<R: Recordable>(
                 job,
             ));
         }
-        let seen = f.observe(&obs, still.time_s, episodes);
+        let mut seen = f.observe(&obs, still.time_s, episodes);
+        if let Some((others, since)) = undecided.take() {
+            let moved = f.current().position_hash() != game.position_hash();
+            if f.explained_last() && moved {
+                // The first move fits the White edge taken: it stays.
+                if job.adapt {
+                    teach(f.current(), &m, classifier, &mut watcher, None);
+                }
+            } else if !f.explained_last() {
+                // The first move fits no move with White at the edge taken:
+                // perhaps it fits with White at another.
+                let mut switched = false;
+                for o in &others {
+                    let mut alt = Follower::new(game.clone(), job.infer, since);
+                    let mut alt_obs = o.observation(&probs, &mask);
+                    if still.regrid.is_none() {
+                        o.add_changes(&mut alt_obs, &still.change);
+                    }
+                    let alt_seen = alt.observe(&alt_obs, still.time_s, episodes);
+                    if alt.explained_last() && alt.current().position_hash() != game.position_hash()
+                    {
+                        m = *o;
+                        map = Some(m);
+                        *f = alt;
+                        seen = alt_seen;
+                        events.emit(Event::Orientation {
+                            time: ms(still.time_s),
+                            white: m.side.to_string(),
+                        });
+                        record.current.note(&format!(
+                            "White's edge decided by the first move at {}: the {} edge (the pieces' colours could not tell)",
+                            job.timeline.moment(still.time_s),
+                            m.side
+                        ));
+                        if job.adapt {
+                            teach(f.current(), &m, classifier, &mut watcher, None);
+                        }
+                        suspects.mark(f.current(), &m, &probs);
+                        switched = true;
+                        break;
+                    }
+                }
+                if !switched {
+                    undecided = Some((others, since));
+                }
+            } else {
+                undecided = Some((others, since));
+            }
+        }
         if f.explained_last() {
             watcher.confirm()?;
             unfit = 0;

@@ -31,3 +31,4 @@ mod refused_inputs;
 mod server_load;
 mod uncertain;
 mod util;
+mod white_edge;
