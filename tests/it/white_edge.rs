@@ -25,7 +25,7 @@ fn one_colour(seed: u64) -> String {
         .collect();
     let game = &games[seed as usize % games.len()];
     let mut params = small(SceneParams::chess_overhead(seed, seed.is_multiple_of(2)));
-    params.pieces.white = params.pieces.black.clone();
+    params.pieces.white = params.pieces.black;
     let (clip, _) = render(
         dir.path(),
         "one-colour",
