@@ -672,5 +672,6 @@ fn clip_trouble(
         dim_warm,
         exposure_jump: exposure_jump.map(|t| (t, [1.35, 1.2, 1.05])),
         resting_arm: arm_after.map(|p| (p.saturating_sub(1), rest)),
+        glove: None,
     }
 }

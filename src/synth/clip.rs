@@ -53,6 +53,9 @@ pub struct Trouble {
     /// transition (0-based) the hand stays over the board, still, for the
     /// seconds given, before it leaves.
     pub resting_arm: Option<(usize, f64)>,
+    /// The player wears gloves and a sleeve of this one colour (sRGB): an arm
+    /// no skin colour gives away.
+    pub glove: Option<[u8; 3]>,
 }
 
 impl Trouble {
@@ -265,12 +268,18 @@ pub fn render_clip(
         for k in 0..moving {
             let t = (k as f64 + 0.5) / moving as f64;
             let state_idx = if t < 0.5 { i } else { i + 1 };
-            let pose = scene.hand_pose(target, approach, t, if t < 0.5 { carried } else { None });
+            let pose = gloved(
+                scene.hand_pose(target, approach, t, if t < 0.5 { carried } else { None }),
+                opts.trouble.glove,
+            );
             emit(state_idx, Some(pose), knocked, &mut frames)?;
             if k + 1 == moving / 2 + 1 {
                 // The piece put down, the arm rests where it is.
                 for _ in 0..rest {
-                    let pose = scene.hand_pose(target, approach, 0.5 + 0.5 / moving as f64, None);
+                    let pose = gloved(
+                        scene.hand_pose(target, approach, 0.5 + 0.5 / moving as f64, None),
+                        opts.trouble.glove,
+                    );
                     emit(i + 1, Some(pose), knocked, &mut frames)?;
                 }
             }
@@ -287,6 +296,18 @@ pub fn render_clip(
         states: states.iter().map(cells_text).collect(),
         frames,
     })
+}
+
+/// The hand in gloves and a sleeve of one colour, where given.
+fn gloved(
+    mut pose: crate::synth::hand::HandPose,
+    glove: Option<[u8; 3]>,
+) -> crate::synth::hand::HandPose {
+    if let Some(c) = glove {
+        pose.skin = c;
+        pose.sleeve = Some(c);
+    }
+    pose
 }
 
 /// Renders a clip into a video file (through OpenCV's VideoWriter; `.avi` uses

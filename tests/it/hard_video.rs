@@ -119,6 +119,16 @@ fn arm_resting(all: bool) {
     mode(all, "arm", None, trouble);
 }
 
+fn gloved_arm_resting_in_dim_light(all: bool) {
+    let trouble = Trouble {
+        resting_arm: Some((1, 3.0)),
+        dim_warm: 0.6,
+        glove: Some([40, 44, 58]),
+        ..Trouble::default()
+    };
+    mode(all, "glove", None, trouble);
+}
+
 fn first_moves_at_once(all: bool) {
     let trouble = Trouble {
         first_still_s: Some(0.25),
@@ -170,6 +180,17 @@ fn an_arm_resting_over_the_board_records_the_game() {
 #[ignore = "twenty rendered clips: CI runs it"]
 fn an_arm_resting_over_the_board_records_the_game_over_twenty_seeds() {
     arm_resting(true);
+}
+
+#[test]
+fn a_gloved_arm_resting_in_dim_light_records_the_game() {
+    gloved_arm_resting_in_dim_light(false);
+}
+
+#[test]
+#[ignore = "twenty rendered clips: CI runs it"]
+fn a_gloved_arm_resting_in_dim_light_records_the_game_over_twenty_seeds() {
+    gloved_arm_resting_in_dim_light(true);
 }
 
 #[test]
