@@ -420,9 +420,55 @@ fn picture<R: Rules>(g: &R) -> Key {
     h.finish()
 }
 
+/// A view's sure readings as bit masks (square i, rank-major, at bit i), where
+/// the rules give their occupancy so: comparing a position with the view is
+/// then a few instructions instead of a look at every square.
+#[derive(Clone, Copy)]
+struct Masks {
+    white: u128,
+    black: u128,
+    empty: u128,
+    /// Playable squares with no sure reading.
+    unread: u128,
+    /// Squares with no sure reading, playable or not.
+    unknown: u128,
+}
+
+impl Masks {
+    fn of<R: Rules>(g: &R, target: &[Option<Occupant>]) -> Option<Masks> {
+        g.occupancy_masks()?;
+        if target.len() > 128 {
+            return None;
+        }
+        let (files, ranks) = g.dims();
+        let mut m = Masks {
+            white: 0,
+            black: 0,
+            empty: 0,
+            unread: 0,
+            unknown: 0,
+        };
+        for (i, (sq, t)) in squares(files, ranks).zip(target).enumerate() {
+            let bit = 1u128 << i;
+            match t {
+                Some(Occupant::White) => m.white |= bit,
+                Some(Occupant::Black) => m.black |= bit,
+                Some(Occupant::Empty) => m.empty |= bit,
+                None => {
+                    m.unknown |= bit;
+                    if g.is_playable(sq) {
+                        m.unread |= bit;
+                    }
+                }
+            }
+        }
+        Some(m)
+    }
+}
+
 /// Mismatched squares by what would put them right: a white piece arriving, a
 /// white piece leaving (to leave it empty), the same for black.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Needs {
     white_in: usize,
     white_out: usize,
@@ -476,6 +522,38 @@ impl Needs {
         n.white_twice = twice(Side::White);
         n.black_twice = twice(Side::Black);
         n
+    }
+
+    /// [`Needs::of`] through the view's masks, where the rules give theirs.
+    fn of_masks<R: Rules>(
+        g: &R,
+        target: &[Option<Occupant>],
+        types: Option<&[Option<PieceType>]>,
+        masks: Option<&Masks>,
+    ) -> Needs {
+        let (Some(m), None, Some((w, b))) = (masks, types, g.occupancy_masks()) else {
+            return Needs::of(g, target, types);
+        };
+        let ones = |x: u128| x.count_ones() as usize;
+        let files = usize::from(g.dims().0);
+        let emptied = |sq: Square| {
+            let i = usize::from(sq.rank) * files + usize::from(sq.file);
+            i < 128 && (m.empty | m.unknown) >> i & 1 == 1
+        };
+        let twice = |side| {
+            g.two_piece_plies(side)
+                .iter()
+                .any(|(a, b)| emptied(*a) && emptied(*b))
+        };
+        Needs {
+            white_in: ones(m.white & !w),
+            white_out: ones(m.empty & w),
+            black_in: ones(m.black & !b),
+            black_out: ones(m.empty & b),
+            unread: ones(m.unread),
+            white_twice: twice(Side::White),
+            black_twice: twice(Side::Black),
+        }
     }
 
     fn count(&self) -> usize {
@@ -568,11 +646,14 @@ struct Search<R: Rules> {
     alike: Option<Vec<Found<R>>>,
     /// What kind of piece each square must hold, where that is sought.
     types: Option<Vec<Option<PieceType>>>,
+    /// The target as bit masks, where the rules allow.
+    masks: Option<Masks>,
 }
 
 impl<R: Rules> Search<R> {
     fn new(start: &R, target: Vec<Option<Occupant>>, max_plies: usize) -> Search<R> {
         Search {
+            masks: Masks::of(start, &target),
             target,
             max_plies,
             threshold: 0.0,
@@ -683,7 +764,7 @@ impl<R: Rules> Search<R> {
 
     fn run(&mut self, g: R, depth: usize, line: &mut Vec<R::Move>, path: &mut Vec<R>) {
         self.nodes += 1;
-        let needs = Needs::of(&g, &self.target, self.types.as_deref());
+        let needs = Needs::of_masks(&g, &self.target, self.types.as_deref(), self.masks.as_ref());
         let turn_fits = self.to_move.is_none_or(|t| t == g.side_to_move());
         let cost = if turn_fits {
             depth as f64 + MISREAD * needs.count() as f64
@@ -691,13 +772,13 @@ impl<R: Rules> Search<R> {
             f64::INFINITY
         };
         let k = key(&g);
-        let pic = picture(&g);
         if cost < self.best - EPS {
             self.best = cost;
             self.found.clear();
             self.found_keys.clear();
         }
         if cost <= self.best + EPS {
+            let pic = picture(&g);
             match self.found_keys.iter().position(|f| *f == pic) {
                 None => {
                     self.found_keys.push(pic);
@@ -774,7 +855,12 @@ impl<R: Rules> Search<R> {
             .filter_map(|m| {
                 let mut next = g.clone();
                 next.play_legal(&m);
-                let n = Needs::of(&next, &self.target, self.types.as_deref());
+                let n = Needs::of_masks(
+                    &next,
+                    &self.target,
+                    self.types.as_deref(),
+                    self.masks.as_ref(),
+                );
                 // A move that puts no square right and two wrong (a piece from
                 // where the view shows it to where it shows nothing) is in no
                 // line worth finding.
@@ -1043,7 +1129,14 @@ mod tests {
             let obs = map.observation(&seen(end, WhiteSide::Bottom), &[]);
             let target = labels(end, &obs, &JoinConfig::default()).unwrap();
             let plies = line.len() - 1;
+            let masks = Masks::of(end, &target);
+            assert!(masks.is_some(), "chess gives its occupancy as masks");
             for (i, g) in line.iter().enumerate() {
+                // The masks' count is the square-by-square count.
+                assert_eq!(
+                    Needs::of_masks(g, &target, None, masks.as_ref()),
+                    Needs::of(g, &target, None)
+                );
                 let b = Needs::of(g, &target, None).bound(
                     g.side_to_move(),
                     12 - i,

@@ -482,6 +482,14 @@ impl Rules for Chess {
             .collect()
     }
 
+    fn occupancy_masks(&self) -> Option<(u128, u128)> {
+        let board = self.pos.board();
+        Some((
+            u128::from(u64::from(board.white())),
+            u128::from(u64::from(board.black())),
+        ))
+    }
+
     fn position_hash(&self) -> u64 {
         hash(&self.pos)
     }

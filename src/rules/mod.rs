@@ -221,6 +221,13 @@ pub trait Rules: Clone {
     fn two_piece_plies(&self, _side: Side) -> Vec<(Square, Square)> {
         Vec::new()
     }
+    /// The squares holding white and black pieces as bit masks, square (file,
+    /// rank) at bit `rank * files + file`, for searches that compare many
+    /// positions with one view; None where the rules do not keep them so (the
+    /// search then asks square by square).
+    fn occupancy_masks(&self) -> Option<(u128, u128)> {
+        None
+    }
     /// A hash of the position: what stands where and whose turn it is, equal for
     /// equal positions, for searches that meet one position by many lines.
     fn position_hash(&self) -> u64 {
