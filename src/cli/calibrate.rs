@@ -36,7 +36,7 @@ pub struct BoardProfileArgs {
     pub image: PathBuf,
     /// Grid: 8x8, 9x9, 18x18, 19x19:points, ...
     #[arg(long)]
-    pub grid: String,
+    pub grid: crate::geometry::GridSpec,
     /// A camera profile to undistort with first (stored in the board profile).
     #[arg(long)]
     pub camera: Option<PathBuf>,
@@ -91,8 +91,8 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<()> {
 }
 
 fn board(a: BoardProfileArgs) -> anyhow::Result<()> {
-    use crate::geometry::{draw_overlay, BoardPose, BoardProfile, GridSpec, Undistorter};
-    let grid: GridSpec = a.grid.parse()?;
+    use crate::geometry::{draw_overlay, BoardPose, BoardProfile, Undistorter};
+    let grid = a.grid;
     if let Some(w) = &a.white {
         anyhow::ensure!(
             ["bottom", "top", "left", "right"].contains(&w.as_str()),

@@ -13,7 +13,7 @@ use crate::sets::locate_eval::{real_trials, summary, synth_trial, Trial, BANDS};
 pub struct LocateArgs {
     /// Grid: 8x8, 9x9, 18x18, 19x19:points (any RxC or RxC:points). With
     /// --eval-synth, a comma-separated list.
-    #[arg(long, required_unless_present = "eval_real")]
+    #[arg(long, required_unless_present = "eval_real", value_parser = grid_list)]
     pub grid: Option<String>,
     /// Print one JSON object per image and line.
     #[arg(long)]
@@ -227,4 +227,14 @@ mod tests {
         assert_eq!(p("b/IMG_1.PNG"), dir.join("IMG_1.PNG"));
         assert_eq!(p("clip.mp4"), dir.join("clip.mp4.jpg"));
     }
+}
+
+/// `--grid` as given: one grid, or (with --eval-synth) several separated by
+/// commas, each checked as the command line reads it, so that a bad one is a
+/// usage error (exit 2) like every other flag's.
+fn grid_list(text: &str) -> Result<String, String> {
+    for part in text.split(',') {
+        part.trim().parse::<GridSpec>().map_err(|e| e.to_string())?;
+    }
+    Ok(text.to_string())
 }

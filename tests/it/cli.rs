@@ -220,3 +220,31 @@ fn render_images_takes_grid_size_style_and_pose() {
         assert!(super::util::stderr(&bad).contains(needle), "{flag} {value}");
     }
 }
+
+#[test]
+fn a_malformed_grid_is_a_usage_error_for_every_command_that_takes_one() {
+    // Checked as the command line is read (exit 2, naming the value), before
+    // any file is looked at: locate and calibrate board used to say so only
+    // after reading their inputs, with exit 1.
+    for args in [
+        vec![
+            "record", "--input", "nowhere", "--out", "x.pgn", "--grid", "8by8",
+        ],
+        vec!["locate", "--grid", "8by8", "nowhere.png"],
+        vec!["locate", "--grid", "8x8,8by8", "nowhere.png"],
+        vec!["rectify", "--grid", "8by8", "nowhere.png"],
+        vec![
+            "calibrate",
+            "board",
+            "nowhere.png",
+            "--grid",
+            "8by8",
+            "--out",
+            "x.toml",
+        ],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(super::util::stderr(&o).contains("8by8"), "{args:?}");
+    }
+}
