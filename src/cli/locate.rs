@@ -217,6 +217,16 @@ fn eval_real(a: &LocateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--grid` as given: one grid, or (with --eval-synth) several separated by
+/// commas, each checked as the command line reads it, so that a bad one is a
+/// usage error (exit 2) like every other flag's.
+fn grid_list(text: &str) -> Result<String, String> {
+    for part in text.split(',') {
+        part.trim().parse::<GridSpec>().map_err(|e| e.to_string())?;
+    }
+    Ok(text.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -227,14 +237,4 @@ mod tests {
         assert_eq!(p("b/IMG_1.PNG"), dir.join("IMG_1.PNG"));
         assert_eq!(p("clip.mp4"), dir.join("clip.mp4.jpg"));
     }
-}
-
-/// `--grid` as given: one grid, or (with --eval-synth) several separated by
-/// commas, each checked as the command line reads it, so that a bad one is a
-/// usage error (exit 2) like every other flag's.
-fn grid_list(text: &str) -> Result<String, String> {
-    for part in text.split(',') {
-        part.trim().parse::<GridSpec>().map_err(|e| e.to_string())?;
-    }
-    Ok(text.to_string())
 }
