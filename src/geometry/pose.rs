@@ -87,4 +87,14 @@ impl BoardPose {
         let vert = (d(p[0], p[3]) + d(p[1], p[2])) / 2.0 / lr as f64;
         (horiz + vert) / 2.0
     }
+
+    /// How far, in cells, `corners` lie from this pose's on average.
+    pub fn moved_cells(&self, corners: &Corners) -> f64 {
+        let (a, b) = (self.corners.points(), corners.points());
+        let mean = (0..4)
+            .map(|i| (a[i].0 - b[i].0).hypot(a[i].1 - b[i].1))
+            .sum::<f64>()
+            / 4.0;
+        mean / self.mean_cell_px().max(1e-6)
+    }
 }

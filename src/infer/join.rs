@@ -406,18 +406,10 @@ fn key<R: Rules>(g: &R) -> Key {
     g.position_hash()
 }
 
-/// What a picture of the position shows: each piece on its square and whose
-/// turn it is. Positions that differ only in rights look alike.
+/// What a picture of the position shows: positions that differ only in
+/// rights look alike.
 fn picture<R: Rules>(g: &R) -> Key {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    let (files, ranks) = g.dims();
-    for sq in squares(files, ranks) {
-        g.occupant(sq).hash(&mut h);
-        g.piece_type(sq).hash(&mut h);
-    }
-    g.side_to_move().hash(&mut h);
-    h.finish()
+    crate::rules::picture_hash(g)
 }
 
 /// A view's sure readings as bit masks (square i, rank-major, at bit i), where
@@ -466,6 +458,17 @@ impl Masks {
     }
 }
 
+/// Whether one ply of White's (of Black's) may put four squares right: a
+/// castling whose king's and rook's squares the view shows `emptied`.
+fn twice<R: Rules>(g: &R, emptied: impl Fn(Square) -> bool) -> (bool, bool) {
+    let side = |s| {
+        g.two_piece_plies(s)
+            .iter()
+            .any(|(a, b)| emptied(*a) && emptied(*b))
+    };
+    (side(Side::White), side(Side::Black))
+}
+
 /// Mismatched squares by what would put them right: a white piece arriving, a
 /// white piece leaving (to leave it empty), the same for black.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -508,19 +511,12 @@ impl Needs {
                 _ => {}
             }
         }
-        let emptied = |sq: Square| {
+        (n.white_twice, n.black_twice) = twice(g, |sq| {
             let (f, r) = (usize::from(sq.file), usize::from(sq.rank));
             target
                 .get(r * usize::from(files) + f)
                 .is_some_and(|t| t.is_none_or(|t| t == Occupant::Empty))
-        };
-        let twice = |side| {
-            g.two_piece_plies(side)
-                .iter()
-                .any(|(a, b)| emptied(*a) && emptied(*b))
-        };
-        n.white_twice = twice(Side::White);
-        n.black_twice = twice(Side::Black);
+        });
         n
     }
 
@@ -536,23 +532,18 @@ impl Needs {
         };
         let ones = |x: u128| x.count_ones() as usize;
         let files = usize::from(g.dims().0);
-        let emptied = |sq: Square| {
+        let (white_twice, black_twice) = twice(g, |sq| {
             let i = usize::from(sq.rank) * files + usize::from(sq.file);
             i < 128 && (m.empty | m.unknown) >> i & 1 == 1
-        };
-        let twice = |side| {
-            g.two_piece_plies(side)
-                .iter()
-                .any(|(a, b)| emptied(*a) && emptied(*b))
-        };
+        });
         Needs {
             white_in: ones(m.white & !w),
             white_out: ones(m.empty & w),
             black_in: ones(m.black & !b),
             black_out: ones(m.empty & b),
             unread: ones(m.unread),
-            white_twice: twice(Side::White),
-            black_twice: twice(Side::Black),
+            white_twice,
+            black_twice,
         }
     }
 

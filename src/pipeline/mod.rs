@@ -227,7 +227,7 @@ pub fn record_onto<R: Recordable>(
         if let Some(corners) = &still.regrid {
             // A photo taken anew, a camera nudged: followed without a word in the
             // record; a knock of half a cell or more is worth the arbiter's note.
-            if moved_cells(&pose, corners) >= 0.5 {
+            if pose.moved_cells(corners) >= 0.5 {
                 record.current.note(&format!(
                     "the board moved in the image at {}; grid found again",
                     job.timeline.moment(still.time_s)
@@ -380,7 +380,7 @@ pub fn record_onto<R: Recordable>(
                                 joined = Some((map, line, first));
                             }
                             Joined::Several(lines) => {
-                                several = Some(named_lines(&game, &lines, job));
+                                several = Some(named_lines(&game, &lines));
                                 open_joins = Some((lines, first));
                             }
                             // Hidden squares: the positions stay open.
@@ -396,7 +396,7 @@ pub fn record_onto<R: Recordable>(
                             }
                             Ok(None) => {}
                             Err(lines) => {
-                                several = Some(named_lines(&game, &lines, job));
+                                several = Some(named_lines(&game, &lines));
                                 open_joins = Some((lines, still.time_s));
                             }
                         }
@@ -523,10 +523,7 @@ pub fn record_onto<R: Recordable>(
         };
         let probs = visible_probs(watcher.readings());
         let mask = suspects.mask();
-        let mut obs = m.observation(&probs, &mask);
-        if still.regrid.is_none() {
-            m.add_changes(&mut obs, &still.change);
-        }
+        let obs = seen_through(&m, &probs, &mask, &still);
         let Some(f) = follower.as_mut() else {
             unreachable!("the follower started above");
         };
@@ -555,10 +552,7 @@ pub fn record_onto<R: Recordable>(
                 let mut switched = false;
                 for o in &others {
                     let mut alt = Follower::new(game.clone(), job.infer, since);
-                    let mut alt_obs = o.observation(&probs, &mask);
-                    if still.regrid.is_none() {
-                        o.add_changes(&mut alt_obs, &still.change);
-                    }
+                    let alt_obs = seen_through(o, &probs, &mask, &still);
                     let alt_seen = alt.observe(&alt_obs, still.time_s, episodes);
                     if alt.explained_last() && alt.current().position_hash() != game.position_hash()
                     {
@@ -700,13 +694,12 @@ pub fn record_onto<R: Recordable>(
 /// finds one line to it that can be believed (see [`crate::infer::join`]).
 /// Err holds the lines to several positions the view fits equally: none is
 /// picked, and play after the view may decide between them.
-#[allow(clippy::type_complexity)]
 fn join_under_way<R: Recordable>(
     game: &R,
     probs: &[SiteProbs],
     job: &RecordJob,
     to_move: Option<crate::rules::Side>,
-) -> Result<Option<(SiteMap, JoinLine<R>)>, Vec<(SiteMap, JoinLine<R>)>> {
+) -> Result<Option<OpenJoin<R>>, Vec<OpenJoin<R>>> {
     let Some(cfg) = job.infer.join else {
         return Ok(None);
     };
@@ -734,14 +727,9 @@ fn join_under_way<R: Recordable>(
 type OpenJoin<R> = (SiteMap, JoinLine<R>);
 
 /// Each line as the record would write it.
-fn named_lines<R: Rules>(
-    game: &R,
-    lines: &[(SiteMap, JoinLine<R>)],
-    job: &RecordJob,
-) -> Vec<String> {
+fn named_lines<R: Rules>(game: &R, lines: &[OpenJoin<R>]) -> Vec<String> {
     lines
         .iter()
-        .filter(|(m, _)| job.white.is_none_or(|w| w == m.side))
         .map(|(_, l)| numbered(game, &l.notation()))
         .collect()
 }
@@ -861,15 +849,20 @@ impl TakeUpNotes {
 /// view to teach the classifier: a doubtful position could teach a mistake.
 const TEACH_MARGIN: f64 = 5.0;
 
-/// How far, in cells, the grid's corners moved on average.
-fn moved_cells(pose: &BoardPose, corners: &crate::geometry::Corners) -> f64 {
-    let a = pose.corners.points();
-    let b = corners.points();
-    let mean = (0..4)
-        .map(|i| (a[i].0 - b[i].0).hypot(a[i].1 - b[i].1))
-        .sum::<f64>()
-        / 4.0;
-    mean / pose.mean_cell_px().max(1e-6)
+/// A still view as the follower sees it through `map`: the readings, less the
+/// suspect sites, with the image changes since the last explained view (which
+/// say nothing across a grid found anew).
+fn seen_through(
+    map: &SiteMap,
+    probs: &[SiteProbs],
+    mask: &[bool],
+    still: &StillView,
+) -> crate::infer::Observation {
+    let mut obs = map.observation(probs, mask);
+    if still.regrid.is_none() {
+        map.add_changes(&mut obs, &still.change);
+    }
+    obs
 }
 
 /// How far (in cells) a grid placed anew must lie from the one used to be

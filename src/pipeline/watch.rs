@@ -184,19 +184,10 @@ impl Watcher {
         let Some(corners) = relocate(frame, &self.view.pose) else {
             return Ok(None);
         };
-        let old = &self.view.pose;
-        let moved = {
-            let (a, b) = (old.corners.points(), corners.points());
-            (0..4)
-                .map(|i| (a[i].0 - b[i].0).hypot(a[i].1 - b[i].1))
-                .sum::<f64>()
-                / 4.0
-                / old.mean_cell_px().max(1e-6)
-        };
-        if moved < min_cells {
+        if self.view.pose.moved_cells(&corners) < min_cells {
             return Ok(None);
         }
-        let pose = BoardPose::new(old.grid, corners);
+        let pose = BoardPose::new(self.view.pose.grid, corners);
         let view = CropView::new(&pose);
         let rectified = view.rectify(frame)?;
         let grid = pose.grid;

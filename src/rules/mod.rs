@@ -231,18 +231,7 @@ pub trait Rules: Clone {
     /// A hash of the position: what stands where and whose turn it is, equal for
     /// equal positions, for searches that meet one position by many lines.
     fn position_hash(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        let (files, ranks) = self.dims();
-        for r in 0..ranks {
-            for f in 0..files {
-                let sq = Square::new(f, r);
-                self.occupant(sq).hash(&mut h);
-                self.piece_type(sq).hash(&mut h);
-            }
-        }
-        self.side_to_move().hash(&mut h);
-        h.finish()
+        picture_hash(self)
     }
     /// Preference among moves the camera cannot tell apart: lower is the usual choice
     /// (a queen over an under-promotion).
@@ -267,4 +256,22 @@ pub trait Rules: Clone {
             })
             .sum()
     }
+}
+
+/// A hash of what a picture of the position shows: each piece on its square,
+/// and whose turn it is. Positions that differ only in rights (castling, en
+/// passant) hash alike.
+pub fn picture_hash<R: Rules>(g: &R) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let (files, ranks) = g.dims();
+    for r in 0..ranks {
+        for f in 0..files {
+            let sq = Square::new(f, r);
+            g.occupant(sq).hash(&mut h);
+            g.piece_type(sq).hash(&mut h);
+        }
+    }
+    g.side_to_move().hash(&mut h);
+    h.finish()
 }
