@@ -4,7 +4,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libopencv-dev clang libclang-dev pkg-config
 
-.PHONY: deps build demo test bench model ort-reference commands-doc fmt clean
+.PHONY: deps build demo test test-core bench model ort-reference commands-doc fmt clean
 
 # OpenCV and libclang (for the opencv crate's bindings) from Debian/Ubuntu packages,
 # installed only when pkg-config cannot find OpenCV.
@@ -15,26 +15,35 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(APT_PACKAGES); \
 	fi
 
-# The dev profile is optimised (see Cargo.toml), so demo and tests share one build.
+# The dev profile is optimised (see Cargo.toml), so demo and tests share one build;
+# the workspace builds both binaries, `boardscribe` and the lab's `boardscribe-lab`.
 build: deps
-	$(CARGO) build
+	$(CARGO) build --workspace
 
 demo: build
-	./target/debug/boardscribe demo --out out/demo
+	./target/debug/boardscribe-lab demo --out out/demo
 
 # The tests on the real photo sets are ignored by plain `cargo test`; they run here
 # when ../shared/data is there (as in CI).
 test: deps
-	$(CARGO) test
+	$(CARGO) test --workspace
 	@if [ -d ../shared/data ]; then \
 		echo "../shared/data found: running the tests on real photos"; \
-		$(CARGO) test -- --ignored; \
+		$(CARGO) test --workspace -- --ignored; \
 	else \
 		echo "note: ../shared/data is absent; the tests on real photos (cargo test -- --ignored) were not run"; \
 	fi
 
+# The core crate (rules, records, inference) needs no OpenCV: its dependency tree
+# must not hold it, and its tests run on a machine without OpenCV's files.
+test-core:
+	@if $(CARGO) tree -p boardscribe-core -e normal,build,dev --prefix none | grep -q '^opencv'; then \
+		echo "boardscribe-core depends on OpenCV"; exit 1; \
+	fi
+	$(CARGO) test -p boardscribe-core
+
 bench: build
-	./target/debug/boardscribe bench
+	./target/debug/boardscribe-lab bench
 
 # Rebuild models/occupancy.onnx: renders, exports crops, trains (PyTorch, CPU), exports ONNX.
 model: deps
@@ -48,6 +57,7 @@ ort-reference:
 # Rewrite docs/commands.md from the binary's help after a change to the command line
 # (the test that builds it fails while the file differs).
 commands-doc: deps
+	$(CARGO) build --workspace
 	BLESS=1 $(CARGO) test --test it commands_doc
 
 fmt:

@@ -7,11 +7,13 @@ use clap::Parser;
 
 mod cli;
 
-// The library's stages under the names the commands use (`crate::capture`, ...).
-use boardscribe::{
-    capture, classify, cputime, geometry, infer, locate, pipeline, record, round, rules, server,
-    sets, synth, track,
-};
+#[macro_use]
+extern crate boardscribe_cli;
+
+// The library crates' modules under the names the commands use (`crate::capture`, ...).
+use boardscribe_core::{infer, record, rules};
+use boardscribe_round::{round, server};
+use boardscribe_vision::{capture, classify, geometry, locate, pipeline, track};
 
 fn main() -> ExitCode {
     // FFmpeg's log lines ("Connection refused" at every reconnection try, "Stream
@@ -23,7 +25,17 @@ fn main() -> ExitCode {
     {
         std::env::set_var("OPENCV_FFMPEG_LOGLEVEL", "-8");
     }
-    let cli = cli::Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if cli::lab::is_lab_command(&args) {
+        return match cli::lab::run_lab(&args) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => {
+                errln!("error: {}", boardscribe_cli::error_line(&e));
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let cli = cli::Cli::parse_from(args);
     // A closed pipe (`boardscribe detect --json ... | head -1`) ends the program
     // quietly, as it does other command-line tools; a recording instead goes on
     // and says once that its events cannot be written.
@@ -39,9 +51,8 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "error: {}", cli::error_line(&e));
-            ExitCode::from(cli::exit_code(&e))
+            errln!("error: {}", boardscribe_cli::error_line(&e));
+            ExitCode::from(boardscribe_cli::exit_code(&e))
         }
     }
 }

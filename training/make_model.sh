@@ -14,8 +14,8 @@
 #                                    corners jittered), when ../shared/data exists; each
 #                                    set's held-out split (sets::split_of) is validated on
 #   REUSE_DATA=1                     keep datasets already in training/data/
-#   SKIP_BUILD=1                     use the existing target/debug/boardscribe
-#   PYTHON=python3 CARGO=cargo BOARDSCRIBE=target/debug/boardscribe
+#   SKIP_BUILD=1                     use the existing target/debug/boardscribe-lab
+#   PYTHON=python3 CARGO=cargo BOARDSCRIBE=target/debug/boardscribe-lab
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -30,7 +30,7 @@ EPOCH_SIZE=${EPOCH_SIZE:-160000}
 SEED=${SEED:-1}
 DATA=training/data
 REAL=../shared/data
-BIN=${BOARDSCRIBE:-target/debug/boardscribe}
+BIN=${BOARDSCRIBE:-target/debug/boardscribe-lab}
 # Every real set whose licence allows training, with the copies that balance their
 # sizes; each keeps a held-out split (imago-go: t3) that is validated on, never trained.
 REAL_SETS=${REAL_SETS:-chess-ray-vision:4 chesscog-grey:4 raspberry-turk:2 webcam-pcwawc:8 imago-go:1}
@@ -51,7 +51,7 @@ fi
 
 if [ -z "${SKIP_BUILD:-}" ]; then
     step "cargo build"
-    "$CARGO" build
+    "$CARGO" build --workspace
 fi
 
 mkdir -p "$DATA"

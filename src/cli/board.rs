@@ -46,7 +46,7 @@ impl BoardArgs {
             (Some(g), _, _) => Ok(*g),
             (None, Some(p), _) => Ok(p.grid),
             (None, None, Some(g)) => Ok(g),
-            (None, None, None) => Err(super::usage!(
+            (None, None, None) => Err(boardscribe_cli::usage!(
                 "no grid given: use --grid (such as 8x8) or --profile"
             )),
         }

@@ -328,5 +328,5 @@ fn draw(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "photo".into());
-    super::rectify::write_image(&dir.join(format!("{name}-corners.png")), &view)
+    boardscribe_cli::write_image(&dir.join(format!("{name}-corners.png")), &view)
 }

@@ -6,8 +6,8 @@ use serde::Serialize;
 use super::board::read_frame;
 use super::{BoardArgs, ModelArgs};
 use crate::classify::CropView;
+use crate::infer::placement_classes;
 use crate::infer::WhiteSide;
-use crate::sets::placement_classes;
 
 #[derive(Args, Debug)]
 pub struct DetectArgs {

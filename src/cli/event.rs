@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::find_board::{find_board, Found};
-use super::{signals, usage, BoardArgs, Incomplete, ModelArgs};
+use super::{signals, BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
 use crate::geometry::{Corners, GridSpec};
@@ -26,6 +26,7 @@ use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::Tablut;
 use crate::track::TrackConfig;
+use boardscribe_cli::{usage, Incomplete};
 
 #[derive(Args, Debug)]
 pub struct EventArgs {

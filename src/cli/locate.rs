@@ -4,66 +4,28 @@ use clap::Args;
 use serde_json::json;
 
 use super::board::read_frame;
-use super::rectify::write_image;
 use crate::geometry::{draw_overlay, BoardPose, GridSpec};
 use crate::locate::locate;
-use crate::sets::locate_eval::{real_trials, summary, synth_trial, Trial, BANDS};
+use boardscribe_cli::write_image;
 
 #[derive(Args, Debug)]
 pub struct LocateArgs {
-    /// Grid: 8x8, 9x9, 18x18, 19x19:points (any RxC or RxC:points). With
-    /// --eval-synth, a comma-separated list.
-    #[arg(long, required_unless_present = "eval_real", value_parser = grid_list)]
-    pub grid: Option<String>,
+    /// Grid: 8x8, 9x9, 18x18, 19x19:points (any RxC or RxC:points).
+    #[arg(long)]
+    pub grid: GridSpec,
     /// Print one JSON object per image and line.
     #[arg(long)]
     pub json: bool,
     /// Write each image with the located grid drawn into this folder.
     #[arg(long)]
     pub overlay: Option<PathBuf>,
-    /// Measure instead: render this many random scenes per grid (elevation 30 to 90
-    /// degrees, pieces on the board) and report corner errors by elevation band.
-    #[arg(long)]
-    pub eval_synth: Option<u64>,
-    /// Measure instead on the annotated real photos (chess-ray-vision, imago-go).
-    #[arg(long)]
-    pub eval_real: bool,
-    /// --eval-synth: first seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// --eval-synth: frame size.
-    #[arg(long, default_value = "1280x720")]
-    pub size: String,
-    /// --eval-real: the real photo sets.
-    #[arg(long, default_value = "../shared/data")]
-    pub data: PathBuf,
-    /// --eval-real: the annotated corners (a JSON file; `--corners` elsewhere is a
-    /// quadrilateral, so this is `--annotations`, with `--corners` kept as before).
-    #[arg(
-        long = "annotations",
-        alias = "corners",
-        default_value = "tests/data/real_corners.json"
-    )]
-    pub corners: PathBuf,
-    /// --eval-synth: write the frames located worse than a quarter cell here, grid drawn.
-    #[arg(long)]
-    pub dump: Option<PathBuf>,
-    /// --eval-real: also print every photo's figures.
-    #[arg(long)]
-    pub verbose: bool,
     /// The images.
-    #[arg(required_unless_present_any = ["eval_synth", "eval_real"])]
+    #[arg(required = true)]
     pub images: Vec<PathBuf>,
 }
 
 pub fn run(a: LocateArgs) -> anyhow::Result<()> {
-    if let Some(n) = a.eval_synth {
-        return eval_synth(&a, n);
-    }
-    if a.eval_real {
-        return eval_real(&a);
-    }
-    let grid: GridSpec = a.grid.as_deref().unwrap_or_default().parse()?;
+    let grid = a.grid;
     let mut failed = 0;
     for path in &a.images {
         let name = path.display().to_string();
@@ -133,98 +95,6 @@ fn overlay_path(dir: &Path, image: &Path) -> PathBuf {
     } else {
         dir.join(format!("{name}.jpg"))
     }
-}
-
-fn eval_synth(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
-    // One core, all of it on this thread: the times are its CPU time.
-    opencv::core::set_num_threads(1)?;
-    let (w, h) = a
-        .size
-        .split_once('x')
-        .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
-        .ok_or_else(|| anyhow::anyhow!("--size '{}' is not WIDTHxHEIGHT", a.size))?;
-    let grids: Vec<GridSpec> = a
-        .grid
-        .as_deref()
-        .unwrap_or("8x8")
-        .split(',')
-        .map(|g| g.parse::<GridSpec>())
-        .collect::<Result<_, _>>()?;
-    outln!(
-        "rendered scenes {w}x{h}, seeds from {}, elevation 30-90 degrees, pieces on 5-60% of sites",
-        a.seed
-    );
-    for grid in grids {
-        let mut trials = Vec::new();
-        for i in 0..n {
-            let (t, img) = synth_trial(grid, a.seed + i, (w, h), (30.0, 90.0))?;
-            if let Some(dir) = a
-                .dump
-                .as_ref()
-                .filter(|_| t.error_cells.is_none_or(|e| e >= 0.25))
-            {
-                let mut view = img;
-                if let Some(c) = t.found {
-                    draw_overlay(&mut view, &BoardPose::new(grid, c))?;
-                }
-                let name = format!(
-                    "{}-seed{}-{:.2}.png",
-                    grid.to_string().replace(':', "-"),
-                    a.seed + i,
-                    t.error_cells.unwrap_or(99.0)
-                );
-                write_image(&dir.join(name), &view)?;
-            }
-            trials.push(t);
-        }
-        outln!("{grid}: all        {}", summary(&trials));
-        for (lo, hi) in BANDS {
-            let band: Vec<Trial> = trials
-                .iter()
-                .filter(|t| (lo..hi).contains(&t.elevation_deg))
-                .cloned()
-                .collect();
-            outln!(
-                "{grid}: {lo:2.0}-{:2.0} deg  {}",
-                hi.floor(),
-                summary(&band)
-            );
-        }
-    }
-    Ok(())
-}
-
-fn eval_real(a: &LocateArgs) -> anyhow::Result<()> {
-    opencv::core::set_num_threads(1)?;
-    for set in ["chess-ray-vision", "imago-go"] {
-        let verbose = a.verbose;
-        let trials = match real_trials(&a.data, &a.corners, set, |name, t| {
-            if verbose {
-                match t.error_cells {
-                    Some(e) => outln!("  {name}: error {e:.3} cells, {:.0} ms", t.ms),
-                    None => outln!("  {name}: not found, {:.0} ms", t.ms),
-                }
-            }
-        }) {
-            Ok(t) => t,
-            Err(e) => {
-                outln!("{set}: skipped ({e:#})");
-                continue;
-            }
-        };
-        outln!("{set}: {}", summary(&trials));
-    }
-    Ok(())
-}
-
-/// `--grid` as given: one grid, or (with --eval-synth) several separated by
-/// commas, each checked as the command line reads it, so that a bad one is a
-/// usage error (exit 2) like every other flag's.
-fn grid_list(text: &str) -> Result<String, String> {
-    for part in text.split(',') {
-        part.trim().parse::<GridSpec>().map_err(|e| e.to_string())?;
-    }
-    Ok(text.to_string())
 }
 
 #[cfg(test)]

@@ -1,35 +1,24 @@
 //! The command line: raw flags as typed (clap), resolved into what each run needs.
 
-#[macro_use]
-pub mod out;
-mod bench;
-mod bench_boards;
-mod bench_photos;
-mod bench_record;
 mod board;
 mod calibrate;
-mod dataset;
-mod demo;
 mod detect;
-mod eval;
-mod eval_record;
 mod event;
 mod events;
 mod find_board;
+pub mod lab;
 mod locate;
-mod model;
-mod paths;
 mod perft;
 mod record;
 mod rectify;
-pub mod render;
 pub mod signals;
-mod values;
+
+// The kit both binaries share, under the names the commands use.
+pub use boardscribe_cli::{paths, values, ModelArgs};
 
 use clap::{Parser, Subcommand};
 
 pub use board::BoardArgs;
-pub use model::ModelArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -66,54 +55,6 @@ pub enum Command {
     /// Count the leaf move sequences of a given depth (tests a rules engine).
     #[command(after_long_help = include_str!("help/perft.txt"))]
     Perft(perft::PerftArgs),
-    /// Render the Opera Game as a clip, record it and compare the record with the
-    /// true game (what `make demo` runs).
-    #[command(after_long_help = include_str!("help/demo.txt"))]
-    Demo(demo::DemoArgs),
-    /// Render labelled images, game clips, photo series and contact sheets.
-    #[command(after_long_help = include_str!("help/render.txt"))]
-    Render(render::RenderArgs),
-    /// Measure the classifier on a labelled set: per-site accuracy, exact boards, confusion.
-    #[command(after_long_help = include_str!("help/eval.txt"))]
-    Eval(eval::EvalArgs),
-    /// Export training crops (rendered scenes, or licensed real photos).
-    #[command(after_long_help = include_str!("help/dataset.txt"))]
-    Dataset(dataset::DatasetArgs),
-    /// Measure the hot paths (medians): rendering, classification, inference, recording.
-    #[command(after_long_help = include_str!("help/bench.txt"))]
-    Bench(bench::BenchArgs),
-}
-
-/// The command line is wrong: a flag's value malformed or out of range, flags that
-/// conflict or are missing. Exit status 2, as clap gives its own usage errors.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-/// A recording ended with its record written but not to be trusted as complete:
-/// nothing recorded, out of sync, or the input ended early. Exit status 3.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Incomplete(pub String);
-
-/// A usage error with a formatted message.
-macro_rules! usage {
-    ($($arg:tt)*) => {
-        anyhow::Error::new($crate::cli::UsageError(format!($($arg)*)))
-    };
-}
-pub(crate) use usage;
-
-/// The exit status for an error (see the README's table): 2 for usage errors, 3
-/// for an incomplete recording, 1 for everything else.
-pub fn exit_code(e: &anyhow::Error) -> u8 {
-    if e.downcast_ref::<UsageError>().is_some() {
-        2
-    } else if e.downcast_ref::<Incomplete>().is_some() {
-        3
-    } else {
-        1
-    }
 }
 
 /// This run's command line as a lock's holder writes it: the program's file name
@@ -140,53 +81,6 @@ pub(crate) fn command_line() -> String {
         .join(" ")
 }
 
-/// An error as one line: causes joined by `: `, line breaks folded, and OpenCV's
-/// raw assertion texts (source paths, condition codes) cut to what they say.
-pub fn error_line(e: &anyhow::Error) -> String {
-    let text = format!("{e:#}");
-    let text = tidy_opencv(&text);
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `OpenCV(4.6.0) /build/.../resize.cpp:4052: error: (-215:Assertion failed)
-/// !ssize.empty() in function 'resize'` becomes `OpenCV could not process the
-/// image (resize: !ssize.empty())`.
-fn tidy_opencv(text: &str) -> String {
-    let Some(start) = text.find("OpenCV(") else {
-        return text.to_string();
-    };
-    let rest = &text[start..];
-    let Some(err) = rest.find("error: (") else {
-        return text.to_string();
-    };
-    let after = &rest[err + "error: (".len()..];
-    let Some(close) = after.find(')') else {
-        return text.to_string();
-    };
-    let detail = after[close + 1..].trim();
-    let (cond, func) = match detail.rfind(" in function '") {
-        Some(i) => (
-            detail[..i].trim(),
-            detail[i + " in function '".len()..]
-                .trim_end()
-                .trim_end_matches('\'')
-                .split('\'')
-                .next()
-                .unwrap_or(""),
-        ),
-        None => (detail, ""),
-    };
-    let what = if func.is_empty() {
-        cond.to_string()
-    } else {
-        format!("{func}: {cond}")
-    };
-    format!(
-        "{}OpenCV could not process the image ({what})",
-        &text[..start]
-    )
-}
-
 /// Whether the command wants SIGPIPE ignored: a recording goes on when the reader
 /// of its `--events` goes away; other commands end quietly, as `head` expects.
 pub fn keeps_running_on_sigpipe(cli: &Cli) -> bool {
@@ -200,34 +94,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Locate(a) => locate::run(*a),
         Command::Rectify(a) => rectify::run(a),
-        Command::Demo(a) => demo::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Record(a) => record::run(*a),
         Command::Event(a) => event::run(*a),
-        Command::Bench(a) => bench::run(a),
-        Command::Eval(a) => eval::run(a),
-        Command::Render(a) => render::run(a),
-        Command::Dataset(a) => dataset::run(a),
         Command::Detect(a) => detect::run(a),
         Command::Calibrate(a) => calibrate::run(a),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn opencv_assertions_are_cut_to_what_they_say() {
-        let raw = "recording 'a': OpenCV(4.6.0) /build/opencv-x/modules/imgproc/src/resize.cpp:4052: error: (-215:Assertion failed) !ssize.empty() in function 'resize'\n";
-        let e = anyhow::anyhow!(raw.to_string());
-        assert_eq!(
-            super::error_line(&e),
-            "recording 'a': OpenCV could not process the image (resize: !ssize.empty())"
-        );
-        let e = anyhow::Error::new(super::UsageError("x".into()));
-        assert_eq!(super::exit_code(&e), 2);
-        assert_eq!(super::exit_code(&e.context("more")), 2);
-        let e = anyhow::Error::new(super::Incomplete("y".into())).context("z");
-        assert_eq!(super::exit_code(&e), 3);
-        assert_eq!(super::exit_code(&anyhow::anyhow!("other")), 1);
     }
 }

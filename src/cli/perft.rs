@@ -49,7 +49,7 @@ pub const MAX_DEPTH: u32 = 20;
 pub fn run(a: PerftArgs) -> anyhow::Result<()> {
     let position = match (&a.fen, &a.position) {
         (Some(_), Some(_)) => {
-            return Err(super::usage!(
+            return Err(boardscribe_cli::usage!(
                 "give the start position once, with --fen or --position"
             ))
         }

@@ -7,7 +7,7 @@ use super::event::{serve_spec, Serve};
 use super::events::Presenter;
 use super::find_board::{find_board, Found};
 use super::values::plural;
-use super::{signals, usage, BoardArgs, Incomplete, ModelArgs};
+use super::{signals, BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
 use crate::geometry::{BoardPose, GridSpec};
@@ -22,6 +22,7 @@ use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
 use crate::track::TrackConfig;
+use boardscribe_cli::{usage, Incomplete};
 
 /// The games `record` knows, and `free` for any other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -685,7 +686,7 @@ fn overlay_writer(
             crate::geometry::draw_orientation(&mut img, &pose, a1, "a1", edge, "White")?;
             said.push_str(&format!(" (White at the {side} edge)"));
         }
-        super::rectify::write_image(&path, &img)?;
+        boardscribe_cli::write_image(&path, &img)?;
         Ok(said)
     }
 }

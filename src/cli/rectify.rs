@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use anyhow::Context;
+use boardscribe_cli::write_image;
 use clap::Args;
 
 use super::board::read_frame;
@@ -97,19 +97,4 @@ pub(super) fn rectify_to_files(
         written.push(format!("overlay: {}", path.display()));
     }
     Ok(written)
-}
-
-pub(super) fn write_image(path: &std::path::Path, img: &opencv::core::Mat) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create '{}'", dir.display()))?;
-    }
-    let ok = opencv::imgcodecs::imwrite(path, img, &opencv::core::Vector::new())
-        .map_err(|e| anyhow::anyhow!("cannot write '{}': {}", path.display(), e.message))?;
-    anyhow::ensure!(
-        ok,
-        "cannot write '{}' (unknown image extension?)",
-        path.display()
-    );
-    Ok(())
 }

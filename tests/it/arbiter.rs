@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use boardscribe::infer::WhiteSide;
-use boardscribe::record::pgn::parse_pgn_games;
-use boardscribe::rules::chess::Chess;
-use boardscribe::sets::board_state;
-use boardscribe::synth::{BoardState, SceneParams};
+use boardscribe_core::infer::WhiteSide;
+use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_lab::sets::board_state;
+use boardscribe_lab::synth::{BoardState, SceneParams};
 
 use super::clips::{corners_arg, fast_clip, render, small};
 use super::util::{p, run, stderr, stdout, tmp};
@@ -66,7 +66,7 @@ fn record_with(
     (text, stdout(&o), err, o.status.success())
 }
 
-fn sans(game: &boardscribe::record::pgn::PgnRecord) -> Vec<&str> {
+fn sans(game: &boardscribe_core::record::pgn::PgnRecord) -> Vec<&str> {
     game.moves.iter().map(|m| m.san.as_str()).collect()
 }
 

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use boardscribe::geometry::{find_checkerboard, CameraProfile, CheckerPattern};
-use boardscribe::synth::{BoardState, Scene, SceneParams, SquareScheme, TableKind};
+use boardscribe_lab::synth::{BoardState, Scene, SceneParams, SquareScheme, TableKind};
+use boardscribe_vision::geometry::{find_checkerboard, CameraProfile, CheckerPattern};
 
 use super::util::{assert_fails_with, p, run, stderr, stdout, tmp};
 
@@ -196,7 +196,7 @@ fn corners_arg(c: &[[f64; 2]; 4]) -> String {
 /// Largest distance, in rectified pixels, from an inner corner of the checkerboard
 /// found in the top-down image to the nearest lattice crossing of the grid drawn there.
 fn worst_lattice_error(top: &Path, cell: f64, margin: f64) -> f64 {
-    let img = boardscribe::capture::read_image(top).unwrap();
+    let img = boardscribe_vision::capture::read_image(top).unwrap();
     let found = find_checkerboard(&img, CheckerPattern { cols: 9, rows: 6 })
         .unwrap()
         .expect("the checkerboard in the rectified image");

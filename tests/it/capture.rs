@@ -2,7 +2,7 @@ use opencv::core::{Mat, Scalar, Size, CV_8UC3};
 use opencv::prelude::*;
 use opencv::videoio::{VideoWriter, VideoWriterTrait};
 
-use boardscribe::capture::{self, CaptureError, FolderSource, SourceOptions};
+use boardscribe_vision::capture::{self, CaptureError, FolderSource, SourceOptions};
 
 fn solid(v: f64, w: i32, h: i32) -> Mat {
     Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(v)).unwrap()

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use boardscribe::classify::{OccupancyModel, Runtime};
+use boardscribe_vision::classify::{OccupancyModel, Runtime};
 use serde_json::Value;
 
 /// The generator of tests/tools/ort_reference.py (`lcg`).

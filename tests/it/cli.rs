@@ -1,4 +1,4 @@
-use boardscribe::geometry::{perspective_test_card, BoardPose, GridSpec};
+use boardscribe_vision::geometry::{perspective_test_card, BoardPose, GridSpec};
 
 use super::util::{assert_fails_with, p, run, stdout, tmp};
 

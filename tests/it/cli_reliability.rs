@@ -9,12 +9,14 @@ use opencv::core::{Size, Vector};
 use opencv::prelude::*;
 use opencv::videoio::VideoWriter;
 
-use boardscribe::capture::{self, FrameSource, MjpegServer, SourceOptions, StallPlan, VideoSource};
-use boardscribe::geometry::{perspective_test_card, BoardPose, GridSpec};
-use boardscribe::record::pgn::parse_pgn;
-use boardscribe::record::RecordLock;
-use boardscribe::rules::chess::Chess;
-use boardscribe::synth::SceneParams;
+use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::record::RecordLock;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_lab::synth::SceneParams;
+use boardscribe_vision::capture::{
+    self, FrameSource, MjpegServer, SourceOptions, StallPlan, VideoSource,
+};
+use boardscribe_vision::geometry::{perspective_test_card, BoardPose, GridSpec};
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
 use super::util::{bin, p, run, stderr, stdout, tmp};

@@ -1,10 +1,10 @@
 //! Issue 3: clips have the right frames, states and ground truth.
 
-use boardscribe::capture::{self, SourceOptions};
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::Rules;
-use boardscribe::synth::clip::{sidecar_path, ClipOptions};
-use boardscribe::synth::SceneParams;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::clip::{sidecar_path, ClipOptions};
+use boardscribe_lab::synth::SceneParams;
+use boardscribe_vision::capture::{self, SourceOptions};
 
 use super::clips::{render, small, states_of};
 use super::util::tmp;
@@ -42,7 +42,7 @@ fn a_short_game_clip_has_the_right_frames_states_and_sidecar() {
     assert_eq!(truth.frames.len(), expected);
     // What `render clip`'s progress bar counts to (issue 22).
     assert_eq!(
-        boardscribe::synth::clip::clip_frames(states.len(), &opts),
+        boardscribe_lab::synth::clip::clip_frames(states.len(), &opts),
         expected
     );
     assert_eq!(truth.states.len(), 4);

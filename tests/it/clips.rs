@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use boardscribe::infer::WhiteSide;
-use boardscribe::rules::Rules;
-use boardscribe::sets::game_states;
-use boardscribe::synth::clip::{write_clip, ClipOptions, ClipTruth};
-use boardscribe::synth::{BoardState, SceneParams};
+use boardscribe_core::infer::WhiteSide;
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::sets::game_states;
+use boardscribe_lab::synth::clip::{write_clip, ClipOptions, ClipTruth};
+use boardscribe_lab::synth::{BoardState, SceneParams};
 
 /// Test clips are small and short so `make test` stays quick; the recorder sees
 /// about 22 pixels per cell.

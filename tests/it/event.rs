@@ -13,12 +13,12 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use boardscribe::record::pdn::read_game;
-use boardscribe::record::pgn::parse_pgn_games;
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use boardscribe::rules::Rules;
-use boardscribe::synth::{Rng, SceneParams};
+use boardscribe_core::record::pdn::read_game;
+use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::{Rng, SceneParams};
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
 use super::util::{bin, event_command, have_tool, p, stderr_lines, tmp};
@@ -136,7 +136,7 @@ struct Truth {
     illegal: (Chess, Vec<String>),
     draughts: (
         RussianDraughts,
-        Vec<boardscribe::rules::russian_draughts::Move>,
+        Vec<boardscribe_core::rules::russian_draughts::Move>,
     ),
 }
 
@@ -174,9 +174,9 @@ fn clips(dir: &Path) -> (Vec<(PathBuf, String)>, Truth) {
     states.push(illegal);
     states.push(states[2].clone());
     let (g2, _, s2) = chess_line(&["e2e4", "e7e5", "g1f3"]);
-    states.push(boardscribe::sets::board_state(
+    states.push(boardscribe_lab::sets::board_state(
         &g2,
-        boardscribe::infer::WhiteSide::Bottom,
+        boardscribe_core::infer::WhiteSide::Bottom,
     ));
     let (c, t) = render(
         dir,
@@ -516,9 +516,12 @@ fn browser_check(addr: &str, token: &str, truth: &Truth) {
     for m in &truth.draughts.1 {
         g.play(m).unwrap();
     }
-    let want =
-        boardscribe::round::Diagram::of(boardscribe::round::GameKind::RussianDraughts, &g, None)
-            .placement();
+    let want = boardscribe_round::round::Diagram::of(
+        boardscribe_round::round::GameKind::RussianDraughts,
+        &g,
+        None,
+    )
+    .placement();
     assert!(c3.contains(&format!("data-placement=\"{want}\"")), "{c3}");
     // The page's script ran: the arbiter's controls are on, the stream was heard.
     assert!(

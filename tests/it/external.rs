@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use boardscribe::record::log::{GameRecord, RecordTags};
-use boardscribe::record::pdn::PdnRecord;
-use boardscribe::record::pgn::{parse_pgn, PgnRecord};
-use boardscribe::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use boardscribe::rules::Rules;
-use boardscribe::synth::Rng;
+use boardscribe_core::record::log::{GameRecord, RecordTags};
+use boardscribe_core::record::pdn::PdnRecord;
+use boardscribe_core::record::pgn::{parse_pgn, PgnRecord};
+use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::Rng;
 
 use super::util::{have_tool, tmp};
 
@@ -63,8 +63,8 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
         let game = rec.replay().unwrap();
         // Re-write through the recorder's own record type, as a recording would.
         let start = match &rec.start_fen {
-            Some(f) => boardscribe::rules::chess::Chess::from_fen(f).unwrap(),
-            None => boardscribe::rules::chess::Chess::new(),
+            Some(f) => boardscribe_core::rules::chess::Chess::from_fen(f).unwrap(),
+            None => boardscribe_core::rules::chess::Chess::new(),
         };
         let mut out = PgnRecord::start(&start, &RecordTags::default());
         let mut g = start.clone();

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use boardscribe::synth::{
+use boardscribe_lab::synth::{
     render, BoardState, Piece, PieceKind, PieceSide, RandomRanges, Rng, Scene, SceneParams,
 };
 

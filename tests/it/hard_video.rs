@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use boardscribe::record::pgn::parse_pgn;
-use boardscribe::synth::clip::{ClipOptions, Trouble};
-use boardscribe::synth::SceneParams;
+use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_lab::synth::clip::{ClipOptions, Trouble};
+use boardscribe_lab::synth::SceneParams;
 
 use super::clips::{fast_clip, small, states_of};
 use super::recovery::{fixture_games, same_moves};
@@ -34,11 +34,11 @@ fn records_exactly_as(
     trouble: Trouble,
 ) {
     let games = fixture_games();
-    let standard = boardscribe::rules::chess::Chess::new();
+    let standard = boardscribe_core::rules::chess::Chess::new();
     let games: Vec<_> = games
         .iter()
         .filter(|g| {
-            use boardscribe::rules::Rules;
+            use boardscribe_core::rules::Rules;
             g.start.position_text() == standard.position_text() && g.moves.len() >= PLIES
         })
         .collect();
@@ -52,7 +52,7 @@ fn records_exactly_as(
         ..fast_clip()
     };
     let clip = dir.join(format!("{name}-{seed}.{kind}"));
-    boardscribe::synth::clip::write_clip(
+    boardscribe_lab::synth::clip::write_clip(
         &clip,
         &params,
         &states_of(&game.start, &game.moves[..PLIES]),
@@ -249,7 +249,7 @@ fn a_raw_h264_stream_without_fps_is_said_to_have_no_frame_times() {
     let dir = tmp();
     let game = &fixture_games()[0];
     let clip = dir.path().join("raw.h264");
-    boardscribe::synth::clip::write_clip(
+    boardscribe_lab::synth::clip::write_clip(
         &clip,
         &small(SceneParams::chess_overhead(3, false)),
         &states_of(&game.start, &game.moves[..1]),

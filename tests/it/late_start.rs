@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use boardscribe::record::pgn::parse_pgn;
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::Rules;
-use boardscribe::synth::SceneParams;
+use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::SceneParams;
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
 use super::recovery::{fixture_games, same_moves, Game};

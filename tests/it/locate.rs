@@ -1,8 +1,8 @@
-use boardscribe::geometry::GridSpec;
-use boardscribe::locate::{locate, tl_cell_is_light};
-use boardscribe::sets::locate_eval::{corner_error, real_trials, scene_trial, synth_trial};
-use boardscribe::sets::rgb_to_bgr_mat;
-use boardscribe::synth::{render, BoardState, SceneParams};
+use boardscribe_lab::sets::locate_eval::{corner_error, real_trials, scene_trial, synth_trial};
+use boardscribe_lab::sets::rgb_to_bgr_mat;
+use boardscribe_lab::synth::{render, BoardState, SceneParams};
+use boardscribe_vision::geometry::GridSpec;
+use boardscribe_vision::locate::{locate, tl_cell_is_light};
 
 use super::util::{p, run, shared_data, stdout, tmp};
 
@@ -63,7 +63,7 @@ fn locates_go_boards_on_their_line_crossings() {
         .map(|seed| {
             let mut params = SceneParams::go_oblique(seed);
             (params.width, params.height) = (1280, 720);
-            let mut rng = boardscribe::synth::Rng::new(seed);
+            let mut rng = boardscribe_lab::synth::Rng::new(seed);
             let (t, _) = scene_trial(grid, &params, &mut rng).unwrap();
             t.error_cells.unwrap_or(f64::INFINITY)
         })
@@ -78,13 +78,15 @@ fn tells_the_colour_of_the_top_left_cell() {
     let r = render(&params, &BoardState::empty(8, 8, false), None).unwrap();
     let img = rgb_to_bgr_mat(&r.image).unwrap();
     let found = locate(&img, GridSpec::cells(8, 8)).unwrap();
-    let truth = boardscribe::geometry::Corners::new(r.corners.map(|[x, y]| (x, y))).unwrap();
+    let truth = boardscribe_vision::geometry::Corners::new(r.corners.map(|[x, y]| (x, y))).unwrap();
     assert!(corner_error(GridSpec::cells(8, 8), &found.corners, &truth) < 0.25);
-    let pose = boardscribe::geometry::BoardPose::new(GridSpec::cells(8, 8), found.corners);
+    let pose = boardscribe_vision::geometry::BoardPose::new(GridSpec::cells(8, 8), found.corners);
     let light = tl_cell_is_light(&img, &pose).expect("a checkered board");
     // Turning the corners a quarter turn moves TL to a cell of the other colour.
-    let turned =
-        boardscribe::geometry::BoardPose::new(GridSpec::cells(8, 8), found.corners.rotated(1));
+    let turned = boardscribe_vision::geometry::BoardPose::new(
+        GridSpec::cells(8, 8),
+        found.corners.rotated(1),
+    );
     assert_eq!(tl_cell_is_light(&img, &turned), Some(!light));
 }
 
@@ -124,8 +126,9 @@ fn cli_prints_one_json_record_per_image_and_fails_on_a_plain_image() {
         .iter()
         .map(|c| (c[0].as_f64().unwrap(), c[1].as_f64().unwrap()))
         .collect();
-    let found = boardscribe::geometry::Corners::new([pts[0], pts[1], pts[2], pts[3]]).unwrap();
-    let truth = boardscribe::geometry::Corners::new(r.corners.map(|[x, y]| (x, y))).unwrap();
+    let found =
+        boardscribe_vision::geometry::Corners::new([pts[0], pts[1], pts[2], pts[3]]).unwrap();
+    let truth = boardscribe_vision::geometry::Corners::new(r.corners.map(|[x, y]| (x, y))).unwrap();
     assert!(corner_error(GridSpec::cells(8, 8), &found, &truth) < 0.25);
     let conf = lines[0]["confidence"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&conf));
@@ -184,8 +187,8 @@ fn calibrate_board_writes_a_profile_that_detect_uses() {
     ]);
     assert!(o.status.success(), "{}", crate::util::stderr(&o));
     assert!(dir.path().join("boards/club.overlay.png").is_file());
-    let prof = boardscribe::geometry::BoardProfile::load(&profile).unwrap();
-    let truth = boardscribe::geometry::Corners::new(r.corners.map(|[x, y]| (x, y))).unwrap();
+    let prof = boardscribe_vision::geometry::BoardProfile::load(&profile).unwrap();
+    let truth = boardscribe_vision::geometry::Corners::new(r.corners.map(|[x, y]| (x, y))).unwrap();
     assert!(corner_error(GridSpec::cells(9, 9), &prof.corners, &truth) < 0.25);
     assert_eq!(prof.white.as_deref(), Some("bottom"));
     let o = run(&["detect", "--profile", p(&profile), "--json", p(&photo)]);
@@ -221,11 +224,11 @@ fn calibrate_board_writes_a_profile_that_detect_uses() {
 /// checked across both families).
 #[test]
 fn a_start_position_is_not_taken_at_half_its_ranks_pitch() {
-    use boardscribe::geometry::Corners;
-    use boardscribe::infer::WhiteSide;
-    use boardscribe::rules::chess::Chess;
+    use boardscribe_core::infer::WhiteSide;
+    use boardscribe_core::rules::chess::Chess;
+    use boardscribe_vision::geometry::Corners;
     let grid: GridSpec = "8x8".parse().unwrap();
-    let state = boardscribe::sets::board_state(&Chess::new(), WhiteSide::Bottom);
+    let state = boardscribe_lab::sets::board_state(&Chess::new(), WhiteSide::Bottom);
     let mut params = SceneParams::chess_overhead(21, false);
     (params.width, params.height) = (480, 360);
     (params.camera.elevation_deg, params.camera.azimuth_deg) = (45.0, 0.0);

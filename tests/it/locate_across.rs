@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use boardscribe::geometry::{Corners, GridSpec};
-use boardscribe::locate::apart_cells;
-use boardscribe::synth::clip::ClipTruth;
-use boardscribe::synth::SceneParams;
+use boardscribe_lab::synth::clip::ClipTruth;
+use boardscribe_lab::synth::SceneParams;
+use boardscribe_vision::geometry::{Corners, GridSpec};
+use boardscribe_vision::locate::apart_cells;
 use opencv::prelude::*;
 
 use super::clips::{fast_clip, render, small, states_of};

@@ -2,14 +2,14 @@
 //! short rendered clip is played back and forth for ten minutes of video through
 //! the recorder's frame-handling stages, sampling this process's resident memory.
 
-use boardscribe::capture::{MemorySampled, MemorySource};
-use boardscribe::classify::{Classifier, OccupancyModel};
-use boardscribe::geometry::{BoardPose, Corners};
-use boardscribe::pipeline::{record_free, RecordJob};
-use boardscribe::rules::chess::Chess;
-use boardscribe::sets::rgb_to_bgr_mat;
-use boardscribe::synth::clip::render_clip;
-use boardscribe::synth::SceneParams;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_lab::sets::rgb_to_bgr_mat;
+use boardscribe_lab::synth::clip::render_clip;
+use boardscribe_lab::synth::SceneParams;
+use boardscribe_vision::capture::{MemorySampled, MemorySource};
+use boardscribe_vision::classify::{Classifier, OccupancyModel};
+use boardscribe_vision::geometry::{BoardPose, Corners};
+use boardscribe_vision::pipeline::{record_free, RecordJob};
 
 use crate::clips::{fast_clip, small, states_of};
 use crate::util::tmp;

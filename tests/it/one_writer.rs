@@ -9,10 +9,10 @@ use std::process::{Child, ExitStatus};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use boardscribe::record::pgn::{parse_pgn, parse_pgn_games};
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::Rules;
-use boardscribe::synth::SceneParams;
+use boardscribe_core::record::pgn::{parse_pgn, parse_pgn_games};
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::SceneParams;
 
 use super::cli_reliability::fails;
 use super::clips::{corners_arg, fast_clip, render, small, states_of};

@@ -5,18 +5,18 @@
 
 use proptest::prelude::*;
 
-use boardscribe::geometry::{
+use boardscribe_core::record::free_log::FreeLog;
+use boardscribe_core::record::log::{GameRecord, RecordTags, Recordable};
+use boardscribe_core::record::pdn::PdnRecord;
+use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::record::tablut_record::TablutRecord;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+use boardscribe_core::rules::tablut::{Position as TablutPosition, Tablut, TablutOptions};
+use boardscribe_core::rules::Rules;
+use boardscribe_vision::geometry::{
     BoardPose, BoardProfile, CameraProfile, Corners, GridSpec, RectifyLayout,
 };
-use boardscribe::record::free_log::FreeLog;
-use boardscribe::record::log::{GameRecord, RecordTags, Recordable};
-use boardscribe::record::pdn::PdnRecord;
-use boardscribe::record::pgn::parse_pgn_games;
-use boardscribe::record::tablut_record::TablutRecord;
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use boardscribe::rules::tablut::{Position as TablutPosition, Tablut, TablutOptions};
-use boardscribe::rules::Rules;
 
 /// Text made of the characters that matter to a parser of `alphabet`, plus any
 /// character now and then.
@@ -191,7 +191,7 @@ impl<R: Rules> OccupancyKey for R {
     fn occupancy_key(&self) -> Vec<String> {
         let (files, ranks) = self.dims();
         let mut v: Vec<String> = (0..files)
-            .flat_map(|f| (0..ranks).map(move |r| boardscribe::rules::Square::new(f, r)))
+            .flat_map(|f| (0..ranks).map(move |r| boardscribe_core::rules::Square::new(f, r)))
             .map(|sq| format!("{:?}", self.occupant(sq)))
             .collect();
         v.push(format!("{:?}", self.side_to_move()));
@@ -254,7 +254,7 @@ proptest! {
         ),
         tags in tags(),
     ) {
-        use boardscribe::record::free_log::{Change, Edit, Stone};
+        use boardscribe_core::record::free_log::{Change, Edit, Stone};
         let mut log = FreeLog::new("19x19:points", "2026.03.07");
         log.tags = vec![("Event".into(), tags.event.trim().to_string()), ("White".into(), tags.white.trim().to_string())]
             .into_iter()
@@ -271,7 +271,7 @@ proptest! {
                     .map(|(placed, white, f, r)| Edit {
                         placed,
                         stone: if white { Stone::White } else { Stone::Black },
-                        site: boardscribe::rules::Square::new(f, r).name(),
+                        site: boardscribe_core::rules::Square::new(f, r).name(),
                     })
                     .collect(),
             });

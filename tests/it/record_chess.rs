@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use boardscribe::record::pgn::parse_pgn;
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::Rules;
-use boardscribe::synth::clip::ClipBump;
-use boardscribe::synth::SceneParams;
+use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::clip::ClipBump;
+use boardscribe_lab::synth::SceneParams;
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
 use super::util::{p, run, stderr, stdout, tmp};
@@ -67,7 +67,7 @@ pub fn true_sans(pgn: &str) -> (Vec<String>, String) {
 fn check_game(
     pgn: &str,
     params: SceneParams,
-    opts: boardscribe::synth::clip::ClipOptions,
+    opts: boardscribe_lab::synth::clip::ClipOptions,
 ) -> String {
     let dir = tmp();
     let (start, moves) = chess_game(&fixture(pgn)).unwrap();
@@ -197,9 +197,9 @@ fn an_illegal_move_is_flagged_and_recording_resumes() {
     states.push(states[2].clone());
     let nf3 = g.parse_uci("g1f3").unwrap();
     g.play(&nf3).unwrap();
-    states.push(boardscribe::sets::board_state(
+    states.push(boardscribe_lab::sets::board_state(
         &g,
-        boardscribe::infer::WhiteSide::Bottom,
+        boardscribe_core::infer::WhiteSide::Bottom,
     ));
     let (clip, truth) = render(
         dir.path(),
@@ -231,7 +231,7 @@ fn knocked_opera(
     params: &SceneParams,
     knock: ClipBump,
     plies: usize,
-) -> (std::path::PathBuf, boardscribe::synth::clip::ClipTruth) {
+) -> (std::path::PathBuf, boardscribe_lab::synth::clip::ClipTruth) {
     let mut opts = fast_clip();
     opts.bump = Some(knock);
     let (start, moves) = chess_game(&fixture("opera.pgn")).unwrap();
@@ -366,9 +366,9 @@ fn a_board_moved_too_far_to_follow_is_located_again() {
 /// A chess game from a PGN file: start position and moves.
 pub fn chess_game(
     path: &std::path::Path,
-) -> Result<(boardscribe::Chess, Vec<shakmaty::Move>), boardscribe::rules::ReplayError> {
+) -> Result<(boardscribe_core::Chess, Vec<shakmaty::Move>), boardscribe_core::rules::ReplayError> {
     let text = std::fs::read_to_string(path).expect("a readable PGN");
-    boardscribe::record::pgn::parse_pgn(&text)
+    boardscribe_core::record::pgn::parse_pgn(&text)
         .expect("a valid PGN")
         .start_and_moves()
 }

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use boardscribe::record::free_log::FreeLog;
-use boardscribe::synth::{BoardState, Piece, PieceKind, PieceSide, SceneParams};
+use boardscribe_core::record::free_log::FreeLog;
+use boardscribe_lab::synth::{BoardState, Piece, PieceKind, PieceSide, SceneParams};
 
 use crate::clips::{corners_arg, fast_clip, render};
 use crate::util::{p, run, stderr, stdout, tmp};

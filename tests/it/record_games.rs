@@ -1,13 +1,13 @@
 //! Issues 6 and 7: whole Russian draughts and Tablut games, found by seeded random
 //! play so that together they hold the cases that matter, rendered and recorded.
 
-use boardscribe::record::pdn::read_game;
-use boardscribe::record::tablut_record::TablutRecord;
-use boardscribe::rules::russian_draughts::{DraughtsOptions, Move as DMove, RussianDraughts};
-use boardscribe::rules::tablut::{Tablut, TablutOptions};
-use boardscribe::rules::{Outcome, PieceType, Rules, Side, Square};
-use boardscribe::synth::clip::ClipOptions;
-use boardscribe::synth::{Rng, SceneParams};
+use boardscribe_core::record::pdn::read_game;
+use boardscribe_core::record::tablut_record::TablutRecord;
+use boardscribe_core::rules::russian_draughts::{DraughtsOptions, Move as DMove, RussianDraughts};
+use boardscribe_core::rules::tablut::{Tablut, TablutOptions};
+use boardscribe_core::rules::{Outcome, PieceType, Rules, Side, Square};
+use boardscribe_lab::synth::clip::ClipOptions;
+use boardscribe_lab::synth::{Rng, SceneParams};
 
 use super::clips::{corners_arg, render, states_of};
 use super::util::{p, run, stderr, tmp};
@@ -195,7 +195,7 @@ fn draughts_games_are_recorded_with_multi_captures_promotion_mid_capture_and_fly
 
 fn tablut_features(
     start: &Tablut,
-    moves: &[boardscribe::rules::tablut::Move],
+    moves: &[boardscribe_core::rules::tablut::Move],
 ) -> (bool, bool, bool) {
     let mut g = start.clone();
     let mut multi = false;

@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use boardscribe::record::log::{GameRecord, RecordTags};
-use boardscribe::record::pgn::{parse_pgn, PgnRecord};
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::Rules;
-use boardscribe::synth::SceneParams;
+use boardscribe_core::record::log::{GameRecord, RecordTags};
+use boardscribe_core::record::pgn::{parse_pgn, PgnRecord};
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::SceneParams;
 use proptest::test_runner::{Config, TestRunner};
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
@@ -290,7 +290,7 @@ fn kill_and_restart(trials: usize) {
     let truth: Vec<Vec<String>> = games.iter().map(|g| g.sans.clone()).collect();
     assert_eq!(board_sans(&whole, 4), truth, "undisturbed round");
 
-    let mut rng = boardscribe::synth::Rng::new(2026);
+    let mut rng = boardscribe_lab::synth::Rng::new(2026);
     let signals = [libc::SIGKILL, libc::SIGTERM, libc::SIGINT];
     for trial in 0..trials {
         let out = dir.path().join(format!("trial-{trial}"));

@@ -1,7 +1,7 @@
 use opencv::core::{Mat, Vec3b};
 use opencv::prelude::*;
 
-use boardscribe::geometry::{
+use boardscribe_vision::geometry::{
     perspective_test_card, rectify, BoardPose, Corners, GridSpec, RectifyLayout,
 };
 

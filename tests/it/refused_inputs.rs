@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use boardscribe::capture::{self, SourceOptions};
+use boardscribe_vision::capture::{self, SourceOptions};
 
 use super::cli_reliability::{board_video, board_view, crc32, fails, CORNERS};
 use super::util::{bin, p, run, stderr, tmp};

@@ -14,11 +14,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use boardscribe::record::pgn::parse_pgn_games;
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::Rules;
-use boardscribe::server::Limits;
-use boardscribe::synth::SceneParams;
+use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::SceneParams;
+use boardscribe_round::server::Limits;
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};
 use super::util::{event_command, stderr_lines, tmp};

@@ -1,8 +1,8 @@
 //! Issue 28: a move the views also support another for is raised on the live page
 //! for the arbiter to check, naming the others.
 
-use boardscribe::pipeline::{Event, EventSink};
-use boardscribe::round::{AlertKind, BoardSink, BoardSpec, EventInfo, GameKind, Round};
+use boardscribe_round::round::{AlertKind, BoardSink, BoardSpec, EventInfo, GameKind, Round};
+use boardscribe_vision::pipeline::{Event, EventSink};
 
 fn a_move(ply: usize, san: &str, alternatives: &[&str]) -> Event {
     Event::Move {

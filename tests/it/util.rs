@@ -5,6 +5,20 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_boardscribe"))
 }
 
+/// The lab's binary, which `boardscribe` hands its lab commands to: built beside
+/// it by `cargo test --workspace` (the lab package's own tests need it), as
+/// `make test` runs.
+pub fn lab_binary() -> PathBuf {
+    let product = Path::new(env!("CARGO_BIN_EXE_boardscribe"));
+    let lab = product.with_file_name(format!("boardscribe-lab{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        lab.is_file(),
+        "{} is missing: run the tests with `cargo test --workspace` (or `make test`)",
+        lab.display()
+    );
+    lab
+}
+
 /// Runs the CLI and returns its output.
 pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("boardscribe runs")

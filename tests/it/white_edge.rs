@@ -3,10 +3,10 @@
 //! at either edge, so both are kept open and the first move decides, the record
 //! saying so. Never a game recorded from the wrong edge.
 
-use boardscribe::record::pgn::parse_pgn;
-use boardscribe::rules::chess::Chess;
-use boardscribe::rules::Rules;
-use boardscribe::synth::SceneParams;
+use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::rules::chess::Chess;
+use boardscribe_core::rules::Rules;
+use boardscribe_lab::synth::SceneParams;
 
 use super::clips::{fast_clip, render, small, states_of};
 use super::recovery::{fixture_games, same_moves};

@@ -1,0 +1,33 @@
+//! boardscribe's core: what a board game recorder knows without a camera.
+//!
+//! ```text
+//! rules   chess (shakmaty), Russian draughts, Tablut: legal moves, FEN, perft
+//! infer   legal continuations scored against what a camera saw; irregularities named
+//! record  PGN, PDN and Tablut records of the accepted moves, written safely, read back
+//! ```
+//!
+//! No images, no OpenCV, no files but the records: this crate builds and tests in
+//! seconds, and anyone who wants the rules engines or the PGN reader needs only it.
+//!
+//! ```
+//! use boardscribe_core::rules::{chess::Chess, Rules};
+//! let game = Chess::default();
+//! assert_eq!(game.legal_moves().len(), 20);
+//! ```
+
+pub mod infer;
+pub mod record;
+pub mod rules;
+
+// A small seeded generator the vision and the lab share (RANSAC, renders).
+#[doc(hidden)]
+pub mod rng;
+
+pub use infer::{InferConfig, WhiteSide};
+pub use record::{EditError, PdnError, PgnError, ReadError, TablutRecordError};
+pub use rules::chess::Chess;
+pub use rules::russian_draughts::RussianDraughts;
+pub use rules::tablut::Tablut;
+pub use rules::{
+    FenError, IllegalMove, MoveError, Occupant, Outcome, ReplayError, Rules, Side, Square,
+};

@@ -1,0 +1,14 @@
+//! boardscribe's tournament side: a round file's boards recorded together, their
+//! records and the round PGN kept, and the live page that serves them.
+//!
+//! ```text
+//! round   the round file, each board's recorder supervised, records and round PGN
+//! server  the live page, the boards' diagrams and events, the arbiter's actions
+//! ```
+
+// The other crates' modules under the names this one uses (`crate::record`, ...).
+use boardscribe_core::{infer, record, rules};
+use boardscribe_vision::{capture, classify, geometry, pipeline};
+
+pub mod round;
+pub mod server;
