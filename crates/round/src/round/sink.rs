@@ -471,7 +471,7 @@ mod tests {
     use crate::infer::WhiteSide;
     use crate::record::log::RecordTags;
     use crate::record::pgn::{parse_pgn, PgnRecord};
-    use crate::round::{Action, BoardSpec, EventInfo, GameKind};
+    use crate::round::{Action, BoardSpec, EventInfo};
     use crate::rules::chess::Chess;
     use crate::rules::Rules;
 
@@ -488,7 +488,6 @@ mod tests {
         std::fs::write(dir.path().join("board-1.pgn"), rec.render()).unwrap();
         let spec = BoardSpec {
             number: 1,
-            game: Some(GameKind::Chess),
             input: "b1.mp4".into(),
             ..BoardSpec::default()
         };
