@@ -566,7 +566,7 @@ impl Serve {
     pub fn start(
         listen: &str,
         spec: BoardSpec,
-        tags: crate::record::log::RecordTags,
+        tags: crate::record::log::Tags,
         out: PathBuf,
     ) -> anyhow::Result<Serve> {
         let token = new_token();

@@ -14,7 +14,7 @@ use crate::game::{GameKind, GameSetup, GameVisitor, Setup};
 use crate::geometry::{BoardPose, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary, Timeline};
-use crate::record::log::{GameRecord, RecordFile, RecordTags};
+use crate::record::log::{GameRecord, RecordFile, Tags};
 use crate::record::resume::{set_result_in, Resume};
 use crate::record::write_atomic;
 use crate::record::RecordLock;
@@ -698,14 +698,15 @@ fn overlay_writer(
 }
 
 /// The record's tags from the flags.
-fn tags(a: &RecordArgs) -> RecordTags {
-    RecordTags {
+fn tags(a: &RecordArgs) -> Tags {
+    Tags {
         event: a.event.clone(),
         site: a.site.clone(),
         date: a.date.clone().unwrap_or_else(crate::record::date::today),
         round: a.round.clone(),
         white: a.white_name.clone(),
         black: a.black_name.clone(),
+        extra: Vec::new(),
     }
 }
 

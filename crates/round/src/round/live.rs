@@ -15,7 +15,7 @@ use super::file::{BoardSpec, EventInfo};
 use crate::capture::FrameSlot;
 use crate::game::{GameKind, GameSetup, GameVisitor};
 use crate::record::date::utc_now;
-use crate::record::log::{GameRecord, RecordTags};
+use crate::record::log::{GameRecord, Tags};
 use crate::record::pgn::parse_pgn;
 use crate::record::resume::{set_result_in, Resume, Resumed};
 use crate::record::write_atomic;
@@ -207,7 +207,7 @@ pub struct Board {
     pub spec: BoardSpec,
     /// Its record file.
     pub path: PathBuf,
-    pub tags: RecordTags,
+    pub tags: Tags,
     /// The latest camera frame, kept now and then by the recorder's source.
     pub frame: FrameSlot,
     state: Mutex<BoardState>,
@@ -250,7 +250,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Board {
-    fn new(spec: BoardSpec, path: PathBuf, tags: RecordTags) -> Board {
+    fn new(spec: BoardSpec, path: PathBuf, tags: Tags) -> Board {
         let text: Arc<str> = Arc::from("");
         Board {
             spec,
@@ -466,7 +466,7 @@ fn tagged_pgn(board: &Board, text: &str) -> String {
             .unwrap_or_default();
         rec.set_tag("Board", &board.number().to_string());
         if !board.tags.round.is_empty() {
-            rec.round = board.tags.round.clone();
+            rec.tags.round = board.tags.round.clone();
         }
         rec.to_pgn_string().trim_end().to_string()
     })
@@ -476,7 +476,7 @@ fn tagged_pgn(board: &Board, text: &str) -> String {
 
 /// An empty game with the board's tags, for a board not yet recording.
 fn stub(board: &Board) -> String {
-    struct Empty<'a>(&'a RecordTags);
+    struct Empty<'a>(&'a Tags);
     impl GameVisitor for Empty<'_> {
         type Output = String;
         fn visit<G: Resume>(self, start: &G) -> String {
@@ -725,7 +725,7 @@ impl Round {
             .map(|spec| {
                 let path =
                     out_dir.join(format!("board-{}.{}", spec.number, spec.game().extension()));
-                let tags = RecordTags {
+                let tags = Tags {
                     event: info.name.clone(),
                     site: info.site.clone(),
                     date: date.clone(),
@@ -736,6 +736,7 @@ impl Round {
                     },
                     white: spec.white.clone(),
                     black: spec.black.clone(),
+                    extra: Vec::new(),
                 };
                 Arc::new(Board::new(spec, path, tags))
             })
@@ -746,7 +747,7 @@ impl Round {
     /// One board recorded into `path` (`record --serve`).
     pub fn single(
         spec: BoardSpec,
-        tags: RecordTags,
+        tags: Tags,
         path: PathBuf,
         token: String,
     ) -> anyhow::Result<Arc<Round>> {
@@ -1036,7 +1037,7 @@ mod tests {
         let spec = BoardSpec::of_game(1, game, "b1.mp4");
         let round = Round::single(
             spec,
-            RecordTags::default(),
+            Tags::default(),
             dir.path().join("game.pgn"),
             "t".into(),
         )
@@ -1061,7 +1062,7 @@ mod tests {
         ];
         // Board 2 has a record already: its game goes on.
         let mut g = Chess::new();
-        let mut rec = PgnRecord::start(&g, &RecordTags::default());
+        let mut rec = PgnRecord::start(&g, &Tags::default());
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut rec, &g, &m, None);
@@ -1076,8 +1077,8 @@ mod tests {
         let games = crate::record::pgn::parse_pgn_games(&text).unwrap();
         assert_eq!(games.len(), 2, "chess boards only:\n{text}");
         assert_eq!(games[0].tag("Board"), Some("1"));
-        assert_eq!(games[0].round, "3.1");
-        assert_eq!(games[0].white, "White 1");
+        assert_eq!(games[0].tags.round, "3.1");
+        assert_eq!(games[0].tags.white, "White 1");
         assert_eq!(games[1].tag("Board"), Some("2"));
         assert_eq!(games[1].moves.len(), 2);
         let b2 = round.board(2).unwrap();
@@ -1133,13 +1134,13 @@ mod tests {
         // the page shows and edits the game going on, and the first stays.
         let dir = tempfile::tempdir().unwrap();
         let mut g = Chess::new();
-        let mut first = PgnRecord::start(&g, &RecordTags::default());
+        let mut first = PgnRecord::start(&g, &Tags::default());
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut first, &g, &m, None);
             g.play(&m).unwrap();
         }
-        let mut second = PgnRecord::start(&g, &RecordTags::default());
+        let mut second = PgnRecord::start(&g, &Tags::default());
         for u in ["g1f3", "b8c6", "f1b5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut second, &g, &m, None);

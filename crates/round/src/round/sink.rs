@@ -469,7 +469,7 @@ mod tests {
     use crate::classify::OccupancyModel;
     use crate::geometry::BoardPose;
     use crate::infer::WhiteSide;
-    use crate::record::log::RecordTags;
+    use crate::record::log::Tags;
     use crate::record::pgn::{parse_pgn, PgnRecord};
     use crate::round::{Action, BoardSpec, EventInfo};
     use crate::rules::chess::Chess;
@@ -479,7 +479,7 @@ mod tests {
     fn a_take_back_stops_the_recorder_edits_the_record_and_the_game_goes_on() {
         let dir = tempfile::tempdir().unwrap();
         let mut g = Chess::new();
-        let mut rec = PgnRecord::start(&g, &RecordTags::default());
+        let mut rec = PgnRecord::start(&g, &Tags::default());
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut rec, &g, &m, None);
