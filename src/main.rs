@@ -11,7 +11,7 @@ mod cli;
 extern crate boardscribe_cli;
 
 // The library crates' modules under the names the commands use (`crate::capture`, ...).
-use boardscribe_core::{infer, record, rules};
+use boardscribe_core::{game, infer, record, rules};
 use boardscribe_round::{round, server};
 use boardscribe_vision::{capture, classify, geometry, locate, pipeline, track};
 

@@ -12,6 +12,7 @@ use super::find_board::{find_board, Found};
 use super::{signals, BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
+use crate::game::{GameSetup, GameVisitor};
 use crate::geometry::{Corners, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, Event, EventSink, RecordJob};
@@ -19,12 +20,8 @@ use crate::record::date::today;
 use crate::record::resume::Resume;
 use crate::record::{FolderLock, RecordLock};
 use crate::round::{
-    self, Board, BoardEnd, BoardRunner, BoardSpec, GameKind, Round, RoundFile, RoundFileError,
-    Status, Update,
+    self, Board, BoardEnd, BoardRunner, BoardSpec, Round, RoundFile, RoundFileError, Status, Update,
 };
-use crate::rules::chess::Chess;
-use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use crate::rules::tablut::Tablut;
 use crate::track::TrackConfig;
 use boardscribe_cli::{usage, Incomplete};
 
@@ -383,32 +380,52 @@ impl BoardRunner for CliRunner {
         // The grid is moved to where the frame reads as the start only for a new game.
         let snap = if fresh { located_in.as_ref() } else { None };
         let source = source.as_mut();
-        match spec.game() {
-            GameKind::Chess => {
-                let g = match &spec.fen {
-                    Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
-                    None => Chess::new(),
-                };
-                record(round, board, g, &mut classifier, source, job, snap, None)
-            }
-            GameKind::RussianDraughts => {
-                let o = DraughtsOptions::default();
-                let g = match &spec.fen {
-                    Some(f) => RussianDraughts::from_fen(f, o).map_err(anyhow::Error::msg)?,
-                    None => RussianDraughts::new(o),
-                };
-                record(round, board, g, &mut classifier, source, job, snap, None)
-            }
-            GameKind::Tablut => {
-                let o = spec.tablut_options();
-                let g = match &spec.position {
-                    Some(p) => Tablut::from_position(p, o).map_err(anyhow::Error::msg)?,
-                    None => Tablut::new(o),
-                };
-                record(round, board, g, &mut classifier, source, job, snap, None)
-            }
-        }
-        .with_context(|| format!("board {} ('{}')", spec.number, spec.input))
+        // The start the round file set up, the one the page shows.
+        board
+            .game()
+            .visit(RecordBoard {
+                round,
+                board,
+                classifier: &mut classifier,
+                source,
+                job,
+                snap,
+            })
+            .with_context(|| format!("board {} ('{}')", spec.number, spec.input))
+    }
+}
+
+/// A board recorded from its game's start (see [`record`]).
+struct RecordBoard<'a> {
+    round: &'a Round,
+    board: &'a Board,
+    classifier: &'a mut Classifier,
+    source: &'a mut dyn FrameSource,
+    job: RecordJob,
+    snap: Option<&'a opencv::core::Mat>,
+}
+
+impl GameVisitor for RecordBoard<'_> {
+    type Output = anyhow::Result<BoardEnd>;
+    fn visit<G: Resume>(self, start: &G) -> anyhow::Result<BoardEnd> {
+        let RecordBoard {
+            round,
+            board,
+            classifier,
+            source,
+            job,
+            snap,
+        } = self;
+        record(
+            round,
+            board,
+            start.clone(),
+            classifier,
+            source,
+            job,
+            snap,
+            None,
+        )
     }
 }
 
@@ -549,7 +566,7 @@ impl Serve {
     pub fn start(
         listen: &str,
         spec: BoardSpec,
-        tags: crate::record::log::RecordTags,
+        tags: crate::record::log::Tags,
         out: PathBuf,
     ) -> anyhow::Result<Serve> {
         let token = new_token();
@@ -606,15 +623,13 @@ impl Serve {
     }
 }
 
-/// The board entry `record --serve` shows.
-pub fn serve_spec(game: GameKind, input: &str, white: &str, black: &str) -> BoardSpec {
+/// The board entry `record --serve` shows: the game `record` records, its start
+/// included.
+pub fn serve_spec(game: GameSetup, input: &str, white: &str, black: &str) -> BoardSpec {
     BoardSpec {
-        number: 1,
-        game: Some(game),
-        input: input.to_string(),
         white: white.to_string(),
         black: black.to_string(),
-        ..BoardSpec::default()
+        ..BoardSpec::of_game(1, game, input)
     }
 }
 

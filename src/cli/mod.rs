@@ -101,3 +101,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Calibrate(a) => calibrate::run(a),
     }
 }
+
+/// `--game`'s values, every game's name and its aliases (`draughts`), as the game
+/// module lists them: a game added there is a value here.
+fn game_names() -> impl Iterator<Item = clap::builder::PossibleValue> {
+    crate::game::GameKind::ALL
+        .into_iter()
+        .map(|k| clap::builder::PossibleValue::new(k.name()).aliases(k.aliases().iter().copied()))
+}

@@ -3,12 +3,14 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 
-use crate::rules::{self, Rules};
+use crate::game::{GameKind, GameSetup, GameVisitor, Setup};
+use crate::record::resume::Resume;
+use crate::rules::Rules;
 
 #[derive(Args, Debug)]
 pub struct PerftArgs {
     /// The game: chess, russian-draughts or tablut.
-    #[arg(long, default_value = "chess")]
+    #[arg(long, default_value = "chess", value_parser = game_kind())]
     pub game: GameKind,
     /// Start position (chess: FEN; russian-draughts: PDN FEN such as W:Wa1,c3:Bh8).
     #[arg(long)]
@@ -25,23 +27,10 @@ pub struct PerftArgs {
     pub divide: bool,
 }
 
-/// The games `perft` counts, as named on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GameKind {
-    Chess,
-    #[value(name = "russian-draughts", alias = "draughts")]
-    RussianDraughts,
-    Tablut,
-}
-
-impl std::fmt::Display for GameKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            GameKind::Chess => "chess",
-            GameKind::RussianDraughts => "russian-draughts",
-            GameKind::Tablut => "tablut",
-        })
-    }
+/// The names `--game` takes: every game's.
+pub fn game_kind() -> impl clap::builder::TypedValueParser<Value = GameKind> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(super::game_names()).map(|name| name.parse().unwrap_or_default())
 }
 
 pub const MAX_DEPTH: u32 = 20;
@@ -55,35 +44,37 @@ pub fn run(a: PerftArgs) -> anyhow::Result<()> {
         }
         (f, p) => f.as_deref().or(p.as_deref()),
     };
-    match a.game {
-        GameKind::Chess => {
-            let game = match position {
-                Some(fen) => rules::chess::Chess::from_fen(fen).map_err(anyhow::Error::msg)?,
-                None => rules::chess::Chess::new(),
-            };
-            count(&game, a.depth, a.divide)
-        }
-        GameKind::Tablut => {
-            let opts = rules::tablut::TablutOptions::default();
-            let game = match position {
-                Some(text) => {
-                    rules::tablut::Tablut::from_position(text, opts).map_err(anyhow::Error::msg)?
-                }
-                None => rules::tablut::Tablut::new(opts),
-            };
-            count(&game, a.depth, a.divide)
-        }
-        GameKind::RussianDraughts => {
-            let opts = rules::russian_draughts::DraughtsOptions::default();
-            let game = match position {
-                Some(fen) => rules::russian_draughts::RussianDraughts::from_fen(fen, opts)
-                    .map_err(anyhow::Error::msg)?,
-                None => rules::russian_draughts::RussianDraughts::new(opts),
-            };
-            count(&game, a.depth, a.divide)
-        }
-    }
+    let setup = Setup {
+        kind: a.game,
+        start: position.map(str::to_string),
+        white_first: false,
+    };
+    let game = GameSetup::parse(&setup).map_err(|e| {
+        let flag = if a.fen.is_some() {
+            "--fen"
+        } else {
+            "--position"
+        };
+        anyhow::anyhow!("{flag}: {e}")
+    })?;
+    game.visit(Count {
+        depth: a.depth,
+        divide: a.divide,
+    })
     .context("perft")
+}
+
+/// The count from the start position, whatever its game.
+struct Count {
+    depth: u32,
+    divide: bool,
+}
+
+impl GameVisitor for Count {
+    type Output = anyhow::Result<()>;
+    fn visit<G: Resume>(self, start: &G) -> anyhow::Result<()> {
+        count(start, self.depth, self.divide)
+    }
 }
 
 fn count<R: Rules>(game: &R, depth: u32, divide: bool) -> anyhow::Result<()> {

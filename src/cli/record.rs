@@ -10,55 +10,53 @@ use super::values::plural;
 use super::{signals, BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
 use crate::classify::Classifier;
+use crate::game::{GameKind, GameSetup, GameVisitor, Setup};
 use crate::geometry::{BoardPose, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary, Timeline};
-use crate::record::log::{GameRecord, RecordFile, RecordTags};
+use crate::record::log::{GameRecord, RecordFile, Tags};
 use crate::record::resume::{set_result_in, Resume};
 use crate::record::write_atomic;
 use crate::record::RecordLock;
-use crate::round::{self, GameKind};
-use crate::rules::chess::Chess;
-use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use crate::rules::tablut::{Tablut, TablutOptions};
+use crate::round;
 use crate::track::TrackConfig;
 use boardscribe_cli::{usage, Incomplete};
 
-/// The games `record` knows, and `free` for any other.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum RecordGame {
-    Chess,
-    #[value(name = "russian-draughts", alias = "draughts")]
-    RussianDraughts,
-    Tablut,
-    Free,
-}
+/// `--game`: a game with rules, or `free` (None) for any other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordGame(pub Option<GameKind>);
 
 impl RecordGame {
+    /// The game with rules; None for `free`.
+    pub fn rules(self) -> Option<GameKind> {
+        self.0
+    }
+
     /// The grid the game is played on; None for `free`, which takes any.
     fn grid(self) -> Option<GridSpec> {
-        match self {
-            RecordGame::Chess | RecordGame::RussianDraughts => Some(GridSpec::cells(8, 8)),
-            RecordGame::Tablut => Some(GridSpec::cells(9, 9)),
-            RecordGame::Free => None,
-        }
+        self.0.map(|k| {
+            let (rows, cols) = k.cells();
+            GridSpec::cells(rows, cols)
+        })
     }
 
     fn name(self) -> &'static str {
-        match self {
-            RecordGame::Chess => "chess",
-            RecordGame::RussianDraughts => "russian-draughts",
-            RecordGame::Tablut => "tablut",
-            RecordGame::Free => "free",
-        }
+        self.0.map_or("free", GameKind::name)
     }
+}
+
+/// The names `--game` takes: every game's, and `free`.
+fn game_or_free() -> impl clap::builder::TypedValueParser<Value = RecordGame> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(super::game_names().chain([PossibleValue::new("free")]))
+        .map(|name| RecordGame(name.parse().ok()))
 }
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
     /// The game: chess, russian-draughts (or draughts), tablut, or free (no rules:
     /// every stable change of the sites as placements and removals, any grid).
-    #[arg(long, default_value = "chess")]
+    #[arg(long, default_value = "chess", value_parser = game_or_free())]
     pub game: RecordGame,
     /// A video file, a folder of photos, a single photo, camera:N, or a stream URL.
     #[arg(long)]
@@ -187,15 +185,19 @@ fn output(a: &RecordArgs) -> anyhow::Result<(&'static str, PathBuf)> {
         }
         _ => return Err(usage!("give one output: --pgn, --pdn or --out")),
     };
-    match (flag, a.game) {
-        ("--pgn", RecordGame::Chess) | ("--pdn", RecordGame::RussianDraughts) | ("--out", _) => {}
-        ("--pgn", g) => {
+    // --pgn and --pdn name the record by its format.
+    let fits = |k: GameKind| flag == format!("--{}", k.extension());
+    let g = a.game;
+    match flag {
+        "--out" => {}
+        _ if g.rules().is_some_and(fits) => {}
+        "--pgn" => {
             return Err(usage!(
                 "--pgn is for chess records; a {} record goes to --out (or --pdn for draughts)",
                 g.name()
             ))
         }
-        (_, g) => {
+        _ => {
             return Err(usage!(
                 "--pdn is for draughts records; a {} record goes to --out (or --pgn for chess)",
                 g.name()
@@ -226,7 +228,7 @@ fn existing(path: &Path) -> anyhow::Result<Existing> {
 
 pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     let (out_flag, out) = output(&a)?;
-    if a.resume && a.game == RecordGame::Free {
+    if a.resume && a.game.rules().is_none() {
         return Err(usage!(
             "--resume goes on with a game of chess, draughts or Tablut; a --game free log cannot be resumed (use --force, or another --out)"
         ));
@@ -241,17 +243,19 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             "--resume starts from the record's last position; leave out --fen and --position"
         ));
     }
+    // The game and its start, parsed once: refused here, before the input is
+    // opened, and the same start for the recorder and the live page.
+    let setup = match a.game.rules() {
+        Some(kind) => Some(game_setup(kind, &a)?),
+        None => None,
+    };
     if let Some(token) = &a.result {
-        let valid = match a.game {
-            RecordGame::Free => Err(
+        let valid = match &setup {
+            None => Err(
                 "a --game free log has no result; --result is for chess, draughts and Tablut"
                     .to_string(),
             ),
-            RecordGame::Chess => Chess::check_result(token).map_err(|e| e.to_string()),
-            RecordGame::RussianDraughts => {
-                RussianDraughts::check_result(token).map_err(|e| e.to_string())
-            }
-            RecordGame::Tablut => Tablut::check_result(token).map_err(|e| e.to_string()),
+            Some(game) => game.visit(CheckResult(token)).map_err(|e| e.to_string()),
         };
         if let Err(e) = valid {
             return Err(usage!("--result: {e}"));
@@ -313,18 +317,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     }
 
     let stop = signals::install();
-    let serve = match (&a.serve, a.game) {
+    let serve = match (&a.serve, &setup) {
         (None, _) => None,
-        (Some(_), RecordGame::Free) => {
+        (Some(_), None) => {
             bail!("--serve shows games with rules: chess, russian-draughts or tablut")
         }
-        (Some(addr), game) => {
-            let kind = match game {
-                RecordGame::RussianDraughts => GameKind::RussianDraughts,
-                RecordGame::Tablut => GameKind::Tablut,
-                _ => GameKind::Chess,
-            };
-            let spec = serve_spec(kind, &a.input, &a.white_name, &a.black_name);
+        (Some(addr), Some(game)) => {
+            let spec = serve_spec(game.clone(), &a.input, &a.white_name, &a.black_name);
             let serve = Serve::start(addr, spec, tags(&a), out.clone())?;
             if previous.is_none() {
                 // Not --resume: the page's recorder starts the game afresh.
@@ -422,10 +421,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     if let Some(path) = &a.overlay {
         let frame = located_in.clone().unwrap_or(first);
         let mut draw = overlay_writer(path.clone(), frame, pose);
-        match a
-            .white
-            .or(a.game.grid().is_none().then_some(WhiteSide::Bottom))
-        {
+        match a.white.or(setup.is_none().then_some(WhiteSide::Bottom)) {
             Some(side) => presenter.say(&draw(Some(side))?),
             None => {
                 presenter.say(&draw(None)?);
@@ -434,93 +430,40 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         }
     }
 
-    let outcome = match a.game {
-        RecordGame::Free => {
-            let s = pipeline::record_free(&mut classifier, source.as_mut(), &job, &mut presenter)
-                .with_context(|| format!("recording '{}'", a.input));
-            presenter.finish(s.is_ok() && stop_reason().is_none());
-            let s = s?;
-            presenter.say(&format!(
-                "recorded {} from {} ({}, {} classified) into {}",
-                plural(s.changes, "change", "changes"),
-                plural(s.frames, "frame", "frames"),
-                plural(s.still_views, "still view", "still views"),
-                plural(s.sites_read, "site", "sites"),
-                out.display()
-            ));
-            let mut problems = Vec::new();
-            if s.still_views == 0 {
-                problems.push(no_still_view(&track, s.frames));
-            }
-            return finish(problems, source.as_ref(), offline, &out);
+    let Some(game) = &setup else {
+        let s = pipeline::record_free(&mut classifier, source.as_mut(), &job, &mut presenter)
+            .with_context(|| format!("recording '{}'", a.input));
+        presenter.finish(s.is_ok() && stop_reason().is_none());
+        let s = s?;
+        presenter.say(&format!(
+            "recorded {} from {} ({}, {} classified) into {}",
+            plural(s.changes, "change", "changes"),
+            plural(s.frames, "frame", "frames"),
+            plural(s.still_views, "still view", "still views"),
+            plural(s.sites_read, "site", "sites"),
+            out.display()
+        ));
+        let mut problems = Vec::new();
+        if s.still_views == 0 {
+            problems.push(no_still_view(&track, s.frames));
         }
-        RecordGame::Chess => {
-            let g = match &a.fen {
-                Some(f) => Chess::from_fen(f).map_err(anyhow::Error::msg)?,
-                None => Chess::new(),
-            };
-            record_game(
-                g,
-                Begin {
-                    previous: previous.as_deref(),
-                    located_in: located_in.as_ref(),
-                    result: a.result.as_deref(),
-                    moves: a.moves.as_deref(),
-                },
-                &mut classifier,
-                source.as_mut(),
-                job,
-                &mut presenter,
-                serve.as_ref(),
-            )
-        }
-        RecordGame::RussianDraughts => {
-            let o = DraughtsOptions::default();
-            let g = match &a.fen {
-                Some(f) => RussianDraughts::from_fen(f, o).map_err(anyhow::Error::msg)?,
-                None => RussianDraughts::new(o),
-            };
-            record_game(
-                g,
-                Begin {
-                    previous: previous.as_deref(),
-                    located_in: located_in.as_ref(),
-                    result: a.result.as_deref(),
-                    moves: a.moves.as_deref(),
-                },
-                &mut classifier,
-                source.as_mut(),
-                job,
-                &mut presenter,
-                serve.as_ref(),
-            )
-        }
-        RecordGame::Tablut => {
-            let mut o = TablutOptions::default();
-            if a.white_first {
-                o.first_move = crate::rules::Side::White;
-            }
-            let g = match a.position.as_deref().or(a.fen.as_deref()) {
-                Some(p) => Tablut::from_position(p, o).map_err(anyhow::Error::msg)?,
-                None => Tablut::new(o),
-            };
-            record_game(
-                g,
-                Begin {
-                    previous: previous.as_deref(),
-                    located_in: located_in.as_ref(),
-                    result: a.result.as_deref(),
-                    moves: a.moves.as_deref(),
-                },
-                &mut classifier,
-                source.as_mut(),
-                job,
-                &mut presenter,
-                serve.as_ref(),
-            )
-        }
-    }
-    .with_context(|| format!("recording '{}'", a.input));
+        return finish(problems, source.as_ref(), offline, &out);
+    };
+    let outcome = game
+        .visit(RecordOne {
+            begin: Begin {
+                previous: previous.as_deref(),
+                located_in: located_in.as_ref(),
+                result: a.result.as_deref(),
+                moves: a.moves.as_deref(),
+            },
+            classifier: &mut classifier,
+            source: source.as_mut(),
+            job,
+            presenter: &mut presenter,
+            serve: serve.as_ref(),
+        })
+        .with_context(|| format!("recording '{}'", a.input));
     presenter.finish(outcome.is_ok() && stop_reason().is_none());
     let (summary, base, given) = outcome?;
     let total = if base > 0 {
@@ -587,6 +530,69 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         }
     }
     finish(problems, source.as_ref(), offline, &out)
+}
+
+/// `--game`'s game with its start (`--fen`, or `--position`, the same for every
+/// game) and options (`--white-first`); a start that is not a position is an
+/// input that cannot be used (exit status 1), an option of another game a usage
+/// error (2).
+fn game_setup(kind: GameKind, a: &RecordArgs) -> anyhow::Result<GameSetup> {
+    let (flag, start) = match (&a.fen, &a.position) {
+        (Some(f), _) => ("--fen", Some(f.clone())),
+        (None, p) => ("--position", p.clone()),
+    };
+    let setup = Setup {
+        kind,
+        start,
+        white_first: a.white_first,
+    };
+    GameSetup::parse(&setup).map_err(|e| match e.is_usage() {
+        true => usage!("--white-first: {e}"),
+        false => anyhow::anyhow!("{flag}: {e}"),
+    })
+}
+
+/// Whether the game's records take `--result`'s token.
+struct CheckResult<'a>(&'a str);
+
+impl GameVisitor for CheckResult<'_> {
+    type Output = Result<(), crate::record::EditError>;
+    fn visit<G: Resume>(self, _: &G) -> Self::Output {
+        G::check_result(self.0)
+    }
+}
+
+/// The game recorded from its start (see [`record_game`]).
+struct RecordOne<'a> {
+    begin: Begin<'a>,
+    classifier: &'a mut Classifier,
+    source: &'a mut dyn FrameSource,
+    job: RecordJob,
+    presenter: &'a mut Presenter,
+    serve: Option<&'a Serve>,
+}
+
+impl GameVisitor for RecordOne<'_> {
+    type Output = anyhow::Result<(RecordSummary, usize, Given)>;
+    fn visit<G: Resume>(self, start: &G) -> Self::Output {
+        let RecordOne {
+            begin,
+            classifier,
+            source,
+            job,
+            presenter,
+            serve,
+        } = self;
+        record_game(
+            start.clone(),
+            begin,
+            classifier,
+            source,
+            job,
+            presenter,
+            serve,
+        )
+    }
 }
 
 /// What became of `--result`.
@@ -692,14 +698,15 @@ fn overlay_writer(
 }
 
 /// The record's tags from the flags.
-fn tags(a: &RecordArgs) -> RecordTags {
-    RecordTags {
+fn tags(a: &RecordArgs) -> Tags {
+    Tags {
         event: a.event.clone(),
         site: a.site.clone(),
         date: a.date.clone().unwrap_or_else(crate::record::date::today),
         round: a.round.clone(),
         white: a.white_name.clone(),
         black: a.black_name.clone(),
+        extra: Vec::new(),
     }
 }
 

@@ -627,7 +627,7 @@ fn a_record_is_resumed_after_a_crash_with_its_tags_and_comments() {
     let rec = parse_pgn(&text).unwrap();
     let sans: Vec<&str> = rec.moves.iter().map(|m| m.san.as_str()).collect();
     assert_eq!(sans, ["e4", "e5", "Nf3", "Nc6"], "{text}");
-    assert_eq!(rec.event, "Club night", "{text}");
+    assert_eq!(rec.tags.event, "Club night", "{text}");
     assert!(text.contains("recording resumed"), "{text}");
     // --force replaces it.
     let o = run(&[

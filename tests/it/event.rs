@@ -307,9 +307,9 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
     assert_eq!(sans(1), truth.illegal.1, "board 2:\n{body}\n{log:?}");
     for (i, g) in games.iter().enumerate() {
         assert_eq!(g.tag("Board"), Some((i + 1).to_string().as_str()));
-        assert_eq!(g.round, format!("3.{}", i + 1));
-        assert_eq!(g.event, "Club Championship");
-        assert_eq!(g.white, names[i].0);
+        assert_eq!(g.tags.round, format!("3.{}", i + 1));
+        assert_eq!(g.tags.event, "Club Championship");
+        assert_eq!(g.tags.white, names[i].0);
     }
     let flat_body = body.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(

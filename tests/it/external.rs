@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use boardscribe_core::record::log::{GameRecord, RecordTags};
+use boardscribe_core::record::log::{GameRecord, Tags};
 use boardscribe_core::record::pdn::PdnRecord;
 use boardscribe_core::record::pgn::{parse_pgn, PgnRecord};
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
@@ -66,7 +66,7 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
             Some(f) => boardscribe_core::rules::chess::Chess::from_fen(f).unwrap(),
             None => boardscribe_core::rules::chess::Chess::new(),
         };
-        let mut out = PgnRecord::start(&start, &RecordTags::default());
+        let mut out = PgnRecord::start(&start, &Tags::default());
         let mut g = start.clone();
         for (i, u) in rec.ucis().iter().enumerate() {
             let m = g.parse_uci(u).unwrap();
@@ -111,7 +111,7 @@ fn pdn_records_replay_in_pydraughts() {
     for seed in 0..12u64 {
         let mut rng = Rng::new(seed);
         let start = RussianDraughts::new(opts);
-        let mut rec = PdnRecord::start(&start, &RecordTags::default());
+        let mut rec = PdnRecord::start(&start, &Tags::default());
         let mut g = start.clone();
         while g.outcome().is_none() && g.moves().len() < 120 {
             let legal = g.legal_moves();

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 
 use boardscribe_core::record::free_log::FreeLog;
-use boardscribe_core::record::log::{GameRecord, RecordTags, Recordable};
+use boardscribe_core::record::log::{GameRecord, Recordable, Tags};
 use boardscribe_core::record::pdn::PdnRecord;
 use boardscribe_core::record::pgn::parse_pgn_games;
 use boardscribe_core::record::tablut_record::TablutRecord;
@@ -157,7 +157,7 @@ fn random_game<R: Rules>(start: R, choices: &[usize]) -> (R, Vec<R::Move>) {
 /// Writes a record of the moves the recorder's way (one push per move, a
 /// comment now and then), reads it back with `R::resume` and checks the moves,
 /// the position and the tags come back.
-fn round_trip<R: Recordable>(start: R, moves: &[R::Move], notes: &[bool], tags: &RecordTags)
+fn round_trip<R: Recordable>(start: R, moves: &[R::Move], notes: &[bool], tags: &Tags)
 where
     R::Move: PartialEq + std::fmt::Debug,
 {
@@ -199,16 +199,17 @@ impl<R: Rules> OccupancyKey for R {
     }
 }
 
-fn tags() -> impl Strategy<Value = RecordTags> {
+fn tags() -> impl Strategy<Value = Tags> {
     let field = || text_of("abcdefghij ABC.,-'0123456789", 16);
     (field(), field(), field(), field(), field()).prop_map(|(event, site, round, white, black)| {
-        RecordTags {
+        Tags {
             event,
             site,
             date: "2026.03.07".into(),
             round,
             white,
             black,
+            extra: Vec::new(),
         }
     })
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use boardscribe_core::record::log::{GameRecord, RecordTags};
+use boardscribe_core::record::log::{GameRecord, Tags};
 use boardscribe_core::record::pgn::{parse_pgn, PgnRecord};
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
@@ -51,7 +51,7 @@ pub fn fixture_games() -> Vec<Game> {
 /// leaves it.
 pub fn cut_record(game: &Game, n: usize) -> String {
     let mut g = game.start.clone();
-    let mut rec = PgnRecord::start(&g, &RecordTags::default());
+    let mut rec = PgnRecord::start(&g, &Tags::default());
     for m in &game.moves[..n] {
         GameRecord::push(&mut rec, &g, m, None);
         g.play(m).unwrap();

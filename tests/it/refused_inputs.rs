@@ -72,6 +72,65 @@ fn round_file_mistakes_are_said_before_anything_starts_naming_board_and_key() {
     }
 }
 
+#[test]
+fn a_start_that_is_not_a_position_is_refused_before_the_input_is_opened() {
+    let dir = tmp();
+    // The input does not exist: the start is refused before it is looked for.
+    let missing = dir.path().join("no-such-clip.mp4");
+    let out = dir.path().join("game.txt");
+    // (flags, exit status, said)
+    let cases: [(&[&str], i32, &str); 6] = [
+        (
+            &["--fen", "8/8/8 w - - 0 1"],
+            1,
+            "--fen: not a chess start position: ",
+        ),
+        (
+            &["--game", "draughts", "--fen", "W:Wz9:B1"],
+            1,
+            "--fen: not a Russian draughts start position: ",
+        ),
+        (
+            &["--game", "tablut", "--position", "nonsense"],
+            1,
+            "--position: not a Tablut start position: ",
+        ),
+        // Tablut's start is taken from --fen as well, as always.
+        (
+            &["--game", "tablut", "--fen", "nonsense"],
+            1,
+            "--fen: not a Tablut start position: ",
+        ),
+        (
+            &["--white-first"],
+            2,
+            "--white-first: an option of Tablut, not of chess",
+        ),
+        (
+            &["--game", "draughts", "--white-first"],
+            2,
+            "--white-first: an option of Tablut, not of Russian draughts",
+        ),
+    ];
+    for (flags, code, said) in cases {
+        let mut args = vec!["record", "--input", p(&missing), "--out", p(&out)];
+        args.extend_from_slice(flags);
+        let o = run(&args);
+        fails(&o, code, said);
+        assert!(
+            !stderr(&o).contains("no-such-clip"),
+            "{flags:?}: {}",
+            stderr(&o)
+        );
+        assert!(!out.exists(), "{flags:?}: nothing is written");
+    }
+    // perft takes the same starts through the same parse.
+    let o = run(&[
+        "perft", "--game", "draughts", "--fen", "W:Wz9:B1", "--depth", "1",
+    ]);
+    fails(&o, 1, "--fen: not a Russian draughts start position: ");
+}
+
 /// Writes a solid-colour JPEG of 64x48 pixels.
 fn jpeg(path: &Path, v: u8) {
     image::RgbImage::from_pixel(64, 48, image::Rgb([v, v, v]))

@@ -1,6 +1,7 @@
 //! boardscribe's core: what a board game recorder knows without a camera.
 //!
 //! ```text
+//! game    which game is played: its kind and its parsed start, the one dispatch
 //! rules   chess (shakmaty), Russian draughts, Tablut: legal moves, FEN, perft
 //! infer   legal continuations scored against what a camera saw; irregularities named
 //! record  PGN, PDN and Tablut records of the accepted moves, written safely, read back
@@ -15,6 +16,7 @@
 //! assert_eq!(game.legal_moves().len(), 20);
 //! ```
 
+pub mod game;
 pub mod infer;
 pub mod record;
 pub mod rules;
@@ -23,6 +25,7 @@ pub mod rules;
 #[doc(hidden)]
 pub mod rng;
 
+pub use game::{GameKind, GameSetup, GameVisitor, Setup, SetupError};
 pub use infer::{InferConfig, WhiteSide};
 pub use record::{EditError, PdnError, PgnError, ReadError, TablutRecordError};
 pub use rules::chess::Chess;

@@ -7,7 +7,7 @@
 //! ```
 
 // The other crates' modules under the names this one uses (`crate::record`, ...).
-use boardscribe_core::{infer, record, rules};
+use boardscribe_core::{game, infer, record, rules};
 use boardscribe_vision::{capture, classify, geometry, pipeline};
 
 pub mod round;

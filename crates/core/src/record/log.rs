@@ -10,48 +10,13 @@ use crate::rules::russian_draughts::RussianDraughts;
 use crate::rules::tablut::Tablut;
 use crate::rules::{Outcome, Rules};
 
-/// The tags a user sets for any record. Empty fields are written as `?`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RecordTags {
-    pub event: String,
-    pub site: String,
-    /// `YYYY.MM.DD`.
-    pub date: String,
-    pub round: String,
-    pub white: String,
-    pub black: String,
-}
-
-impl RecordTags {
-    /// Names of the tags in record order (the Seven Tag Roster less Result).
-    pub const NAMES: [&'static str; 6] = ["Event", "Site", "Date", "Round", "White", "Black"];
-
-    /// The values in the order of `NAMES`, `?` where empty.
-    pub fn values(&self) -> [String; 6] {
-        [
-            &self.event,
-            &self.site,
-            &self.date,
-            &self.round,
-            &self.white,
-            &self.black,
-        ]
-        .map(|v| or_unknown(v))
-    }
-}
-
-fn or_unknown(s: &str) -> String {
-    if s.trim().is_empty() {
-        "?".to_string()
-    } else {
-        s.to_string()
-    }
-}
+// Every record's tags, whatever its format.
+pub use crate::record::tags::Tags;
 
 /// A game record being written as the game is played.
 pub trait GameRecord<R: Rules> {
     /// A record of a game that starts at `game`.
-    fn start(game: &R, tags: &RecordTags) -> Self
+    fn start(game: &R, tags: &Tags) -> Self
     where
         Self: Sized;
     /// Appends a move played in position `before`, with the time it took.
@@ -79,12 +44,12 @@ pub trait GameRecord<R: Rules> {
 pub struct RecordFile<R: Recordable> {
     done: Vec<String>,
     pub current: R::Record,
-    tags: RecordTags,
+    tags: Tags,
 }
 
 impl<R: Recordable> RecordFile<R> {
     /// A file whose first game starts at `game`.
-    pub fn new(game: &R, tags: &RecordTags) -> RecordFile<R> {
+    pub fn new(game: &R, tags: &Tags) -> RecordFile<R> {
         RecordFile {
             done: Vec::new(),
             current: R::Record::start(game, tags),
@@ -103,13 +68,13 @@ impl<R: Recordable> RecordFile<R> {
     }
 
     /// A file of one game taken up from its record.
-    pub fn single(current: R::Record, tags: &RecordTags) -> RecordFile<R> {
+    pub fn single(current: R::Record, tags: &Tags) -> RecordFile<R> {
         RecordFile::after(Vec::new(), current, tags)
     }
 
     /// A file whose games `done` (rendered, as read back) are kept as they are
     /// before `current`, the game that goes on.
-    pub fn after(done: Vec<String>, current: R::Record, tags: &RecordTags) -> RecordFile<R> {
+    pub fn after(done: Vec<String>, current: R::Record, tags: &Tags) -> RecordFile<R> {
         RecordFile {
             done,
             current,
@@ -119,11 +84,7 @@ impl<R: Recordable> RecordFile<R> {
 
     /// A file read back (`record --resume`): the games before the last are kept as
     /// they are, the last goes on. Returns the position after its last move too.
-    pub fn resume(
-        text: &str,
-        like: &R,
-        tags: &RecordTags,
-    ) -> Result<(R, RecordFile<R>), ReadError> {
+    pub fn resume(text: &str, like: &R, tags: &Tags) -> Result<(R, RecordFile<R>), ReadError> {
         let mut games = split_games(text);
         let last = games.pop().unwrap_or_default();
         let (game, current) = R::resume(&last, like)?;
@@ -243,9 +204,9 @@ impl Recordable for Chess {
 }
 
 impl GameRecord<Chess> for PgnRecord {
-    fn start(game: &Chess, tags: &RecordTags) -> PgnRecord {
+    fn start(game: &Chess, tags: &Tags) -> PgnRecord {
         let mut r = PgnRecord::new();
-        [r.event, r.site, r.date, r.round, r.white, r.black] = tags.values();
+        r.tags = tags.filled();
         let fen = game.fen();
         if fen != Chess::new().fen() {
             r.start_fen = Some(fen);
@@ -293,11 +254,13 @@ impl Recordable for RussianDraughts {
 }
 
 impl GameRecord<RussianDraughts> for PdnRecord {
-    fn start(game: &RussianDraughts, tags: &RecordTags) -> PdnRecord {
+    fn start(game: &RussianDraughts, tags: &Tags) -> PdnRecord {
         let mut r = PdnRecord::from_game(game);
-        for (name, value) in RecordTags::NAMES.iter().zip(tags.values()) {
-            // These tags are never refused; only derived ones are.
-            let _ = r.set_tag(name, &value);
+        let tags = tags.filled();
+        let extra = tags.extra.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+        for (name, value) in tags.roster().into_iter().chain(extra) {
+            // Only tags the record derives (FEN, ...) are refused: never written.
+            let _ = r.set_tag(name, value);
         }
         r
     }
@@ -357,9 +320,9 @@ impl Recordable for Tablut {
 }
 
 impl GameRecord<Tablut> for TablutRecord {
-    fn start(game: &Tablut, tags: &RecordTags) -> TablutRecord {
+    fn start(game: &Tablut, tags: &Tags) -> TablutRecord {
         let mut r = TablutRecord::from_game(game);
-        [r.event, r.site, r.date, r.round, r.white, r.black] = tags.values();
+        r.tags = tags.filled();
         r
     }
     fn push(&mut self, _before: &Tablut, mv: &<Tablut as Rules>::Move, _emt: Option<f64>) {
@@ -395,6 +358,47 @@ impl GameRecord<Tablut> for TablutRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::resume::Resume;
+
+    /// The tags block of a record of `start` begun with `tags`, and the tags
+    /// read back from it.
+    fn tags_of<G: Resume>(start: &G, tags: &Tags) -> (String, String) {
+        let text = RecordFile::new(start, tags).render();
+        let head: String = text
+            .lines()
+            .take_while(|l| l.starts_with('['))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let back = G::read_record(&text, start).unwrap();
+        let again = RecordFile::<G>::single(back.record, tags).render();
+        assert_eq!(again, text, "read back and written again, byte for byte");
+        (head, text)
+    }
+
+    #[test]
+    fn one_tags_value_gives_every_format_its_roster_and_extras_in_order() {
+        let tags = Tags {
+            event: "Club \"night\"".into(),
+            white: "Anna".into(),
+            extra: vec![
+                ("Annotator".into(), "Ben".into()),
+                ("Board".into(), "2".into()),
+            ],
+            ..Tags::default()
+        };
+        let roster = "[Event \"Club \\\"night\\\"\"]\n[Site \"?\"]\n[Date \"?\"]\n[Round \"?\"]\n[White \"Anna\"]\n[Black \"?\"]\n[Result \"*\"]";
+        let extras = "[Annotator \"Ben\"]\n[Board \"2\"]";
+        let (pgn, _) = tags_of(&Chess::new(), &tags);
+        assert_eq!(pgn, format!("{roster}\n{extras}"));
+        let draughts = RussianDraughts::new(Default::default());
+        let (pdn, _) = tags_of(&draughts, &tags);
+        assert_eq!(pdn, format!("{roster}\n[GameType \"25\"]\n{extras}"));
+        let (txt, _) = tags_of(&Tablut::new(Default::default()), &tags);
+        assert_eq!(
+            txt,
+            format!("{roster}\n[FirstMove \"black\"]\n[Repetition \"none\"]\n[HostileThrone \"no\"]\n{extras}")
+        );
+    }
 
     #[test]
     fn a_file_of_two_games_resumes_the_second_and_keeps_the_first() {
@@ -403,7 +407,7 @@ mod tests {
         let text = format!("{first}\n{second}");
         assert_eq!(split_games(&text).len(), 2);
         let (game, file) =
-            RecordFile::<Chess>::resume(&text, &Chess::new(), &RecordTags::default()).unwrap();
+            RecordFile::<Chess>::resume(&text, &Chess::new(), &Tags::default()).unwrap();
         assert_eq!(file.games(), 2);
         assert_eq!(file.plies(), 1);
         assert!(

@@ -12,6 +12,7 @@ pub mod pdn;
 pub mod pgn;
 pub mod resume;
 pub mod tablut_record;
+mod tags;
 
 pub use error::{
     EditError, FreeLogError, LockError, PdnError, PgnError, ReadError, TablutRecordError, TextPos,
@@ -21,6 +22,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub use lock::{FolderLock, RecordLock, FOLDER_LOCK_NAME};
+pub use tags::Tags;
 
 /// What a path holds when it is there but is not a regular file: a record is
 /// never written over one (`None` when absent or regular).

@@ -6,18 +6,10 @@
 //! right moves and rendering again.
 
 use crate::record::error::{EditError, PdnError, TextPos};
+use crate::record::Tags;
 use crate::rules::russian_draughts::{DraughtsOptions, Move, Position, RussianDraughts};
 use crate::rules::{Rules, Side};
 
-/// Seven-tag roster, in the order PDN requires. `Result` is rendered from the game.
-const ROSTER: [(&str, &str); 6] = [
-    ("Event", "?"),
-    ("Site", "?"),
-    ("Date", "????.??.??"),
-    ("Round", "?"),
-    ("White", "?"),
-    ("Black", "?"),
-];
 /// Tags the record derives itself; users cannot set them.
 const DERIVED: [&str; 4] = ["Result", "GameType", "SetUp", "FEN"];
 const RESULTS: [&str; 8] = ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1", "0-0"];
@@ -26,8 +18,9 @@ const LINE_WIDTH: usize = 79;
 /// A game record: tags, the game (start position and move log), comments, result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PdnRecord {
-    /// Roster tags first (in roster order), then user tags in insertion order.
-    tags: Vec<(String, String)>,
+    /// The roster (in the order PDN requires; `Result` is rendered from the
+    /// game), then user tags in insertion order.
+    tags: Tags,
     game: RussianDraughts,
     /// `comments[i]` follows move `i`.
     comments: Vec<Option<String>>,
@@ -61,10 +54,7 @@ impl PdnRecord {
     /// A record of `game` from its initial position with all its moves.
     pub fn from_game(game: &RussianDraughts) -> PdnRecord {
         PdnRecord {
-            tags: ROSTER
-                .iter()
-                .map(|&(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            tags: Tags::unknown(),
             game: game.clone(),
             comments: vec![None; game.moves().len()],
             intro: None,
@@ -73,14 +63,11 @@ impl PdnRecord {
     }
 
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+        self.tags.get(name)
     }
 
     /// User-visible tags (roster and user tags; not the derived Result/GameType/SetUp/FEN).
-    pub fn tags(&self) -> &[(String, String)] {
+    pub fn tags(&self) -> &Tags {
         &self.tags
     }
 
@@ -95,10 +82,7 @@ impl PdnRecord {
         if DERIVED.contains(&name) {
             return Err(EditError::DerivedTag(name.to_string()));
         }
-        match self.tags.iter_mut().find(|(k, _)| k == name) {
-            Some(slot) => slot.1 = value.to_string(),
-            None => self.tags.push((name.to_string(), value.to_string())),
-        }
+        self.tags.set(name, value);
         Ok(())
     }
 
@@ -203,8 +187,8 @@ impl PdnRecord {
         let result = self.result();
         let mut out = String::new();
         let mut tag = |k: &str, v: &str| out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(v)));
-        for (k, _) in ROSTER {
-            tag(k, self.tag(k).unwrap_or("?"));
+        for (k, v) in self.tags.roster() {
+            tag(k, v);
         }
         tag("Result", &result);
         tag("GameType", "25");
@@ -213,10 +197,8 @@ impl PdnRecord {
             tag("SetUp", "1");
             tag("FEN", &start.to_fen());
         }
-        for (k, v) in &self.tags {
-            if !ROSTER.iter().any(|(r, _)| r == k) {
-                tag(k, v);
-            }
+        for (k, v) in &self.tags.extra {
+            tag(k, v);
         }
         out.push('\n');
 

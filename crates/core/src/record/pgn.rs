@@ -6,6 +6,7 @@
 //! of later moves may change too (check marks, disambiguation).
 
 use crate::record::error::{PgnError, TextPos};
+use crate::record::Tags;
 use crate::rules::chess::Chess;
 use crate::rules::{FenError, Outcome, ReplayError, Rules};
 
@@ -34,19 +35,13 @@ impl PgnMove {
 /// A game record: tags, comments and the move log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PgnRecord {
-    pub event: String,
-    pub site: String,
-    /// `YYYY.MM.DD`, with `?` for unknown parts.
-    pub date: String,
-    pub round: String,
-    pub white: String,
-    pub black: String,
+    /// The roster (less Result) and the tags beyond it, FEN and SetUp, in
+    /// output order.
+    pub tags: Tags,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
     /// Set-up start position; rendered as the `SetUp` and `FEN` tags.
     pub start_fen: Option<String>,
-    /// Tags beyond the Seven Tag Roster, FEN and SetUp, in output order.
-    pub extra_tags: Vec<(String, String)>,
     /// Comments before the first move.
     pub opening_comments: Vec<String>,
     pub moves: Vec<PgnMove>,
@@ -64,61 +59,35 @@ impl PgnRecord {
     /// An empty record with the PGN "unknown" values in the Seven Tag Roster.
     pub fn new() -> PgnRecord {
         PgnRecord {
-            event: "?".into(),
-            site: "?".into(),
-            date: "????.??.??".into(),
-            round: "?".into(),
-            white: "?".into(),
-            black: "?".into(),
+            tags: Tags::unknown(),
             result: "*".into(),
             start_fen: None,
-            extra_tags: Vec::new(),
             opening_comments: Vec::new(),
             moves: Vec::new(),
         }
     }
 
     pub fn set_date(&mut self, year: u32, month: u32, day: u32) {
-        self.date = format!("{year:04}.{month:02}.{day:02}");
+        self.tags.date = format!("{year:04}.{month:02}.{day:02}");
     }
 
     /// Sets any tag; the roster tags and FEN go to their fields, `SetUp` is
     /// derived from `start_fen` and so ignored.
     pub fn set_tag(&mut self, name: &str, value: &str) {
-        let value = value.to_string();
         match name {
-            "Event" => self.event = value,
-            "Site" => self.site = value,
-            "Date" => self.date = value,
-            "Round" => self.round = value,
-            "White" => self.white = value,
-            "Black" => self.black = value,
-            "Result" => self.result = value,
-            "FEN" => self.start_fen = Some(value),
+            "Result" => self.result = value.to_string(),
+            "FEN" => self.start_fen = Some(value.to_string()),
             "SetUp" => {}
-            _ => match self.extra_tags.iter_mut().find(|(n, _)| n == name) {
-                Some(tag) => tag.1 = value,
-                None => self.extra_tags.push((name.to_string(), value)),
-            },
+            _ => self.tags.set(name, value),
         }
     }
 
     pub fn tag(&self, name: &str) -> Option<&str> {
         match name {
-            "Event" => Some(&self.event),
-            "Site" => Some(&self.site),
-            "Date" => Some(&self.date),
-            "Round" => Some(&self.round),
-            "White" => Some(&self.white),
-            "Black" => Some(&self.black),
             "Result" => Some(&self.result),
             "FEN" => self.start_fen.as_deref(),
             "SetUp" => self.start_fen.as_ref().map(|_| "1"),
-            _ => self
-                .extra_tags
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.as_str()),
+            _ => self.tags.get(name),
         }
     }
 
@@ -189,28 +158,20 @@ impl PgnRecord {
             "*"
         };
         let mut out = String::new();
-        let roster = [
-            ("Event", self.event.as_str()),
-            ("Site", self.site.as_str()),
-            ("Date", self.date.as_str()),
-            ("Round", self.round.as_str()),
-            ("White", self.white.as_str()),
-            ("Black", self.black.as_str()),
-            ("Result", result),
-        ];
-        for (name, value) in roster {
+        for (name, value) in self.tags.roster() {
             push_tag(&mut out, name, value);
         }
+        push_tag(&mut out, "Result", result);
         if let Some(fen) = &self.start_fen {
             push_tag(&mut out, "SetUp", "1");
             push_tag(&mut out, "FEN", fen.trim());
         }
-        for (name, value) in &self.extra_tags {
+        for (name, value) in &self.tags.extra {
             let name: String = name
                 .chars()
                 .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
-            let reserved = roster.iter().any(|(n, _)| *n == name) || name == "SetUp";
+            let reserved = Tags::in_roster(&name) || name == "Result" || name == "SetUp";
             if !name.is_empty() && !reserved && name != "FEN" {
                 push_tag(&mut out, &name, value);
             }
@@ -885,9 +846,9 @@ mod tests {
     #[test]
     fn writer_layout() {
         let mut rec = PgnRecord::new();
-        rec.event = "Club \"blitz\" \\ night".into();
+        rec.tags.event = "Club \"blitz\" \\ night".into();
         rec.set_date(2026, 3, 7);
-        rec.white = "Alice".into();
+        rec.tags.white = "Alice".into();
         rec.set_tag("TimeControl", "300+2");
         rec.push_comment("camera {calibrated}");
         let mut g = Chess::new();
@@ -912,7 +873,7 @@ mod tests {
 {unexplained change at 0:12:03: cells e2,e4} *\n";
         assert_eq!(text, expected);
         let back = parse_pgn(&text).unwrap();
-        assert_eq!(back.event, rec.event);
+        assert_eq!(back.tags.event, rec.tags.event);
         assert_eq!(back.moves[1].emt_seconds, Some(65.0));
         assert_eq!(back.moves[0].emt_seconds, None);
         assert_eq!(back.opening_comments, vec!["camera calibrated".to_string()]);
@@ -970,7 +931,7 @@ Nc6 2...a6?? {not reached} 0-1\n";
         assert!(err.contains("a6"), "{err}");
         let text = text.replace("2...a6?? {not reached} ", "{[%emt 0:00:07.5] thinks} ");
         let rec = parse_pgn(&text).unwrap();
-        assert_eq!(rec.event, "a\\b \"c\"");
+        assert_eq!(rec.tags.event, "a\\b \"c\"");
         assert_eq!(rec.ucis(), ["e2e4", "e7e5", "g1f3", "b8c6"]);
         assert_eq!(rec.moves[2].comments, vec!["rest of line".to_string()]);
         assert_eq!(rec.moves[3].emt_seconds, Some(7.5));

@@ -289,16 +289,16 @@ impl Resume for Tablut {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::log::{GameRecord, RecordTags};
+    use crate::record::log::{GameRecord, Tags};
     use crate::rules::russian_draughts::DraughtsOptions;
     use crate::rules::tablut::TablutOptions;
 
     /// Writes `n` first legal moves of `start` into a record, with a comment.
     fn written<R: Resume>(start: &R, n: usize) -> (String, R) {
-        let tags = RecordTags {
+        let tags = Tags {
             white: "Anna".into(),
             round: "3.1".into(),
-            ..RecordTags::default()
+            ..Tags::default()
         };
         let mut rec = R::Record::start(start, &tags);
         let mut g = start.clone();
@@ -365,7 +365,7 @@ mod tests {
     /// Fool's mate: the rules end the game 0-1.
     fn mated() -> (String, Chess) {
         let mut g = Chess::new();
-        let mut rec = <Chess as Recordable>::Record::start(&g, &RecordTags::default());
+        let mut rec = <Chess as Recordable>::Record::start(&g, &Tags::default());
         for u in ["f2f3", "e7e5", "g2g4", "d8h4"] {
             let m = g.parse_uci(u).unwrap();
             rec.push(&g, &m, None);

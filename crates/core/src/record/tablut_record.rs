@@ -43,6 +43,7 @@
 //! - The writer wraps lines at 80 characters.
 
 use crate::record::error::{TablutRecordError, TextPos};
+use crate::record::Tags;
 use crate::rules::tablut::{Move, Repetition, Tablut, TablutOptions};
 use crate::rules::{Rules, Side};
 
@@ -81,18 +82,11 @@ impl RecordMove {
 /// A game record: tags, start, moves with comments and the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TablutRecord {
-    pub event: String,
-    pub site: String,
-    /// `YYYY.MM.DD`, with `?` for unknown digits.
-    pub date: String,
-    pub round: String,
-    pub white: String,
-    pub black: String,
+    /// The roster and the tags beyond it and the rule options, in order.
+    pub tags: Tags,
     pub options: TablutOptions,
     /// Position text of a set-up start; `None` for the standard start.
     pub setup: Option<String>,
-    /// Tags beyond those above, in order.
-    pub extra_tags: Vec<(String, String)>,
     /// Comments before the first move.
     pub intro: Vec<String>,
     pub moves: Vec<RecordMove>,
@@ -105,15 +99,9 @@ impl TablutRecord {
     /// An empty record from the standard start.
     pub fn new(options: TablutOptions) -> TablutRecord {
         TablutRecord {
-            event: "?".into(),
-            site: "?".into(),
-            date: "????.??.??".into(),
-            round: "?".into(),
-            white: "?".into(),
-            black: "?".into(),
+            tags: Tags::unknown(),
             options,
             setup: None,
-            extra_tags: Vec::new(),
             intro: Vec::new(),
             moves: Vec::new(),
             result: None,
@@ -167,7 +155,7 @@ impl TablutRecord {
                 )));
             }
         }
-        for (name, _) in &self.extra_tags {
+        for (name, _) in &self.tags.extra {
             if !valid_tag_name(name) || RESERVED_TAGS.contains(&name.as_str()) {
                 return Err(plain(format!(
                     "extra tag `{name}`: not a tag name, or one the record writes itself"
@@ -231,25 +219,21 @@ impl TablutRecord {
 
     fn tags(&self, result: &str) -> Vec<(String, String)> {
         let o = &self.options;
-        let mut tags: Vec<(String, String)> = [
-            ("Event", self.event.clone()),
-            ("Site", self.site.clone()),
-            ("Date", self.date.clone()),
-            ("Round", self.round.clone()),
-            ("White", self.white.clone()),
-            ("Black", self.black.clone()),
-            ("Result", result.to_string()),
-            ("FirstMove", side_name(o.first_move).to_string()),
-            ("Repetition", repetition_text(o.repetition)),
-            ("HostileThrone", yes_no(o.hostile_throne).to_string()),
-        ]
-        .into_iter()
-        .map(|(n, v)| (n.to_string(), v))
-        .collect();
+        let roster = self.tags.roster().map(|(n, v)| (n, v.to_string()));
+        let mut tags: Vec<(String, String)> = roster
+            .into_iter()
+            .chain([
+                ("Result", result.to_string()),
+                ("FirstMove", side_name(o.first_move).to_string()),
+                ("Repetition", repetition_text(o.repetition)),
+                ("HostileThrone", yes_no(o.hostile_throne).to_string()),
+            ])
+            .map(|(n, v)| (n.to_string(), v))
+            .collect();
         if let Some(p) = &self.setup {
             tags.push(("Position".into(), p.clone()));
         }
-        tags.extend(self.extra_tags.iter().cloned());
+        tags.extend(self.tags.extra.iter().cloned());
         tags
     }
 
@@ -279,12 +263,7 @@ impl TablutRecord {
                 )
             };
             match name.as_str() {
-                "Event" => rec.event = value,
-                "Site" => rec.site = value,
-                "Date" => rec.date = value,
-                "Round" => rec.round = value,
-                "White" => rec.white = value,
-                "Black" => rec.black = value,
+                roster if Tags::in_roster(roster) => rec.tags.set(roster, &value),
                 "Result" => result_tag = Some(value),
                 "FirstMove" => {
                     rec.options.first_move = match value.as_str() {
@@ -305,7 +284,8 @@ impl TablutRecord {
                     }
                 }
                 "Position" => rec.setup = Some(value),
-                _ => rec.extra_tags.push((name, value)),
+                // Kept as written, a tag given twice twice.
+                _ => rec.tags.extra.push((name, value)),
             }
         }
         let first_movetext_line = lines.peek().map_or(0, |(i, _)| *i);
@@ -643,8 +623,8 @@ mod tests {
     #[test]
     fn writes_numbers_comments_and_tags() {
         let mut rec = TablutRecord::new(TablutOptions::default());
-        rec.event = "Club \"night\"".into();
-        rec.white = "W\\hite".into();
+        rec.tags.event = "Club \"night\"".into();
+        rec.tags.white = "W\\hite".into();
         rec.intro.push("A {braced} start".into());
         for (m, c) in [
             ("e2-c2", None),
@@ -675,8 +655,8 @@ mod tests {
             e1-e2 *\n";
         assert_eq!(text, expected);
         let back = TablutRecord::parse(&text).unwrap();
-        assert_eq!(back.event, "Club \"night\"");
-        assert_eq!(back.white, "W\\hite");
+        assert_eq!(back.tags.event, "Club \"night\"");
+        assert_eq!(back.tags.white, "W\\hite");
         assert_eq!(back.intro, ["A braced start"]);
         assert_eq!(back.moves[3].comments, ["spaced out"]);
         assert_eq!(back.moves.len(), 5);
@@ -752,7 +732,7 @@ mod tests {
         assert_eq!(rec.options.repetition, Repetition::Draw(3));
         assert!(rec.options.hostile_throne);
         assert_eq!(
-            rec.extra_tags,
+            rec.tags.extra,
             [("Annotator".to_string(), "me".to_string())]
         );
         assert_eq!(rec.moves.len(), 4);
@@ -811,15 +791,15 @@ mod tests {
         rec.result = Some("2-0".into());
         assert!(rec.to_text().unwrap_err().to_string().contains("`2-0`"));
         rec.result = None;
-        rec.extra_tags.push(("Event".into(), "again".into()));
+        rec.tags.extra.push(("Event".into(), "again".into()));
         assert!(rec.to_text().unwrap_err().to_string().contains("`Event`"));
-        rec.extra_tags[0].0 = "Two words".into();
+        rec.tags.extra[0].0 = "Two words".into();
         assert!(rec
             .to_text()
             .unwrap_err()
             .to_string()
             .contains("`Two words`"));
-        rec.extra_tags[0].0 = "Annotator".into();
+        rec.tags.extra[0].0 = "Annotator".into();
         assert!(rec.to_text().is_ok());
     }
 
@@ -855,8 +835,8 @@ mod tests {
                 game = Tablut::from_position(&game.position().to_string(), options).unwrap();
             }
             let mut rec = TablutRecord::from_game(&game);
-            rec.event = format!("Random game {game_no}");
-            rec.date = "2026.11.29".into();
+            rec.tags.event = format!("Random game {game_no}");
+            rec.tags.date = "2026.11.29".into();
             if rng.below(3) == 0 {
                 rec.intro.push(format!("seed comment {game_no}"));
             }

@@ -8,7 +8,7 @@ use crate::capture::{self, SourceOptions};
 use crate::geometry::{BoardPose, Corners, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, RecordJob};
-use crate::record::log::RecordTags;
+use crate::record::log::Tags;
 use crate::record::pgn::parse_pgn;
 use crate::rules::chess::Chess;
 use crate::sets::game_states;
@@ -83,13 +83,14 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         white: None,
         track: TrackConfig::default(),
         infer: InferConfig::default(),
-        tags: RecordTags {
+        tags: Tags {
             event: "boardscribe demo: the Opera Game, rendered".into(),
             site: "Paris FRA".into(),
             date: crate::record::date::today(),
             round: "-".into(),
             white: "Paul Morphy".into(),
             black: "Duke Karl / Count Isouard".into(),
+            extra: Vec::new(),
         },
         out: pgn.clone(),
         debug: false,

@@ -11,7 +11,7 @@ use crate::capture::{self, SourceOptions};
 use crate::classify::Classifier;
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, RecordJob};
-use crate::record::log::RecordTags;
+use crate::record::log::Tags;
 use crate::record::pgn::parse_pgn;
 use crate::rules::chess::Chess;
 use crate::sets;
@@ -90,9 +90,9 @@ pub fn record_bgu_game(
             misfit_views: 2,
             ..InferConfig::default()
         },
-        tags: RecordTags {
+        tags: Tags {
             event: format!("bgu-chess game {game}"),
-            ..RecordTags::default()
+            ..Tags::default()
         },
         out: out.clone(),
         debug: false,

@@ -3,7 +3,7 @@
 
 use crate::rules::{Occupant, PieceType, Rules, Side, Square};
 
-use super::file::GameKind;
+use crate::game::GameKind;
 
 /// What stands on every square of a position, for drawing.
 #[derive(Clone, Debug, PartialEq)]
@@ -146,20 +146,22 @@ impl Diagram {
     }
 
     fn square_class(&self, file: u32, rank: u32) -> &'static str {
-        match self.kind {
-            GameKind::Tablut => {
-                let (f, r) = (self.files as u32 - 1, self.ranks as u32 - 1);
-                let corner = (file == 0 || file == f) && (rank == 0 || rank == r);
-                let throne = file == f / 2 && rank == r / 2;
-                if corner || throne {
-                    "sq special"
-                } else {
-                    "sq light"
-                }
-            }
-            // a1 is dark in chess and in draughts.
-            _ if (file + rank).is_multiple_of(2) => "sq dark",
-            _ => "sq light",
+        if !self.kind.checkered() {
+            // Tablut: the corners and the throne are marked.
+            let (f, r) = (self.files as u32 - 1, self.ranks as u32 - 1);
+            let corner = (file == 0 || file == f) && (rank == 0 || rank == r);
+            let throne = file == f / 2 && rank == r / 2;
+            return if corner || throne {
+                "sq special"
+            } else {
+                "sq light"
+            };
+        }
+        // a1 is dark in chess and in draughts.
+        if (file + rank).is_multiple_of(2) {
+            "sq dark"
+        } else {
+            "sq light"
         }
     }
 }
@@ -190,7 +192,7 @@ mod tests {
         let mut g = start.clone();
         let m = g.parse_uci("e2e4").unwrap();
         g.play(&m).unwrap();
-        let d = Diagram::of(GameKind::Chess, &g, Some(&start));
+        let d = Diagram::of(GameKind::default(), &g, Some(&start));
         assert_eq!(d.placement(), g.fen().split(' ').next().unwrap());
         assert_eq!(d.changed.iter().filter(|c| **c).count(), 2);
         let svg = d.svg(200);

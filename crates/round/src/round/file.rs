@@ -22,13 +22,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
+use crate::game::{GameKind, GameSetup, Setup, SetupError};
 use crate::geometry::{Corners, GridSpec};
 use crate::infer::WhiteSide;
-use crate::rules::chess::Chess;
-use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use crate::rules::tablut::{Tablut, TablutOptions};
 
 /// Seconds the board must be still (`record --quiet`, the round file's `quiet`).
 pub const QUIET_S: (f64, f64) = (0.0, 60.0);
@@ -36,51 +34,6 @@ pub const QUIET_S: (f64, f64) = (0.0, 60.0);
 pub const FPS: (f64, f64) = (0.001, 1000.0);
 /// The most frames a second looked at, 0 for all (`--max-fps`, `max-fps`).
 pub const MAX_FPS: (f64, f64) = (0.0, 1000.0);
-
-/// The games a round can hold (games with rules and a record format).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GameKind {
-    Chess,
-    RussianDraughts,
-    Tablut,
-}
-
-impl GameKind {
-    /// The record's file extension.
-    pub fn extension(self) -> &'static str {
-        match self {
-            GameKind::Chess => "pgn",
-            GameKind::RussianDraughts => "pdn",
-            GameKind::Tablut => "txt",
-        }
-    }
-
-    /// The name as the round file and `record --game` spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            GameKind::Chess => "chess",
-            GameKind::RussianDraughts => "russian-draughts",
-            GameKind::Tablut => "tablut",
-        }
-    }
-
-    /// The grid the game is played on when none is given.
-    pub fn default_grid(self) -> &'static str {
-        match self {
-            GameKind::Tablut => "9x9",
-            _ => "8x8",
-        }
-    }
-
-    /// The media type a record of this game is served with.
-    pub fn content_type(self) -> &'static str {
-        match self {
-            GameKind::Chess => "application/x-chess-pgn; charset=utf-8",
-            _ => "text/plain; charset=utf-8",
-        }
-    }
-}
 
 /// `[event]`: the tags every game of the round carries.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -114,6 +67,8 @@ fn default_retries() -> u32 {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct BoardSpec {
     pub number: u32,
+    /// As `record --game` (no `free`); default chess.
+    #[serde(default, deserialize_with = "game_kind")]
     pub game: Option<GameKind>,
     /// `camera:N`, an `rtsp://` or `http(s)://` URL, a video file or a photo folder;
     /// paths are relative to the round file.
@@ -148,11 +103,32 @@ pub struct BoardSpec {
     pub quiet: Option<f64>,
     /// Overrides `[event] realtime` for this board.
     pub realtime: Option<bool>,
+    /// The game, its options and its start parsed from `game`, `fen`,
+    /// `position` and `white-first` when the round file is read.
+    #[serde(skip)]
+    pub setup: GameSetup,
+}
+
+/// `game = "..."`: a game's name as the command line takes it.
+fn game_kind<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<GameKind>, D::Error> {
+    let name = String::deserialize(d)?;
+    name.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 impl BoardSpec {
+    /// The board of a game set up already (`record --serve`).
+    pub fn of_game(number: u32, setup: GameSetup, input: &str) -> BoardSpec {
+        BoardSpec {
+            number,
+            game: Some(setup.kind()),
+            input: input.to_string(),
+            setup,
+            ..BoardSpec::default()
+        }
+    }
+
     pub fn game(&self) -> GameKind {
-        self.game.unwrap_or(GameKind::Chess)
+        self.setup.kind()
     }
 
     /// Whether the input is a file or a folder (it can end), not a camera or stream.
@@ -182,8 +158,16 @@ impl RoundFile {
 
     /// Parses and checks a round file's text; relative paths are joined to `base`.
     pub fn parse(text: &str, base: &Path) -> Result<RoundFile, RoundFileError> {
-        let round = RoundFile::parse_unchecked(text, base).map_err(RoundFileError::Malformed)?;
-        let bad: Vec<BadValue> = round.boards.iter().flat_map(BoardSpec::check).collect();
+        let mut round =
+            RoundFile::parse_unchecked(text, base).map_err(RoundFileError::Malformed)?;
+        let mut bad: Vec<BadValue> = Vec::new();
+        for b in &mut round.boards {
+            let (mistakes, setup) = b.read();
+            bad.extend(mistakes);
+            if let Some(setup) = setup {
+                b.setup = setup;
+            }
+        }
         if bad.is_empty() {
             Ok(round)
         } else {
@@ -293,6 +277,12 @@ impl BoardSpec {
 
     /// Checks every value as `record` checks its flags; every mistake found.
     pub fn check(&self) -> Vec<BadValue> {
+        self.read().0
+    }
+
+    /// Every mistake in the board's values, and its game set up when that is
+    /// right.
+    fn read(&self) -> (Vec<BadValue>, Option<GameSetup>) {
         let mut bad = Vec::new();
         let mut refuse = |key: &'static str, why: String, usage: bool| {
             bad.push(BadValue {
@@ -324,7 +314,7 @@ impl BoardSpec {
                 }
             }
         }
-        let game = self.game();
+        let game = self.game.unwrap_or_default();
         if let Some(g) = &self.grid {
             match g.parse::<GridSpec>() {
                 Err(e) => refuse("grid", e.to_string(), true),
@@ -355,47 +345,44 @@ impl BoardSpec {
                 }
             }
         }
-        match (game, &self.fen, &self.position) {
-            (GameKind::Tablut, Some(_), _) => refuse(
-                "fen",
-                "fen is a chess or draughts start; a Tablut start goes in position".into(),
-                true,
-            ),
-            (GameKind::Tablut, None, Some(p)) => {
-                if let Err(e) = Tablut::from_position(p, self.tablut_options()) {
-                    refuse("position", e.to_string(), false);
+        // A start under another game's key is refused before any is parsed.
+        let (mut start, mut wrong_key) = (None, false);
+        for (key, value) in [("fen", &self.fen), ("position", &self.position)] {
+            match value {
+                Some(_) if key != game.start_key() => {
+                    wrong_key = true;
+                    refuse(
+                        key,
+                        format!(
+                            "a {} start goes in {}, not {key}",
+                            game.display_name(),
+                            game.start_key()
+                        ),
+                        true,
+                    )
                 }
+                Some(v) => start = Some(v.clone()),
+                None => {}
             }
-            (_, _, Some(_)) => refuse(
-                "position",
-                format!(
-                    "position is a Tablut start; a {} start goes in fen",
-                    game.name()
-                ),
-                true,
-            ),
-            (GameKind::Chess, Some(f), None) => {
-                if let Err(e) = Chess::from_fen(f) {
-                    refuse("fen", e.to_string(), false);
-                }
-            }
-            (GameKind::RussianDraughts, Some(f), None) => {
-                if let Err(e) = RussianDraughts::from_fen(f, DraughtsOptions::default()) {
-                    refuse("fen", e.to_string(), false);
-                }
-            }
-            (_, None, None) => {}
         }
-        bad
-    }
-
-    /// Tablut's rule options for this board.
-    pub fn tablut_options(&self) -> TablutOptions {
-        let mut o = TablutOptions::default();
-        if self.white_first {
-            o.first_move = crate::rules::Side::White;
-        }
-        o
+        let setup = Setup {
+            kind: game,
+            start,
+            white_first: self.white_first,
+        };
+        let setup = match GameSetup::parse(&setup) {
+            _ if wrong_key => None,
+            Ok(s) => Some(s),
+            Err(e) => {
+                let key = match &e {
+                    SetupError::NotForGame { option, .. } => option,
+                    _ => game.start_key(),
+                };
+                refuse(key, e.to_string(), e.is_usage());
+                None
+            }
+        };
+        (bad, setup)
     }
 }
 
@@ -446,7 +433,7 @@ input = "camera:0"
         assert_eq!(numbers, [1, 2, 3], "boards in number order");
         assert_eq!(r.boards[0].white, "Anna Novak");
         assert_eq!(r.boards[0].input, "rounds/board1.mp4");
-        assert_eq!(r.boards[1].game(), GameKind::RussianDraughts);
+        assert_eq!(r.boards[1].game().name(), "russian-draughts");
         assert_eq!(r.boards[1].white_side.as_deref(), Some("top"));
         assert_eq!(r.boards[2].input, "camera:0", "cameras are not paths");
         assert!(!r.boards[2].is_offline());

@@ -11,16 +11,15 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use super::diagram::Diagram;
-use super::file::{BoardSpec, EventInfo, GameKind};
+use super::file::{BoardSpec, EventInfo};
 use crate::capture::FrameSlot;
+use crate::game::{GameKind, GameSetup, GameVisitor};
 use crate::record::date::utc_now;
-use crate::record::log::{GameRecord, RecordTags};
-use crate::record::pgn::{parse_pgn, PgnRecord};
+use crate::record::log::{GameRecord, Tags};
+use crate::record::pgn::parse_pgn;
 use crate::record::resume::{set_result_in, Resume, Resumed};
 use crate::record::write_atomic;
-use crate::rules::chess::Chess;
-use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use crate::rules::tablut::{Tablut, TablutOptions};
+use crate::record::EditError;
 use crate::rules::Rules;
 
 /// Where a board's recording stands.
@@ -208,7 +207,7 @@ pub struct Board {
     pub spec: BoardSpec,
     /// Its record file.
     pub path: PathBuf,
-    pub tags: RecordTags,
+    pub tags: Tags,
     /// The latest camera frame, kept now and then by the recorder's source.
     pub frame: FrameSlot,
     state: Mutex<BoardState>,
@@ -251,7 +250,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Board {
-    fn new(spec: BoardSpec, path: PathBuf, tags: RecordTags) -> Board {
+    fn new(spec: BoardSpec, path: PathBuf, tags: Tags) -> Board {
         let text: Arc<str> = Arc::from("");
         Board {
             spec,
@@ -283,6 +282,12 @@ impl Board {
 
     pub fn kind(&self) -> GameKind {
         self.spec.game()
+    }
+
+    /// The board's game as the round file set it up: the start the page shows
+    /// and the recorder records from.
+    pub fn game(&self) -> &GameSetup {
+        &self.spec.setup
     }
 
     /// A copy of the live state.
@@ -420,9 +425,10 @@ fn load<R: Resume>(board: &Board, like: &R) -> anyhow::Result<()> {
     let text: Arc<str> = Arc::from(
         crate::record::log::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
     );
-    let served = match board.kind() {
-        GameKind::Chess => Arc::from(tagged_pgn(board, &text)),
-        _ => text.clone(),
+    let served = if board.kind().records_pgn() {
+        Arc::from(tagged_pgn(board, &text))
+    } else {
+        text.clone()
     };
     board.change(|s| {
         s.sans = sans;
@@ -455,10 +461,12 @@ fn tagged_pgn(board: &Board, text: &str) -> String {
     }
     .iter()
     .map(|game| {
-        let mut rec = parse_pgn(game).unwrap_or_else(|_| stub(board));
+        let mut rec = parse_pgn(game)
+            .or_else(|_| parse_pgn(&stub(board)))
+            .unwrap_or_default();
         rec.set_tag("Board", &board.number().to_string());
         if !board.tags.round.is_empty() {
-            rec.round = board.tags.round.clone();
+            rec.tags.round = board.tags.round.clone();
         }
         rec.to_pgn_string().trim_end().to_string()
     })
@@ -467,41 +475,72 @@ fn tagged_pgn(board: &Board, text: &str) -> String {
 }
 
 /// An empty game with the board's tags, for a board not yet recording.
-fn stub(board: &Board) -> PgnRecord {
-    let mut rec = PgnRecord::start(&Chess::new(), &board.tags);
-    if let Some(fen) = &board.spec.fen {
-        if let Ok(g) = Chess::from_fen(fen) {
-            rec = PgnRecord::start(&g, &board.tags);
+fn stub(board: &Board) -> String {
+    struct Empty<'a>(&'a Tags);
+    impl GameVisitor for Empty<'_> {
+        type Output = String;
+        fn visit<G: Resume>(self, start: &G) -> String {
+            crate::record::log::RecordFile::new(start, self.0).render()
         }
     }
-    rec
+    board.game().visit(Empty(&board.tags))
 }
 
-/// A game of the board's kind, for its options and start (set-ups from the spec).
-fn like_chess(spec: &BoardSpec) -> Chess {
-    spec.fen
-        .as_deref()
-        .and_then(|f| Chess::from_fen(f).ok())
-        .unwrap_or_default()
-}
+/// The start position drawn on the page before the board has a record.
+struct ShowStart<'a>(&'a Board);
 
-fn like_draughts(spec: &BoardSpec) -> RussianDraughts {
-    let o = DraughtsOptions::default();
-    spec.fen
-        .as_deref()
-        .and_then(|f| RussianDraughts::from_fen(f, o).ok())
-        .unwrap_or_else(|| RussianDraughts::new(o))
-}
-
-fn like_tablut(spec: &BoardSpec) -> Tablut {
-    let mut o = TablutOptions::default();
-    if spec.white_first {
-        o.first_move = crate::rules::Side::White;
+impl GameVisitor for ShowStart<'_> {
+    type Output = ();
+    fn visit<G: Resume>(self, start: &G) {
+        show_start(self.0, start)
     }
-    spec.position
-        .as_deref()
-        .and_then(|p| Tablut::from_position(p, o).ok())
-        .unwrap_or_else(|| Tablut::new(o))
+}
+
+/// The board's record on disk read into the page.
+struct Load<'a>(&'a Board);
+
+impl GameVisitor for Load<'_> {
+    type Output = anyhow::Result<()>;
+    fn visit<G: Resume>(self, like: &G) -> anyhow::Result<()> {
+        load(self.0, like)
+    }
+}
+
+/// Whether the game's records take a result token.
+struct CheckResult<'a>(&'a str);
+
+impl GameVisitor for CheckResult<'_> {
+    type Output = Result<(), EditError>;
+    fn visit<G: Resume>(self, _: &G) -> Result<(), EditError> {
+        G::check_result(self.0)
+    }
+}
+
+/// The half-moves of the board's record on disk, and the last.
+struct LastOnDisk<'a>(&'a Board);
+
+impl GameVisitor for LastOnDisk<'_> {
+    type Output = (usize, Option<String>);
+    fn visit<G: Resume>(self, like: &G) -> (usize, Option<String>) {
+        last_on_disk(self.0, like)
+    }
+}
+
+/// Something queued for a recorder, applied to the record on disk.
+struct Apply<'a>(&'a Board, &'a Queued);
+
+impl GameVisitor for Apply<'_> {
+    type Output = anyhow::Result<Done>;
+    fn visit<G: Resume>(self, like: &G) -> anyhow::Result<Done> {
+        let Apply(board, q) = self;
+        match q {
+            Queued::Note(t) => apply_note(board, like, t).map(|()| Done {
+                said: t.clone(),
+                taken_back: None,
+            }),
+            Queued::Edit(e, _) => apply_edit(board, like, e),
+        }
+    }
 }
 
 /// Applies an arbiter's edit to a record on disk (the recorder is stopped).
@@ -686,7 +725,7 @@ impl Round {
             .map(|spec| {
                 let path =
                     out_dir.join(format!("board-{}.{}", spec.number, spec.game().extension()));
-                let tags = RecordTags {
+                let tags = Tags {
                     event: info.name.clone(),
                     site: info.site.clone(),
                     date: date.clone(),
@@ -697,6 +736,7 @@ impl Round {
                     },
                     white: spec.white.clone(),
                     black: spec.black.clone(),
+                    extra: Vec::new(),
                 };
                 Arc::new(Board::new(spec, path, tags))
             })
@@ -707,7 +747,7 @@ impl Round {
     /// One board recorded into `path` (`record --serve`).
     pub fn single(
         spec: BoardSpec,
-        tags: RecordTags,
+        tags: Tags,
         path: PathBuf,
         token: String,
     ) -> anyhow::Result<Arc<Round>> {
@@ -747,11 +787,7 @@ impl Round {
             if !fresh {
                 round.load(b)?;
             }
-            match b.kind() {
-                GameKind::Chess => show_start(b, &like_chess(&b.spec)),
-                GameKind::RussianDraughts => show_start(b, &like_draughts(&b.spec)),
-                GameKind::Tablut => show_start(b, &like_tablut(&b.spec)),
-            }
+            b.game().visit(ShowStart(b));
             if b.state().result != "*" {
                 b.change(|s| s.status = Status::Finished);
             }
@@ -801,18 +837,14 @@ impl Round {
 
     /// Reads a board's record on disk into its live state.
     fn load(&self, board: &Board) -> anyhow::Result<()> {
-        match board.kind() {
-            GameKind::Chess => load(board, &like_chess(&board.spec)),
-            GameKind::RussianDraughts => load(board, &like_draughts(&board.spec)),
-            GameKind::Tablut => load(board, &like_tablut(&board.spec)),
-        }
+        board.game().visit(Load(board))
     }
 
     /// The record on disk changed: the page, the board's PGN and the round PGN
     /// follow it.
     pub fn refresh(&self, board: &Board) -> anyhow::Result<()> {
         let r = self.load(board);
-        if board.kind() == GameKind::Chess {
+        if board.kind().records_pgn() {
             self.write_pgn()?;
         }
         self.publish(board);
@@ -829,10 +861,10 @@ impl Round {
     fn write_pgn(&self) -> anyhow::Result<()> {
         let mut guard = lock(&self.pgn);
         let mut text = String::new();
-        for b in self.boards.iter().filter(|b| b.kind() == GameKind::Chess) {
+        for b in self.boards.iter().filter(|b| b.kind().records_pgn()) {
             let served = b.state().served;
             let game = if served.is_empty() {
-                tagged_pgn(b, &stub(b).to_pgn_string())
+                tagged_pgn(b, &stub(b))
             } else {
                 served.to_string()
             };
@@ -885,12 +917,7 @@ impl Round {
                 }
             }
             Action::SetResult { result } => {
-                let valid = match board.kind() {
-                    GameKind::Chess => Chess::check_result(result),
-                    GameKind::RussianDraughts => RussianDraughts::check_result(result),
-                    GameKind::Tablut => Tablut::check_result(result),
-                };
-                if let Err(e) = valid {
+                if let Err(e) = board.game().visit(CheckResult(result)) {
                     return refused(e.to_string());
                 }
                 Queued::Edit(
@@ -904,11 +931,7 @@ impl Round {
             Action::TakeBack { ply } => {
                 // The record on disk, not the page's state (a frame behind it):
                 // what the recorder made is checked again when the edit is made.
-                let (n, last) = match board.kind() {
-                    GameKind::Chess => last_on_disk(board, &like_chess(&board.spec)),
-                    GameKind::RussianDraughts => last_on_disk(board, &like_draughts(&board.spec)),
-                    GameKind::Tablut => last_on_disk(board, &like_tablut(&board.spec)),
-                };
+                let (n, last) = board.game().visit(LastOnDisk(board));
                 let Some(last) = last else {
                     return refused(format!("board {number} has no move to take back"));
                 };
@@ -974,37 +997,23 @@ impl Round {
 
     /// Applies something queued for a recorder to the record on disk.
     pub(crate) fn apply(&self, board: &Board, q: &Queued) -> anyhow::Result<Done> {
-        macro_rules! with {
-            ($like:expr) => {
-                match q {
-                    Queued::Note(t) => apply_note(board, &$like, t).map(|()| Done {
-                        said: t.clone(),
-                        taken_back: None,
-                    }),
-                    Queued::Edit(e, _) => apply_edit(board, &$like, e),
-                }
-            };
-        }
-        match board.kind() {
-            GameKind::Chess => with!(like_chess(&board.spec)),
-            GameKind::RussianDraughts => with!(like_draughts(&board.spec)),
-            GameKind::Tablut => with!(like_tablut(&board.spec)),
-        }
+        board.game().visit(Apply(board, q))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::pgn::PgnRecord;
+    use crate::rules::chess::Chess;
 
-    fn spec(n: u32, game: GameKind) -> BoardSpec {
+    /// Board `n` of `game`, named as the round file names it.
+    fn spec(n: u32, game: &str) -> BoardSpec {
+        let setup = GameSetup::standard(game.parse().unwrap());
         BoardSpec {
-            number: n,
-            game: Some(game),
-            input: format!("b{n}.mp4"),
             white: format!("White {n}"),
             black: format!("Black {n}"),
-            ..BoardSpec::default()
+            ..BoardSpec::of_game(n, setup, &format!("b{n}.mp4"))
         }
     }
 
@@ -1017,16 +1026,43 @@ mod tests {
     }
 
     #[test]
+    fn the_page_shows_the_set_up_start_the_recorder_is_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+        let setup = crate::game::Setup {
+            start: Some(fen.into()),
+            ..Default::default()
+        };
+        let game = GameSetup::parse(&setup).unwrap();
+        let spec = BoardSpec::of_game(1, game, "b1.mp4");
+        let round = Round::single(
+            spec,
+            Tags::default(),
+            dir.path().join("game.pgn"),
+            "t".into(),
+        )
+        .unwrap();
+        let shown = round.boards[0].state().diagram.unwrap().placement();
+        assert_eq!(shown, "4k3/8/8/8/8/8/8/R3K3");
+        // The board's PGN before any move starts there too.
+        assert!(
+            round.pgn().contains(&format!("[FEN \"{fen}\"]")),
+            "{}",
+            round.pgn()
+        );
+    }
+
+    #[test]
     fn the_round_pgn_holds_every_chess_board_in_order_and_arbiter_edits_reach_the_record() {
         let dir = tempfile::tempdir().unwrap();
         let specs = vec![
-            spec(2, GameKind::Chess),
-            spec(1, GameKind::Chess),
-            spec(3, GameKind::RussianDraughts),
+            spec(2, "chess"),
+            spec(1, "chess"),
+            spec(3, "russian-draughts"),
         ];
         // Board 2 has a record already: its game goes on.
         let mut g = Chess::new();
-        let mut rec = PgnRecord::start(&g, &RecordTags::default());
+        let mut rec = PgnRecord::start(&g, &Tags::default());
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut rec, &g, &m, None);
@@ -1041,8 +1077,8 @@ mod tests {
         let games = crate::record::pgn::parse_pgn_games(&text).unwrap();
         assert_eq!(games.len(), 2, "chess boards only:\n{text}");
         assert_eq!(games[0].tag("Board"), Some("1"));
-        assert_eq!(games[0].round, "3.1");
-        assert_eq!(games[0].white, "White 1");
+        assert_eq!(games[0].tags.round, "3.1");
+        assert_eq!(games[0].tags.white, "White 1");
         assert_eq!(games[1].tag("Board"), Some("2"));
         assert_eq!(games[1].moves.len(), 2);
         let b2 = round.board(2).unwrap();
@@ -1098,13 +1134,13 @@ mod tests {
         // the page shows and edits the game going on, and the first stays.
         let dir = tempfile::tempdir().unwrap();
         let mut g = Chess::new();
-        let mut first = PgnRecord::start(&g, &RecordTags::default());
+        let mut first = PgnRecord::start(&g, &Tags::default());
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut first, &g, &m, None);
             g.play(&m).unwrap();
         }
-        let mut second = PgnRecord::start(&g, &RecordTags::default());
+        let mut second = PgnRecord::start(&g, &Tags::default());
         for u in ["g1f3", "b8c6", "f1b5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut second, &g, &m, None);
@@ -1115,7 +1151,7 @@ mod tests {
         let round = Round::new(
             info(),
             "2026.05.01".into(),
-            vec![spec(1, GameKind::Chess)],
+            vec![spec(1, "chess")],
             dir.path(),
             "t".into(),
         )

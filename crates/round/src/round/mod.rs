@@ -12,9 +12,9 @@ mod sink;
 mod supervise;
 
 pub use diagram::Diagram;
-pub use file::{
-    BadValue, BoardSpec, EventInfo, GameKind, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S,
-};
+// The game's kind, as the round file names it (`game = "chess"`).
+pub use crate::game::GameKind;
+pub use file::{BadValue, BoardSpec, EventInfo, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S};
 pub use live::{
     Action, ActionError, Alert, AlertKind, Board, BoardState, Edit, Round, Status, Update,
 };

@@ -469,9 +469,9 @@ mod tests {
     use crate::classify::OccupancyModel;
     use crate::geometry::BoardPose;
     use crate::infer::WhiteSide;
-    use crate::record::log::RecordTags;
+    use crate::record::log::Tags;
     use crate::record::pgn::{parse_pgn, PgnRecord};
-    use crate::round::{Action, BoardSpec, EventInfo, GameKind};
+    use crate::round::{Action, BoardSpec, EventInfo};
     use crate::rules::chess::Chess;
     use crate::rules::Rules;
 
@@ -479,7 +479,7 @@ mod tests {
     fn a_take_back_stops_the_recorder_edits_the_record_and_the_game_goes_on() {
         let dir = tempfile::tempdir().unwrap();
         let mut g = Chess::new();
-        let mut rec = PgnRecord::start(&g, &RecordTags::default());
+        let mut rec = PgnRecord::start(&g, &Tags::default());
         for u in ["e2e4", "e7e5"] {
             let m = g.parse_uci(u).unwrap();
             GameRecord::push(&mut rec, &g, &m, None);
@@ -488,7 +488,6 @@ mod tests {
         std::fs::write(dir.path().join("board-1.pgn"), rec.render()).unwrap();
         let spec = BoardSpec {
             number: 1,
-            game: Some(GameKind::Chess),
             input: "b1.mp4".into(),
             ..BoardSpec::default()
         };

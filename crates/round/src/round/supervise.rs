@@ -150,7 +150,7 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::round::file::{BoardSpec, EventInfo, GameKind};
+    use crate::round::file::{BoardSpec, EventInfo};
     use std::sync::atomic::{AtomicU32, Ordering};
 
     /// Board 1 fails twice then ends; board 2 always fails; board 3 ends at once.
@@ -176,7 +176,6 @@ mod tests {
         let specs = (1..=3)
             .map(|n| BoardSpec {
                 number: n,
-                game: Some(GameKind::Chess),
                 input: format!("b{n}.mp4"),
                 ..BoardSpec::default()
             })
@@ -240,7 +239,6 @@ mod tests {
         let specs = (1..=2)
             .map(|n| BoardSpec {
                 number: n,
-                game: Some(GameKind::Chess),
                 input: format!("camera:{n}"),
                 ..BoardSpec::default()
             })

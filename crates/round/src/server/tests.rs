@@ -9,14 +9,13 @@ use std::time::{Duration, Instant};
 use futures_util::{FutureExt, StreamExt};
 
 use super::*;
-use crate::round::{BoardSpec, EventInfo, GameKind};
+use crate::round::{BoardSpec, EventInfo};
 
 fn round(boards: u32) -> (tempfile::TempDir, Arc<Round>) {
     let dir = tempfile::tempdir().unwrap();
     let specs = (1..=boards)
         .map(|n| BoardSpec {
             number: n,
-            game: Some(GameKind::Chess),
             input: format!("b{n}.mp4"),
             white: format!("White <{n}>"),
             black: format!("Black {n}"),

@@ -17,7 +17,7 @@ use crate::capture::FrameSource;
 use crate::classify::Classifier;
 use crate::geometry::BoardPose;
 use crate::infer::{InferConfig, WhiteSide};
-use crate::record::log::{RecordFile, RecordTags, Recordable};
+use crate::record::log::{RecordFile, Recordable, Tags};
 use crate::track::TrackConfig;
 
 pub use crate::record::resume::Before;
@@ -35,7 +35,7 @@ pub struct RecordJob {
     pub white: Option<WhiteSide>,
     pub track: TrackConfig,
     pub infer: InferConfig,
-    pub tags: RecordTags,
+    pub tags: Tags,
     pub out: PathBuf,
     /// Report every still view's readings ([`Event::Readings`]), for diagnosis.
     pub debug: bool,
@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn a_claimable_draw_is_said_once_and_is_no_result() {
         let mut g = Chess::new();
-        let mut file = RecordFile::new(&g, &RecordTags::default());
+        let mut file = RecordFile::new(&g, &Tags::default());
         let knights = [
             "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8", "g1f3",
         ];
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn a_dead_position_ends_the_game_by_rule_and_says_so() {
         let mut g = Chess::from_fen("4k3/8/8/8/8/8/4p3/3K4 w - - 0 1").unwrap();
-        let mut file = RecordFile::new(&g, &RecordTags::default());
+        let mut file = RecordFile::new(&g, &Tags::default());
         let events = play(&mut g, &mut file, &["d1e2"]);
         assert!(events.is_empty());
         let text = file.render();

@@ -1,0 +1,203 @@
+//! Which game is played, parsed once: a [`GameKind`] names a game with rules and a
+//! record format; a [`Setup`] is what the user said (the kind, a start position as
+//! text, rule options) and a [`GameSetup`] the same checked, its start position
+//! parsed. Everything that depends on the game takes it through
+//! [`GameSetup::visit`], the one place that turns a kind into its rules type: a
+//! new game is added here (its kind, its tables, its arm in `visit` and `parse`)
+//! and nowhere else.
+//!
+//! ```
+//! use boardscribe_core::game::{GameKind, GameSetup, GameVisitor, Setup};
+//! use boardscribe_core::record::resume::Resume;
+//!
+//! struct Moves;
+//! impl GameVisitor for Moves {
+//!     type Output = usize;
+//!     fn visit<G: Resume>(self, start: &G) -> usize {
+//!         start.legal_moves().len()
+//!     }
+//! }
+//!
+//! let kind: GameKind = "draughts".parse().unwrap();
+//! let setup = GameSetup::parse(&Setup::standard(kind)).unwrap();
+//! assert_eq!(setup.visit(Moves), 7);
+//! ```
+
+mod setup;
+
+pub use setup::{GameSetup, GameVisitor, Setup, SetupError};
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A game with rules and a record format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum GameKind {
+    #[default]
+    Chess,
+    RussianDraughts,
+    Tablut,
+}
+
+impl GameKind {
+    /// Every game, in the order the command line lists them.
+    pub const ALL: [GameKind; 3] = [GameKind::Chess, GameKind::RussianDraughts, GameKind::Tablut];
+
+    /// The name as the command line and the round file spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Chess => "chess",
+            GameKind::RussianDraughts => "russian-draughts",
+            GameKind::Tablut => "tablut",
+        }
+    }
+
+    /// Other names taken for it (`draughts`).
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            GameKind::RussianDraughts => &["draughts"],
+            _ => &[],
+        }
+    }
+
+    /// The name in a sentence: `Russian draughts`.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            GameKind::Chess => "chess",
+            GameKind::RussianDraughts => "Russian draughts",
+            GameKind::Tablut => "Tablut",
+        }
+    }
+
+    /// The record's file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            GameKind::Chess => "pgn",
+            GameKind::RussianDraughts => "pdn",
+            GameKind::Tablut => "txt",
+        }
+    }
+
+    /// Whether the record is PGN, so that it joins a round's PGN for broadcasts.
+    pub fn records_pgn(self) -> bool {
+        self.extension() == "pgn"
+    }
+
+    /// The media type a record of this game is served with.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            GameKind::Chess => "application/x-chess-pgn; charset=utf-8",
+            _ => "text/plain; charset=utf-8",
+        }
+    }
+
+    /// The grid the game is played on, as (rows, columns) of cells.
+    pub fn cells(self) -> (u32, u32) {
+        match self {
+            GameKind::Chess | GameKind::RussianDraughts => (8, 8),
+            GameKind::Tablut => (9, 9),
+        }
+    }
+
+    /// The grid as the command line writes it: `8x8`.
+    pub fn default_grid(self) -> String {
+        let (rows, cols) = self.cells();
+        format!("{rows}x{cols}")
+    }
+
+    /// Whether the board's squares alternate dark and light (a1 dark); Tablut's
+    /// are plain, its corners and throne marked.
+    pub fn checkered(self) -> bool {
+        !matches!(self, GameKind::Tablut)
+    }
+
+    /// The round file's key for a set-up start: `fen`, or `position` for Tablut.
+    pub fn start_key(self) -> &'static str {
+        match self {
+            GameKind::Tablut => "position",
+            _ => "fen",
+        }
+    }
+
+    /// What a set-up start is written in, for messages and help.
+    pub fn start_notation(self) -> &'static str {
+        match self {
+            GameKind::Chess => "a FEN",
+            GameKind::RussianDraughts => "a PDN FEN such as W:Wa1,c3:Bh8",
+            GameKind::Tablut => "Tablut's position text",
+        }
+    }
+
+    /// The games' names for a message: `chess, russian-draughts (or draughts), tablut`.
+    pub fn names() -> String {
+        let names: Vec<String> = GameKind::ALL
+            .iter()
+            .map(|k| match k.aliases() {
+                [] => k.name().to_string(),
+                a => format!("{} (or {})", k.name(), a.join(", ")),
+            })
+            .collect();
+        names.join(", ")
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for GameKind {
+    type Err = SetupError;
+
+    fn from_str(s: &str) -> Result<GameKind, SetupError> {
+        GameKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s || k.aliases().contains(&s))
+            .ok_or_else(|| SetupError::UnknownGame(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back_and_draughts_is_russian_draughts() {
+        for k in GameKind::ALL {
+            assert_eq!(k.name().parse::<GameKind>(), Ok(k));
+            assert_eq!(k.to_string(), k.name());
+        }
+        assert_eq!("draughts".parse(), Ok(GameKind::RussianDraughts));
+        let e = "go".parse::<GameKind>().unwrap_err().to_string();
+        assert!(e.contains("'go'") && e.contains("tablut"), "{e}");
+        assert_eq!(
+            GameKind::names(),
+            "chess, russian-draughts (or draughts), tablut"
+        );
+    }
+
+    #[test]
+    fn tables_say_what_the_records_and_grids_have_always_been() {
+        let rows: Vec<_> = GameKind::ALL
+            .iter()
+            .map(|k| {
+                (
+                    k.extension(),
+                    k.default_grid(),
+                    k.records_pgn(),
+                    k.start_key(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("pgn", "8x8".to_string(), true, "fen"),
+                ("pdn", "8x8".to_string(), false, "fen"),
+                ("txt", "9x9".to_string(), false, "position"),
+            ]
+        );
+    }
+}
