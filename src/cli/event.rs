@@ -68,7 +68,7 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot make the folder '{}'", a.out.display()))?;
     // One writer per round folder and per record, until the command ends.
     let _locks = lock_round(&a.out, &file.boards)?;
-    let token = new_token();
+    let token = new_token()?;
     raise_fd_limit();
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
     let server = crate::server::start(round.clone(), &a.listen)?;
@@ -332,26 +332,14 @@ fn raise_fd_limit() {
     }
 }
 
-/// A token for the arbiter's actions: 128 random bits as hex.
-fn new_token() -> String {
-    use std::io::Read;
+/// A token for the arbiter's actions: 128 random bits from the system's random
+/// source, as hex. Without that source the server is not started: a token any
+/// weaker would let a spectator act as the arbiter.
+fn new_token() -> anyhow::Result<String> {
     let mut bytes = [0u8; 16];
-    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if random.is_err() {
-        // No /dev/urandom: the standard library's randomly keyed hasher.
-        use std::hash::{BuildHasher, Hasher};
-        for chunk in bytes.chunks_mut(8) {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_u128(
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos())
-                    .unwrap_or(0),
-            );
-            chunk.copy_from_slice(&h.finish().to_le_bytes());
-        }
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    getrandom::fill(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("no random source for the arbiter's token: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Records a board as `record` would, from its entry in the round file.
@@ -569,7 +557,7 @@ impl Serve {
         tags: crate::record::log::Tags,
         out: PathBuf,
     ) -> anyhow::Result<Serve> {
-        let token = new_token();
+        let token = new_token()?;
         raise_fd_limit();
         let round = Round::single(spec, tags, out, token.clone())?;
         let server = crate::server::start(round.clone(), listen)?;
@@ -638,6 +626,18 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::round::{BoardSpec, FPS, MAX_FPS, QUIET_S};
+
+    #[test]
+    fn arbiter_tokens_are_128_random_bits_in_hex() {
+        let (a, b) = (super::new_token().unwrap(), super::new_token().unwrap());
+        for t in [&a, &b] {
+            assert_eq!(t.len(), 32, "{t}");
+            assert!(t
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        }
+        assert_ne!(a, b);
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig {

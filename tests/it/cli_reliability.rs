@@ -716,6 +716,86 @@ fn sigterm_ends_a_live_recording_cleanly_with_its_summary() {
     assert!(!dir.path().join(".live.pgn.lock").exists());
 }
 
+/// The first SIGTERM asks a recording to stop, which it can only do once its
+/// stalled stream's read returns (up to 5 s); a second SIGTERM meanwhile ends
+/// the program at once, killed by that signal, as with no handler.
+#[cfg(unix)]
+#[test]
+fn a_second_sigterm_ends_a_recording_at_once() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tmp();
+    let (clip, corners) = game_clip(dir.path(), "stall", &Chess::new(), &["e2e4"], 5);
+    let mut jpegs = Vec::new();
+    let mut src = capture::open(p(&clip), SourceOptions::default()).unwrap();
+    for f in src.by_ref() {
+        let mut buf = Vector::<u8>::new();
+        opencv::imgcodecs::imencode(".jpg", &f.unwrap().image, &mut buf, &Vector::new()).unwrap();
+        jpegs.push(buf.to_vec());
+    }
+    // The start position while the reader probes the stream, a few frames more,
+    // then a stall far longer than the test.
+    let probe = 140;
+    let stall_at = probe + 10;
+    let mut frames = vec![jpegs[0].clone(); probe];
+    frames.extend(jpegs);
+    let plan = StallPlan {
+        stalls: vec![(stall_at, 120.0)],
+        total: frames.len(),
+        fps: 8.0,
+        burst: probe,
+    };
+    let server = MjpegServer::start(frames, plan).unwrap();
+    let pgn = dir.path().join("stall.pgn");
+    let mut child = bin()
+        .args([
+            "record",
+            "--input",
+            &server.url,
+            "--corners",
+            &corners,
+            "--pgn",
+            p(&pgn),
+            "--white",
+            "bottom",
+            "--max-fps",
+            "0",
+            "--reconnect",
+            "600",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while server.sent.load(std::sync::atomic::Ordering::SeqCst) < stall_at
+        && start.elapsed().as_secs() < 60
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The reader is now waiting on the stalled stream.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let pid = child.id() as i32;
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the recording ended before a second signal could be sent"
+    );
+    let second = std::time::Instant::now();
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status}");
+    assert!(
+        second.elapsed().as_secs_f64() < 2.0,
+        "{:?}",
+        second.elapsed()
+    );
+    // Whatever is on disk is a valid record.
+    if let Ok(text) = std::fs::read_to_string(&pgn) {
+        parse_pgn(&text).unwrap();
+    }
+}
+
 #[test]
 fn photo_folders_write_no_made_up_move_times() {
     let dir = tmp();

@@ -8,6 +8,11 @@
 //! process id, its command line and the time it took the lock into the file, so
 //! that whoever is refused can name it.
 //!
+//! The lock is the standard library's `File::try_lock` (stable since Rust 1.89;
+//! `flock` on Linux and macOS, `LockFileEx` on Windows) rather than a crate such
+//! as fs4 or fd-lock: it is the same system call behind a safe, maintained
+//! interface, and a crate would add a dependency for nothing more.
+//!
 //! The lock file is opened without truncation and never through a symbolic link;
 //! a name that is a hard link to another file (more than one name) or is not a
 //! regular file is refused and left untouched, so a planted link cannot make the

@@ -1,12 +1,14 @@
 //! Plane-to-plane projective maps. Solved here in plain Rust (a 4-point DLT) so
 //! that mapping points needs no OpenCV types; OpenCV only warps whole images.
 
+use super::mat3::{self, Mat3, Normaliser};
+
 /// A 3x3 projective map with its inverse cached, since overlays and crops map
 /// both ways many times per frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Homography {
-    m: [[f64; 3]; 3],
-    inv: [[f64; 3]; 3],
+    m: Mat3,
+    inv: Mat3,
 }
 
 impl Homography {
@@ -17,11 +19,12 @@ impl Homography {
         // square) can defeat the plain solve; the same solve on points moved to
         // their centroid and scaled to unit size then finds the map.
         Homography::from_points_plain(src, dst).or_else(|| {
-            let (ts, ns) = normalising(src)?;
-            let (td, nd) = normalising(dst)?;
-            let h = Homography::from_points_plain(&ns, &nd)?;
-            let td_inv = invert3(&td)?;
-            let m = mul3(&td_inv, &mul3(&h.m, &ts));
+            let (ns, nd) = (Normaliser::of(src)?, Normaliser::of(dst)?);
+            let h = Homography::from_points_plain(
+                &src.map(|p| ns.apply(p)),
+                &dst.map(|p| nd.apply(p)),
+            )?;
+            let m = mat3::denormalised(&h.m, &ns, &nd);
             if m[2][2].abs() < 1e-300 || !m[2][2].is_finite() {
                 return None;
             }
@@ -49,7 +52,7 @@ impl Homography {
 
     /// Wraps a matrix; `None` when it is singular.
     pub fn from_matrix(m: [[f64; 3]; 3]) -> Option<Homography> {
-        let inv = invert3(&m)?;
+        let inv = mat3::invert(&m)?;
         Some(Homography { m, inv })
     }
 
@@ -66,11 +69,11 @@ impl Homography {
 
     /// Maps a point; `None` when it lands on the line at infinity.
     pub fn apply(&self, p: (f64, f64)) -> Option<(f64, f64)> {
-        apply(&self.m, p)
+        mat3::apply(&self.m, p)
     }
 
     pub fn apply_inverse(&self, p: (f64, f64)) -> Option<(f64, f64)> {
-        apply(&self.inv, p)
+        mat3::apply(&self.inv, p)
     }
 
     /// Where this map sends the corners TL TR BR BL of the unit square moved by
@@ -85,69 +88,8 @@ impl Homography {
 
     /// The map `self` followed by `other`.
     pub fn then(&self, other: &Homography) -> Option<Homography> {
-        Homography::from_matrix(mul3(&other.m, &self.m))
+        Homography::from_matrix(mat3::mul(&other.m, &self.m))
     }
-}
-
-type Matrix3 = [[f64; 3]; 3];
-
-/// The similarity moving points to their centroid with a mean distance of √2, and
-/// the points moved.
-fn normalising(p: &[(f64, f64); 4]) -> Option<(Matrix3, [(f64, f64); 4])> {
-    let (cx, cy) = (
-        p.iter().map(|q| q.0).sum::<f64>() / 4.0,
-        p.iter().map(|q| q.1).sum::<f64>() / 4.0,
-    );
-    let mean = p.iter().map(|q| (q.0 - cx).hypot(q.1 - cy)).sum::<f64>() / 4.0;
-    if !(mean.is_finite() && mean > 0.0) {
-        return None;
-    }
-    let s = std::f64::consts::SQRT_2 / mean;
-    let t = [[s, 0.0, -s * cx], [0.0, s, -s * cy], [0.0, 0.0, 1.0]];
-    Some((t, p.map(|q| (s * (q.0 - cx), s * (q.1 - cy)))))
-}
-
-fn apply(m: &[[f64; 3]; 3], (x, y): (f64, f64)) -> Option<(f64, f64)> {
-    let w = m[2][0] * x + m[2][1] * y + m[2][2];
-    if w.abs() < 1e-12 {
-        return None;
-    }
-    Some((
-        (m[0][0] * x + m[0][1] * y + m[0][2]) / w,
-        (m[1][0] * x + m[1][1] * y + m[1][2]) / w,
-    ))
-}
-
-fn mul3(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    let mut r = [[0.0; 3]; 3];
-    for (i, row) in r.iter_mut().enumerate() {
-        for (j, v) in row.iter_mut().enumerate() {
-            *v = (0..3).map(|k| a[i][k] * b[k][j]).sum();
-        }
-    }
-    r
-}
-
-fn invert3(m: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
-    let c =
-        |r0: usize, c0: usize, r1: usize, c1: usize| m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0];
-    let cof = [
-        [c(1, 1, 2, 2), -c(1, 0, 2, 2), c(1, 0, 2, 1)],
-        [-c(0, 1, 2, 2), c(0, 0, 2, 2), -c(0, 0, 2, 1)],
-        [c(0, 1, 1, 2), -c(0, 0, 1, 2), c(0, 0, 1, 1)],
-    ];
-    let det = m[0][0] * cof[0][0] + m[0][1] * cof[0][1] + m[0][2] * cof[0][2];
-    let scale = m.iter().flatten().map(|v| v.abs()).fold(0.0, f64::max);
-    if !det.is_finite() || det.abs() <= 1e-12 * scale.powi(3) {
-        return None;
-    }
-    let mut inv = [[0.0; 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            inv[i][j] = cof[j][i] / det;
-        }
-    }
-    Some(inv)
 }
 
 /// Gaussian elimination with partial pivoting on an 8x9 augmented matrix.

@@ -6,6 +6,7 @@ mod corners;
 mod grid;
 mod homography;
 mod lens;
+pub(crate) mod mat3;
 mod pose;
 mod profile;
 mod rectify;

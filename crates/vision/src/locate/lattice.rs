@@ -22,7 +22,7 @@ impl Affine {
     /// From the two vanishing points; `None` when their line passes too near the
     /// image centre (a view along the table, no board to see).
     pub fn new(v1: [f64; 3], v2: [f64; 3]) -> Option<Affine> {
-        let h = super::linalg::cross(v1, v2);
+        let h = crate::geometry::mat3::cross(v1, v2);
         let n = (h[0] * h[0] + h[1] * h[1]).sqrt();
         if h[2].abs() < 0.6 * n {
             return None;

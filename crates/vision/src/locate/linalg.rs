@@ -1,47 +1,9 @@
-//! The little linear algebra location needs: homogeneous points and lines, the
-//! eigenvectors of small symmetric matrices, and least-squares homographies.
+//! The least squares location needs: the eigenvectors of small symmetric
+//! matrices, the point nearest to lines, lines through points, and homographies
+//! from many points. Points, lines and 3x3 matrices are geometry's (`mat3`).
 
+use crate::geometry::mat3::{self, Normaliser, V3};
 use crate::geometry::Homography;
-
-pub type V3 = [f64; 3];
-
-pub fn cross(a: V3, b: V3) -> V3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-pub fn dot(a: V3, b: V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-pub fn unit(a: V3) -> V3 {
-    let n = dot(a, a).sqrt();
-    if n > 0.0 {
-        [a[0] / n, a[1] / n, a[2] / n]
-    } else {
-        a
-    }
-}
-
-/// A line scaled so that (a, b) is a unit normal: `dot(l, p)` is then a signed distance.
-pub fn line_normalised(l: V3) -> V3 {
-    let n = (l[0] * l[0] + l[1] * l[1]).sqrt();
-    if n > 0.0 {
-        [l[0] / n, l[1] / n, l[2] / n]
-    } else {
-        l
-    }
-}
-
-/// Intersection of two lines as a Euclidean point; `None` when they are parallel.
-pub fn meet(a: V3, b: V3) -> Option<(f64, f64)> {
-    let p = cross(a, b);
-    let scale = (p[0].abs() + p[1].abs()).max(1e-300);
-    (p[2].abs() > 1e-12 * scale).then(|| (p[0] / p[2], p[1] / p[2]))
-}
 
 /// Eigen-decomposition of a symmetric n x n matrix (cyclic Jacobi): eigenvalues
 /// ascending, with their eigenvectors as rows.
@@ -142,11 +104,11 @@ pub fn fit_homography(src: &[(f64, f64)], dst: &[(f64, f64)], w: &[f64]) -> Opti
     if src.len() < 4 || src.len() != dst.len() || w.len() != src.len() {
         return None;
     }
-    let (ts, td) = (normaliser(src)?, normaliser(dst)?);
+    let (ts, td) = (Normaliser::of(src)?, Normaliser::of(dst)?);
     let mut m = vec![vec![0.0; 9]; 9];
     for i in 0..src.len() {
-        let (x, y) = (ts.0 * (src[i].0 - ts.1), ts.0 * (src[i].1 - ts.2));
-        let (u, v) = (td.0 * (dst[i].0 - td.1), td.0 * (dst[i].1 - td.2));
+        let (x, y) = ts.apply(src[i]);
+        let (u, v) = td.apply(dst[i]);
         let r1 = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y, -u];
         let r2 = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, -v];
         for r in [r1, r2] {
@@ -160,18 +122,7 @@ pub fn fit_homography(src: &[(f64, f64)], dst: &[(f64, f64)], w: &[f64]) -> Opti
     let (_, vecs) = sym_eigen(m);
     let h = &vecs[0];
     let hn = [[h[0], h[1], h[2]], [h[3], h[4], h[5]], [h[6], h[7], h[8]]];
-    // Undo the normalisations: H = Td^-1 * Hn * Ts.
-    let t_s = [
-        [ts.0, 0.0, -ts.0 * ts.1],
-        [0.0, ts.0, -ts.0 * ts.2],
-        [0.0, 0.0, 1.0],
-    ];
-    let td_inv = [
-        [1.0 / td.0, 0.0, td.1],
-        [0.0, 1.0 / td.0, td.2],
-        [0.0, 0.0, 1.0],
-    ];
-    let full = mul(&td_inv, &mul(&hn, &t_s));
+    let full = mat3::denormalised(&hn, &ts, &td);
     let s = full[2][2];
     let full = if s.abs() > 1e-12 {
         full.map(|r| r.map(|v| v / s))
@@ -181,32 +132,10 @@ pub fn fit_homography(src: &[(f64, f64)], dst: &[(f64, f64)], w: &[f64]) -> Opti
     Homography::from_matrix(full)
 }
 
-/// Scale and centre that give points mean distance sqrt(2) from the origin.
-fn normaliser(p: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
-    let n = p.len() as f64;
-    let cx = p.iter().map(|q| q.0).sum::<f64>() / n;
-    let cy = p.iter().map(|q| q.1).sum::<f64>() / n;
-    let d = p
-        .iter()
-        .map(|q| ((q.0 - cx).powi(2) + (q.1 - cy).powi(2)).sqrt())
-        .sum::<f64>()
-        / n;
-    (d > 1e-12).then(|| (std::f64::consts::SQRT_2 / d, cx, cy))
-}
-
-pub fn mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    let mut r = [[0.0; 3]; 3];
-    for (i, row) in r.iter_mut().enumerate() {
-        for (j, v) in row.iter_mut().enumerate() {
-            *v = (0..3).map(|k| a[i][k] * b[k][j]).sum();
-        }
-    }
-    r
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::mat3::dot;
 
     #[test]
     fn least_squares_homography_recovers_a_known_map() {

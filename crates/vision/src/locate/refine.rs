@@ -2,8 +2,9 @@
 //! board space, so tolerances are in cells whatever the perspective) is assigned to
 //! it, each line is refitted, and the homography is fitted to all their crossings.
 
-use super::linalg::{fit_homography, fit_line, meet, V3};
+use super::linalg::{fit_homography, fit_line};
 use super::segments::Segment;
+use crate::geometry::mat3::{meet, V3};
 use crate::geometry::Homography;
 
 /// Board units (unit square) to working pixels, refined. `cells` is (rows, cols)

@@ -7,9 +7,10 @@
 
 use opencv::core::Mat;
 
-use super::linalg::{fit_line, line_normalised, V3};
+use super::linalg::fit_line;
 use super::profile::{grey_view, Grey};
 use super::refine::from_lines;
+use crate::geometry::mat3::{line_normalised, V3};
 use crate::geometry::Homography;
 
 /// Spacing of the samples along a profile, px.

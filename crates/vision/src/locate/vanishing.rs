@@ -2,8 +2,9 @@
 //! grid lines (parallel on the board, converging in an oblique view). Found by
 //! RANSAC over pairs of long segments, then refined by least squares.
 
-use super::linalg::{least_squares_null, line_normalised, unit, V3};
+use super::linalg::least_squares_null;
 use super::segments::Segment;
+use crate::geometry::mat3::{cross, line_normalised, unit, V3};
 use crate::rng::Rng;
 
 /// A segment in normalised image coordinates: centred, the larger half-side = 1,
@@ -48,7 +49,7 @@ impl Frame {
         let (a, b) = (self.to_norm(s.a), self.to_norm(s.b));
         let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
         let dir = ((b.0 - a.0) / len, (b.1 - a.1) / len);
-        let line = line_normalised(super::linalg::cross([a.0, a.1, 1.0], [b.0, b.1, 1.0]));
+        let line = line_normalised(cross([a.0, a.1, 1.0], [b.0, b.1, 1.0]));
         NSeg {
             a,
             b,
@@ -127,7 +128,7 @@ fn best_family(segs: &[NSeg], free: &[usize], tol: f64, cap: f64, rng: &mut Rng)
         if i == j {
             continue;
         }
-        let vp = unit(super::linalg::cross(segs[i].line, segs[j].line));
+        let vp = unit(cross(segs[i].line, segs[j].line));
         if !vp.iter().all(|v| v.is_finite()) || vp == [0.0; 3] {
             continue;
         }
