@@ -459,11 +459,9 @@ fn open_source(
     let max_fps = max_fps.unwrap_or(15.0);
     let mut source = capture::open(
         input,
-        SourceOptions {
-            fps,
-            max_fps: (max_fps > 0.0).then_some(max_fps),
-            ..SourceOptions::default()
-        },
+        SourceOptions::default()
+            .with_fps(fps)
+            .with_max_fps((max_fps > 0.0).then_some(max_fps)),
     )?;
     if let Some(lens) = args.undistorter()? {
         source = Box::new(capture::UndistortedSource::new(source, lens));
@@ -487,19 +485,14 @@ fn job_for(
     board: &Board,
 ) -> RecordJob {
     let folder = Path::new(input).is_dir();
-    let track = TrackConfig {
-        quiet_s: quiet.unwrap_or(if folder { 0.0 } else { 0.4 }),
-        ..TrackConfig::default()
-    };
+    let track =
+        TrackConfig::default().with_quiet_s(quiet.unwrap_or(if folder { 0.0 } else { 0.4 }));
     RecordJob {
         timeline: Default::default(),
         pose: found.pose,
         white,
         track,
-        infer: InferConfig {
-            misfit_views: if track.quiet_s == 0.0 { 2 } else { 1 },
-            ..InferConfig::default()
-        },
+        infer: InferConfig::default().with_misfit_views(if track.quiet_s == 0.0 { 2 } else { 1 }),
         tags: board.tags.clone(),
         out: board.path.clone(),
         debug: false,

@@ -70,13 +70,13 @@ pub enum FollowEvent<M> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Alternative {
     /// The move's id (UCI for chess), to tell moves apart.
-    pub id: String,
+    pub(crate) id: String,
     /// The move in the record's notation, in the position its own line played
     /// it from (that line may differ in an earlier uncommitted ply too).
     pub notation: String,
     /// How far (nats) its line fell behind the committed one over the views
     /// since the previous commit.
-    pub behind: f64,
+    pub(crate) behind: f64,
 }
 
 /// An alternative ply is also supported while its line trails the committed one

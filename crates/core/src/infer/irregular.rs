@@ -53,7 +53,8 @@ impl Irregularity {
     }
 
     /// The event kind (`--events` `type`).
-    pub fn kind(&self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Irregularity::IllegalMove { .. } => "illegal_move",
             Irregularity::Removed { .. } => "piece_removed",

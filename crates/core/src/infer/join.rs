@@ -40,11 +40,11 @@ const MAX_NODES: usize = 1_000_000;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct JoinConfig {
     /// Longest line from the start searched.
-    pub max_plies: usize,
+    pub(crate) max_plies: usize,
     /// Misread squares the answer may leave, as a share of the squares read.
-    pub max_misread_share: f64,
+    pub(crate) max_misread_share: f64,
     /// Squares the view may leave unread (hidden, or no sure reading).
-    pub max_unread: usize,
+    pub(crate) max_unread: usize,
 }
 
 impl Default for JoinConfig {
@@ -64,7 +64,7 @@ pub struct JoinLine<R: Rules> {
     /// The positions before each ply of `line`, then the one it reaches.
     pub positions: Vec<R>,
     /// Squares whose sure reading the position contradicts.
-    pub misread: Vec<crate::rules::Square>,
+    pub(crate) misread: Vec<crate::rules::Square>,
     /// Another order of the same moves is legal and reaches the same position:
     /// the view cannot tell which was played.
     pub order_open: bool,

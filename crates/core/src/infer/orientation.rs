@@ -14,7 +14,7 @@ pub enum WhiteSide {
 }
 
 impl WhiteSide {
-    pub const ALL: [WhiteSide; 4] = [
+    pub(crate) const ALL: [WhiteSide; 4] = [
         WhiteSide::Bottom,
         WhiteSide::Top,
         WhiteSide::Left,

@@ -8,11 +8,11 @@
 #[error("{why} (column {column})")]
 pub struct FenError {
     /// The text as given.
-    pub text: String,
+    pub(crate) text: String,
     /// Where in it the problem starts: 1 for the first character.
-    pub column: usize,
+    pub(crate) column: usize,
     /// What is wrong, naming the text.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl FenError {
@@ -44,11 +44,11 @@ pub enum MoveErrorKind {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{why}")]
 pub struct MoveError {
-    pub kind: MoveErrorKind,
+    pub(crate) kind: MoveErrorKind,
     /// The move as given.
-    pub text: String,
+    pub(crate) text: String,
     /// What is wrong, naming the move (and the position where that helps).
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl MoveError {
@@ -67,9 +67,9 @@ impl MoveError {
 #[error("illegal move {mv} in position \"{position}\"")]
 pub struct IllegalMove {
     /// The move, in the game's short form (UCI for chess).
-    pub mv: String,
+    pub(crate) mv: String,
     /// The position it was refused in (FEN, or the game's position text).
-    pub position: String,
+    pub(crate) position: String,
 }
 
 /// The column (1-based, in characters) where `part` starts within `text`, when

@@ -50,7 +50,7 @@ pub enum Occupant {
 /// camera never needs this: it only tells colours apart.
 impl Side {
     /// "White" or "Black".
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Side::White => "White",
             Side::Black => "Black",
@@ -76,7 +76,7 @@ pub enum PieceType {
 /// `rank` 0 is White's first rank. a1 = (0, 0).
 impl PieceType {
     /// The piece's name as an arbiter says it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             PieceType::Pawn => "pawn",
             PieceType::Knight => "knight",
@@ -107,7 +107,7 @@ impl Square {
     }
 
     /// Parses an algebraic name such as `e4` or `c10`.
-    pub fn parse(s: &str) -> Option<Square> {
+    pub(crate) fn parse(s: &str) -> Option<Square> {
         let mut chars = s.chars();
         let f = chars.next()?;
         if !f.is_ascii_lowercase() {
@@ -261,7 +261,7 @@ pub trait Rules: Clone {
 /// A hash of what a picture of the position shows: each piece on its square,
 /// and whose turn it is. Positions that differ only in rights (castling, en
 /// passant) hash alike.
-pub fn picture_hash<R: Rules>(g: &R) -> u64 {
+pub(crate) fn picture_hash<R: Rules>(g: &R) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     let (files, ranks) = g.dims();

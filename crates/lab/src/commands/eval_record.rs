@@ -82,14 +82,8 @@ pub fn record_bgu_game(
         pose,
         white,
         // A folder of photos: every photo is a still view, as `record` does.
-        track: TrackConfig {
-            quiet_s: 0.0,
-            ..TrackConfig::default()
-        },
-        infer: InferConfig {
-            misfit_views: 2,
-            ..InferConfig::default()
-        },
+        track: TrackConfig::default().with_quiet_s(0.0),
+        infer: InferConfig::default().with_misfit_views(2),
         tags: RecordTags {
             event: format!("bgu-chess game {game}"),
             ..RecordTags::default()

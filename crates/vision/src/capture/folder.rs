@@ -49,7 +49,7 @@ impl FolderSource {
     }
 
     /// One photo as a one-frame source.
-    pub fn single(path: &Path, fps: f64) -> FolderSource {
+    pub(crate) fn single(path: &Path, fps: f64) -> FolderSource {
         FolderSource {
             name: path.display().to_string(),
             files: vec![path.to_path_buf()],

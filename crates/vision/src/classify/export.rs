@@ -19,10 +19,6 @@ impl CropSet {
         self.labels.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.labels.is_empty()
-    }
-
     /// Per-class counts (empty, white, black, hidden).
     pub fn counts(&self) -> [usize; 4] {
         let mut c = [0; 4];
@@ -72,7 +68,7 @@ impl CropSet {
 }
 
 /// A NumPy `.npy` (format 1.0) file of unsigned bytes.
-pub fn write_npy(path: &Path, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_npy(path: &Path, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_text = if dims.len() == 1 {
         format!("({},)", dims[0])

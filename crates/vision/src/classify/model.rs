@@ -126,14 +126,6 @@ impl OccupancyModel {
         Ok(m)
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn embedding_dim(&self) -> Option<usize> {
-        self.embedding_dim
-    }
-
     /// What runs the network, in words: the direct engine and its instruction set, or
     /// tract and why.
     pub fn runtime(&self) -> &str {

@@ -8,12 +8,12 @@ use std::str::FromStr;
 #[error("bad corners '{corners}': {why}")]
 pub struct CornersError {
     /// The corners as given (or as written, for points given as numbers).
-    pub corners: String,
+    pub(crate) corners: String,
     /// Where in the text the problem starts (1 for the first character); None
     /// when the fault is the shape, not a place in the text.
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
     /// What is wrong.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 /// Corners TL, TR, BR, BL in image pixels: the outer corners of the cell grid, or
@@ -27,7 +27,7 @@ const MIN_SIDE_PX: f64 = 8.0;
 
 /// Largest coordinate accepted, in pixels: no image read is larger (see
 /// `capture::MAX_PIXELS`), and far beyond it the maps lose their precision.
-pub const MAX_COORD_PX: f64 = 100_000.0;
+pub(crate) const MAX_COORD_PX: f64 = 100_000.0;
 
 impl Corners {
     pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, CornersError> {

@@ -39,10 +39,6 @@ impl GridSpec {
         (self.rows * self.cols) as usize
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Every site as (row, col), row-major.
     pub fn sites(&self) -> impl Iterator<Item = (u32, u32)> {
         let cols = self.cols;
@@ -51,7 +47,7 @@ impl GridSpec {
 
     /// The size of the square lattice the corners span, in cells: (rows, cols).
     /// A points grid of 19x19 crossings spans 18x18 cells.
-    pub fn lattice_cells(&self) -> (u32, u32) {
+    pub(crate) fn lattice_cells(&self) -> (u32, u32) {
         if self.points {
             (self.rows - 1, self.cols - 1)
         } else {
@@ -61,7 +57,7 @@ impl GridSpec {
 
     /// Centre of site (row, col) in board units, where the corner quadrilateral maps
     /// to the unit square: (0,0) = TL, (1,0) = TR, (1,1) = BR.
-    pub fn site_center(&self, row: u32, col: u32) -> (f64, f64) {
+    pub(crate) fn site_center(&self, row: u32, col: u32) -> (f64, f64) {
         let (lr, lc) = self.lattice_cells();
         if self.points {
             (col as f64 / lc as f64, row as f64 / lr as f64)
@@ -75,7 +71,7 @@ impl GridSpec {
 
     /// The square around a site in board units: a cell, or for a crossing the cell-sized
     /// square centred on it. Corners in TL, TR, BR, BL order.
-    pub fn site_square(&self, row: u32, col: u32) -> [(f64, f64); 4] {
+    pub(crate) fn site_square(&self, row: u32, col: u32) -> [(f64, f64); 4] {
         let (lr, lc) = self.lattice_cells();
         let (cx, cy) = self.site_center(row, col);
         let (hx, hy) = (0.5 / lc as f64, 0.5 / lr as f64);
@@ -103,11 +99,11 @@ impl fmt::Display for GridSpec {
 #[error("bad grid '{spec}': {why}")]
 pub struct GridSpecError {
     /// The spec as given.
-    pub spec: String,
+    pub(crate) spec: String,
     /// Where in it the problem starts: 1 for the first character.
-    pub column: usize,
+    pub(crate) column: usize,
     /// What is wrong.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl FromStr for GridSpec {

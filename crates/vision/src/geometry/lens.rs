@@ -39,9 +39,9 @@ pub struct CameraProfile {
     pub rms_px: Option<f64>,
     /// Inner corners of the checkerboard, such as "9x6".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<String>,
+    pub(crate) pattern: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub square_mm: Option<f64>,
+    pub(crate) square_mm: Option<f64>,
     /// Photos in which the pattern was found and that the calibration used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<u32>,
@@ -137,7 +137,7 @@ impl CameraProfile {
 
     /// Intrinsics (fx, fy, cx, cy) for frames of `w` x `h` pixels: the profile's own for
     /// its size, scaled for the same picture at another resolution (same aspect ratio).
-    pub fn intrinsics_for(&self, w: u32, h: u32) -> Result<[f64; 4], String> {
+    pub(crate) fn intrinsics_for(&self, w: u32, h: u32) -> Result<[f64; 4], String> {
         let [pw, ph] = self.size;
         if (w, h) == (pw, ph) {
             return Ok([self.fx, self.fy, self.cx, self.cy]);
@@ -160,7 +160,7 @@ impl CameraProfile {
     }
 
     /// OpenCV's distortion vector k1, k2, p1, p2, k3.
-    pub fn dist_coeffs(&self) -> [f64; 5] {
+    pub(crate) fn dist_coeffs(&self) -> [f64; 5] {
         [self.k1, self.k2, self.p1, self.p2, self.k3]
     }
 }
@@ -193,7 +193,7 @@ pub struct Undistorter {
 }
 
 impl Undistorter {
-    pub fn new(profile: CameraProfile, name: &str) -> Undistorter {
+    pub(crate) fn new(profile: CameraProfile, name: &str) -> Undistorter {
         Undistorter {
             profile,
             name: name.to_string(),
@@ -206,10 +206,6 @@ impl Undistorter {
             CameraProfile::load(path)?,
             &path.display().to_string(),
         ))
-    }
-
-    pub fn profile(&self) -> &CameraProfile {
-        &self.profile
     }
 
     /// The undistorted copy of `frame`, the same size.

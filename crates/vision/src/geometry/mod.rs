@@ -9,12 +9,15 @@ mod lens;
 mod pose;
 mod profile;
 mod rectify;
+#[cfg(any(test, feature = "testing"))]
 mod testcard;
 mod viewpoint;
 
-pub use corners::{Corners, CornersError};
-pub use grid::{GridSpec, GridSpecError, MAX_CELLS, MIN_CELLS};
-pub use homography::Homography;
+pub use corners::Corners;
+pub use corners::CornersError;
+pub use grid::GridSpec;
+pub use grid::{GridSpecError, MAX_CELLS, MIN_CELLS};
+pub(crate) use homography::Homography;
 pub use lens::{
     calibrate, find_checkerboard, Calibration, CameraProfile, CheckerPattern, Undistorter,
 };
@@ -23,8 +26,9 @@ pub use profile::BoardProfile;
 pub use rectify::{
     draw_orientation, draw_overlay, draw_rectified_grid, rectify, RectifyLayout, RectifyPlan,
 };
+#[cfg(any(test, feature = "testing"))]
 pub use testcard::perspective_test_card;
-pub use viewpoint::Viewpoint;
+pub(crate) use viewpoint::Viewpoint;
 
 /// What can go wrong with geometry input.
 #[derive(Debug, thiserror::Error)]

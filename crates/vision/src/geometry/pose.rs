@@ -37,12 +37,12 @@ impl BoardPose {
     }
 
     /// Board units to image pixels.
-    pub fn homography(&self) -> &Homography {
+    pub(crate) fn homography(&self) -> &Homography {
         &self.board_to_image
     }
 
     /// Image pixel position of a point in board units.
-    pub fn to_image(&self, p: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn to_image(&self, p: (f64, f64)) -> (f64, f64) {
         self.board_to_image.apply(p).unwrap_or((f64::NAN, f64::NAN))
     }
 
@@ -89,7 +89,7 @@ impl BoardPose {
     }
 
     /// How far, in cells, `corners` lie from this pose's on average.
-    pub fn moved_cells(&self, corners: &Corners) -> f64 {
+    pub(crate) fn moved_cells(&self, corners: &Corners) -> f64 {
         let (a, b) = (self.corners.points(), corners.points());
         let mean = (0..4)
             .map(|i| (a[i].0 - b[i].0).hypot(a[i].1 - b[i].1))

@@ -10,11 +10,12 @@ use super::{BoardPose, GeometryError, Homography};
 /// around the grid, because pieces stick out of their cells in oblique views and a
 /// crop around an edge site needs context.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RectifyLayout {
     /// Pixels per cell side.
-    pub cell_px: u32,
+    pub(crate) cell_px: u32,
     /// Margin on every side, in cells.
-    pub margin_cells: f64,
+    pub(crate) margin_cells: f64,
 }
 
 impl Default for RectifyLayout {
@@ -27,6 +28,15 @@ impl Default for RectifyLayout {
 }
 
 impl RectifyLayout {
+    /// A layout of `cell_px` pixels per cell side and `margin_cells` cells of margin
+    /// on every side.
+    pub fn new(cell_px: u32, margin_cells: f64) -> RectifyLayout {
+        RectifyLayout {
+            cell_px,
+            margin_cells,
+        }
+    }
+
     fn margin_px(&self) -> f64 {
         self.margin_cells * self.cell_px as f64
     }
@@ -42,7 +52,7 @@ impl RectifyLayout {
     }
 
     /// Board units to rectified pixels.
-    pub fn board_to_rectified(&self, pose: &BoardPose, p: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn board_to_rectified(&self, pose: &BoardPose, p: (f64, f64)) -> (f64, f64) {
         let (lr, lc) = pose.grid.lattice_cells();
         let c = self.cell_px as f64;
         (
@@ -103,7 +113,10 @@ pub struct RectifyPlan {
 }
 
 impl RectifyPlan {
-    pub fn new(pose: &BoardPose, layout: &RectifyLayout) -> Result<RectifyPlan, GeometryError> {
+    pub(crate) fn new(
+        pose: &BoardPose,
+        layout: &RectifyLayout,
+    ) -> Result<RectifyPlan, GeometryError> {
         use opencv::core::{self as cv, CV_16SC2, CV_16UC1};
         // The inverse as warpPerspective takes it (OpenCV's LU inversion of the same
         // matrix), and its per-pixel arithmetic in double.
@@ -165,7 +178,7 @@ impl RectifyPlan {
     }
 
     /// `image` rectified: what `rectify` gives for the plan's pose and layout.
-    pub fn apply(&self, image: &Mat) -> Result<Mat, GeometryError> {
+    pub(crate) fn apply(&self, image: &Mat) -> Result<Mat, GeometryError> {
         if image.empty() {
             return Err(GeometryError::EmptyImage);
         }

@@ -6,7 +6,7 @@
 //! fitted in the affinely rectified view, then a least-squares refinement on every
 //! segment that lies along a grid line. See `docs` of each stage.
 
-pub mod across;
+pub(crate) mod across;
 mod checker;
 mod lattice;
 mod linalg;
@@ -52,7 +52,7 @@ impl From<opencv::Error> for LocateError {
 }
 
 /// Below this share of grid lines seen, a lattice is more likely chance than a board.
-pub const MIN_CONFIDENCE: f64 = 0.15;
+pub(crate) const MIN_CONFIDENCE: f64 = 0.15;
 
 /// A lattice with fewer lines seen, down to this share (a Go board under many
 /// stones), is still taken when, with its runs moved up to `RIDGE_SHIFT` lines to
