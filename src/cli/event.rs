@@ -520,7 +520,7 @@ fn record<R: Resume>(
             let e = Event::GridSnapped {
                 rows: dr,
                 cols: dc,
-                corners: pose.corners.points().map(|(x, y)| [x, y]),
+                corners: pose.corners().points().map(|(x, y)| [x, y]),
             };
             if let Some(i) = inner.as_deref_mut() {
                 i.emit(e);

@@ -170,7 +170,7 @@ pub struct RecordArgs {
 fn parse_white(s: &str) -> Result<Option<WhiteSide>, String> {
     match s {
         "auto" => Ok(None),
-        s => s.parse::<WhiteSide>().map(Some),
+        s => s.parse::<WhiteSide>().map(Some).map_err(|e| e.to_string()),
     }
 }
 
@@ -671,7 +671,7 @@ fn overlay_writer(
         crate::geometry::draw_overlay(&mut img, &pose)?;
         let mut said = format!("overlay: {}", path.display());
         if let Some(side) = side {
-            let (rows, cols) = (pose.grid.rows, pose.grid.cols);
+            let (rows, cols) = (pose.grid().rows, pose.grid().cols);
             let a1 = side.site(crate::rules::Square::new(0, 0), rows, cols);
             let edge = match side {
                 WhiteSide::Top => 0,
@@ -767,7 +767,7 @@ fn record_game<R: Resume>(
             presenter.emit(Event::GridSnapped {
                 rows: dr,
                 cols: dc,
-                corners: pose.corners.points().map(|(x, y)| [x, y]),
+                corners: pose.corners().points().map(|(x, y)| [x, y]),
             });
         }
         job.pose = pose;

@@ -38,6 +38,7 @@ const MAX_NODES: usize = 1_000_000;
 
 /// How the search is bounded and when its answer is trusted.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct JoinConfig {
     /// Longest line from the start searched.
     pub(crate) max_plies: usize,

@@ -6,6 +6,7 @@
 /// position that does not parse, or describes a position the rules do not allow.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{why} (column {column})")]
+#[non_exhaustive]
 pub struct FenError {
     /// The text as given.
     pub(crate) text: String,
@@ -28,6 +29,7 @@ impl FenError {
 
 /// Why a move text names no move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MoveErrorKind {
     /// Not a move in the game's notation.
     Malformed,
@@ -43,6 +45,7 @@ pub enum MoveErrorKind {
 /// that names no legal move of the position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{why}")]
+#[non_exhaustive]
 pub struct MoveError {
     pub(crate) kind: MoveErrorKind,
     /// The move as given.

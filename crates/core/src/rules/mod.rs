@@ -14,6 +14,7 @@ pub use error::{FenError, IllegalMove, MoveError, MoveErrorKind};
 
 /// A game given as a start position and moves, refused: the position, or a move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     #[error(transparent)]
     Start(#[from] FenError),

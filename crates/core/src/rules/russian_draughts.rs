@@ -595,6 +595,7 @@ fn notation_among(mv: &Move, legal: &[Move]) -> String {
 
 /// Draw-rule settings. `None` switches a rule off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DraughtsOptions {
     /// Three or more kings against a lone king: draw once the stronger side has
     /// made this many moves without winning. Default 15.

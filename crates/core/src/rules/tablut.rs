@@ -625,6 +625,7 @@ pub(crate) enum Repetition {
 
 /// Choices the rules leave open; the defaults reproduce the reference perft counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct TablutOptions {
     /// Who moves first from the start position.
     pub first_move: Side,

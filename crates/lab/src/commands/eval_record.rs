@@ -67,9 +67,9 @@ pub fn record_bgu_game(
     // whole cells to where it reads as the start, White's side decided by the game.
     let white = if locate {
         let image = first.load()?.image;
-        let found = crate::locate::locate(&image, pose.grid)
+        let found = crate::locate::locate(&image, pose.grid())
             .with_context(|| format!("locating the board in '{}'", first.path.display()))?;
-        let located = crate::geometry::BoardPose::new(pose.grid, found.corners);
+        let located = crate::geometry::BoardPose::new(pose.grid(), found.corners);
         pose = pipeline::snap_to_start(&Chess::new(), classifier, &image, located)?.0;
         None
     } else {

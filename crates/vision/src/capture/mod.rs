@@ -84,6 +84,7 @@ pub struct Frame {
 }
 
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CaptureError {
     #[error("input '{0}' does not exist")]
     Missing(String),

@@ -69,16 +69,16 @@ impl CropView {
         let turns = camera_turns(pose);
         let grid = if turns % 2 == 1 {
             GridSpec {
-                rows: pose.grid.cols,
-                cols: pose.grid.rows,
-                points: pose.grid.points,
+                rows: pose.grid().cols,
+                cols: pose.grid().rows,
+                points: pose.grid().points,
             }
         } else {
-            pose.grid
+            pose.grid()
         };
         let mut view = CropView {
             pose: *pose,
-            turned: BoardPose::new(grid, pose.corners.rotated(turns)),
+            turned: BoardPose::new(grid, pose.corners().rotated(turns)),
             layout: RectifyLayout {
                 cell_px: CELL_PX,
                 margin_cells: MARGIN,
@@ -89,9 +89,9 @@ impl CropView {
             rectified: Arc::new(AtomicBool::new(false)),
         };
         let camera = Viewpoint::of(pose);
-        for (row, col) in pose.grid.sites() {
+        for (row, col) in pose.grid().sites() {
             let centre = view.site_center(row, col);
-            let base = pose.grid.site_center(row, col);
+            let base = pose.grid().site_center(row, col);
             // The top of a standing piece, as it shows, in the rectified board.
             let top = camera
                 .top_of(base, LEAN_HEIGHT)
@@ -126,7 +126,7 @@ impl CropView {
     /// crop calls "up".
     #[cfg(test)]
     pub(crate) fn lean_px(&self, row: u32, col: u32) -> f64 {
-        let i = (row * self.pose.grid.cols + col) as usize;
+        let i = (row * self.pose.grid().cols + col) as usize;
         self.lean.get(i).copied().unwrap_or(0.0)
     }
 
@@ -180,7 +180,7 @@ impl CropView {
         let (w, h) = (CROP_W as usize, CROP_H as usize);
         debug_assert_eq!(out.len(), 3 * w * h);
         out.fill(0.0);
-        let i = (row * self.pose.grid.cols + col) as usize;
+        let i = (row * self.pose.grid().cols + col) as usize;
         let Some(f) = self.frames.get(i) else {
             return;
         };
@@ -410,12 +410,12 @@ pub(crate) fn colour_stats(planar: &[f32]) -> [f32; 7] {
 /// nearest edge is the longest one in the image; a view from straight above has
 /// no nearest edge and keeps the user's orientation.
 pub(crate) fn camera_turns(pose: &BoardPose) -> usize {
-    let p = pose.corners.points();
+    let p = pose.corners().points();
     let len = |i: usize| {
         let (a, b) = (p[i], p[(i + 1) % 4]);
         ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt()
     };
-    let (lr, lc) = pose.grid.lattice_cells();
+    let (lr, lc) = pose.grid().lattice_cells();
     // Per-cell lengths, so a non-square grid compares fairly. Edges: 0 top, 1 right,
     // 2 bottom, 3 left.
     let per_cell = [
@@ -586,7 +586,7 @@ mod tests {
     fn crops_are_the_plain_samplers_bit_for_bit() {
         fn plain(v: &CropView, m: &Mat, r: u32, c: u32) -> Vec<f32> {
             let (w, h) = (CROP_W as usize, CROP_H as usize);
-            let f = v.frames[(r * v.pose.grid.cols + c) as usize];
+            let f = v.frames[(r * v.pose.grid().cols + c) as usize];
             let (cx0, cy0) = ((0.5 + LEFT) * CELL_PX as f64, (0.5 + UP) * CELL_PX as f64);
             let px = |x: isize, y: isize| -> [f32; 3] {
                 if x < 0 || y < 0 || x >= m.cols() as isize || y >= m.rows() as isize {

@@ -15,6 +15,8 @@
 
 use std::sync::Mutex;
 
+use super::model::NotDirect;
+
 /// A convolution as the ONNX file gives it.
 #[derive(Clone, Debug)]
 pub(crate) struct ConvSpec {
@@ -184,7 +186,7 @@ pub(crate) struct DirectNet {
 const CHUNK: usize = 16;
 
 impl DirectNet {
-    pub(crate) fn new(spec: &Spec, isa: Isa) -> Result<DirectNet, String> {
+    pub(crate) fn new(spec: &Spec, isa: Isa) -> Result<DirectNet, NotDirect> {
         let (lanes, max_nv) = isa.shape();
         let [c0, h0, w0] = spec.input;
         // Each layer's input frame, then the padding the layer asks of it.
@@ -196,14 +198,14 @@ impl DirectNet {
             match l {
                 LayerSpec::Conv(cv) => {
                     if cv.cin != c {
-                        return Err(format!("layer {i}: {} input channels, {c} given", cv.cin));
+                        return Err(NotDirect::Channels(i, cv.cin, c));
                     }
                     let [t, le, b, r] = cv.pads;
                     let (ph, pw) = (h + t + b, w + le + r);
                     let [kh, kw] = cv.kernel;
                     let [sh, sw] = cv.stride;
                     if kh == 0 || kw == 0 || sh == 0 || sw == 0 || kh > ph || kw > pw {
-                        return Err(format!("layer {i}: kernel does not fit its input"));
+                        return Err(NotDirect::KernelTooLarge(i));
                     }
                     frames.push(Frame {
                         planar: i == 0,
@@ -221,11 +223,7 @@ impl DirectNet {
                 }
                 LayerSpec::Dense(d) => {
                     if d.inputs != c * h * w {
-                        return Err(format!(
-                            "layer {i}: {} inputs, {} given",
-                            d.inputs,
-                            c * h * w
-                        ));
+                        return Err(NotDirect::DenseInputs(i, d.inputs, c * h * w));
                     }
                     frames.push(Frame {
                         planar: i == 0,
@@ -291,7 +289,7 @@ impl DirectNet {
                 }
             };
             if bias.len() != cout || wk.len() != k * cout {
-                return Err(format!("layer {i}: bias or weights of the wrong size"));
+                return Err(NotDirect::WeightSizes(i));
             }
             // Output channels in blocks of at most `max_nv` vectors, as even as may be.
             let vecs = cout.div_ceil(lanes);
@@ -336,7 +334,7 @@ impl DirectNet {
                 }
             }
             if next.c != cout || next.h != oh || next.w != ow {
-                return Err(format!("layer {i}: output does not match the next input"));
+                return Err(NotDirect::OutputShape(i));
             }
             layers.push(Layer {
                 koffs,
@@ -357,7 +355,7 @@ impl DirectNet {
                 && frames.get(i + 1).is_none_or(|f| f.ph == f.h && f.pw == f.w)
         };
         if !out_ok(spec.logits) || spec.embedding.is_some_and(|e| !out_ok(e)) {
-            return Err("outputs must be fully connected layers".into());
+            return Err(NotDirect::Shape("outputs must be fully connected layers"));
         }
         let mut sizes = vec![frames.first().map(Frame::len).unwrap_or(0)];
         sizes.extend(layers.iter().map(|l| l.out_crop));

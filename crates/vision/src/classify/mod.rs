@@ -214,7 +214,7 @@ impl Classifier {
         view: &CropView,
         rectified: &Mat,
     ) -> Result<Vec<SiteReading>, ModelError> {
-        let g = view.pose.grid;
+        let g = view.pose.grid();
         let sites: Vec<(u32, u32)> = (0..g.rows)
             .flat_map(|r| (0..g.cols).map(move |c| (r, c)))
             .collect();

@@ -6,6 +6,7 @@ use std::str::FromStr;
 /// are not a board's outline.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("bad corners '{corners}': {why}")]
+#[non_exhaustive]
 pub struct CornersError {
     /// The corners as given (or as written, for points given as numbers).
     pub(crate) corners: String,

@@ -97,6 +97,7 @@ impl fmt::Display for GridSpec {
 /// A grid spec (`8x8`, `19x19:points`) refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad grid '{spec}': {why}")]
+#[non_exhaustive]
 pub struct GridSpecError {
     /// The spec as given.
     pub(crate) spec: String,

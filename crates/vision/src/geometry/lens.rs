@@ -71,16 +71,21 @@ impl CameraProfile {
             why,
         };
         let p: CameraProfile = toml::from_str(text).map_err(|e| bad(e.message().to_string()))?;
-        p.validate().map_err(bad)?;
+        p.validate()?;
         Ok(p)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// Refuses values no lens has, as a profile read from `<text>`.
+    fn validate(&self) -> Result<(), GeometryError> {
+        let bad = |why: String| GeometryError::BadCameraProfile {
+            path: "<text>".into(),
+            why,
+        };
         let [w, h] = self.size;
         if !(2..=16384).contains(&w) || !(2..=16384).contains(&h) {
-            return Err(format!(
+            return Err(bad(format!(
                 "size = [{w}, {h}] must be 2 to 16384 pixels a side"
-            ));
+            )));
         }
         for (name, v) in [
             ("fx", self.fx),
@@ -94,20 +99,20 @@ impl CameraProfile {
             ("k3", self.k3),
         ] {
             if !v.is_finite() {
-                return Err(format!("{name} = {v} must be a finite number"));
+                return Err(bad(format!("{name} = {v} must be a finite number")));
             }
         }
         if self.fx <= 0.0 || self.fy <= 0.0 {
-            return Err(format!(
+            return Err(bad(format!(
                 "fx = {} and fy = {} must be positive (focal lengths in pixels)",
                 self.fx, self.fy
-            ));
+            )));
         }
         if !(0.0..w as f64).contains(&self.cx) || !(0.0..h as f64).contains(&self.cy) {
-            return Err(format!(
+            return Err(bad(format!(
                 "the principal point ({}, {}) lies outside the {w}x{h} image",
                 self.cx, self.cy
-            ));
+            )));
         }
         Ok(())
     }
@@ -137,7 +142,7 @@ impl CameraProfile {
 
     /// Intrinsics (fx, fy, cx, cy) for frames of `w` x `h` pixels: the profile's own for
     /// its size, scaled for the same picture at another resolution (same aspect ratio).
-    pub(crate) fn intrinsics_for(&self, w: u32, h: u32) -> Result<[f64; 4], String> {
+    pub(crate) fn intrinsics_for(&self, w: u32, h: u32) -> Result<[f64; 4], GeometryError> {
         let [pw, ph] = self.size;
         if (w, h) == (pw, ph) {
             return Ok([self.fx, self.fy, self.cx, self.cy]);
@@ -145,10 +150,10 @@ impl CameraProfile {
         let (sx, sy) = (w as f64 / pw as f64, h as f64 / ph as f64);
         // A different aspect ratio means a cropped sensor mode: no scaling recovers that.
         if (sx / sy - 1.0).abs() > 0.01 {
-            return Err(format!(
-                "the frame is {w}x{h} but the camera profile was measured on {pw}x{ph} photos, \
-                 another aspect ratio (a cropped camera mode?); calibrate again at {w}x{h}"
-            ));
+            return Err(GeometryError::OtherAspect {
+                frame: (w, h),
+                profile: (pw, ph),
+            });
         }
         // Pixel centres: pixel i covers [i - 0.5, i + 0.5], so scale about the image edge.
         Ok([
@@ -218,9 +223,9 @@ impl Undistorter {
             let k = self
                 .profile
                 .intrinsics_for(size.width as u32, size.height as u32)
-                .map_err(|why| GeometryError::BadCameraProfile {
+                .map_err(|e| GeometryError::BadCameraProfile {
                     path: self.name.clone(),
-                    why,
+                    why: e.to_string(),
                 })?;
             let k = camera_matrix(k)?;
             let d = dist_mat(self.profile.dist_coeffs())?;
@@ -538,7 +543,7 @@ mod tests {
             p.intrinsics_for(320, 240).unwrap(),
             [250.0, 250.5, 159.5, 119.5]
         );
-        let e = p.intrinsics_for(640, 360).unwrap_err();
+        let e = p.intrinsics_for(640, 360).unwrap_err().to_string();
         assert!(e.contains("640x360") && e.contains("640x480"), "{e}");
     }
 

@@ -32,6 +32,7 @@ pub(crate) use viewpoint::Viewpoint;
 
 /// What can go wrong with geometry input.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GeometryError {
     #[error(transparent)]
     BadGrid(#[from] GridSpecError),
@@ -43,6 +44,13 @@ pub enum GeometryError {
     BadCameraProfile { path: String, why: String },
     #[error("bad checkerboard pattern '{pattern}': {why}")]
     BadPattern { pattern: String, why: String },
+    #[error("the frame is {}x{} but the camera profile was measured on {}x{} photos, another aspect ratio (a cropped camera mode?); calibrate again at {}x{}", frame.0, frame.1, profile.0, profile.1, frame.0, frame.1)]
+    OtherAspect {
+        /// The frame's size in pixels.
+        frame: (u32, u32),
+        /// The size the profile was measured at.
+        profile: (u32, u32),
+    },
     #[error("the image is empty")]
     EmptyImage,
     #[error("OpenCV: {0}")]

@@ -4,10 +4,11 @@ use super::{Corners, GridSpec, Homography};
 
 /// A grid spec together with the corners that place it in the image, and the map
 /// from board units (the unit square, TL = (0,0), BR = (1,1)) to image pixels.
+/// The fields are private: the map is computed from the corners once, in `new`.
 #[derive(Clone, Copy, Debug)]
 pub struct BoardPose {
-    pub grid: GridSpec,
-    pub corners: Corners,
+    grid: GridSpec,
+    corners: Corners,
     board_to_image: Homography,
 }
 
@@ -22,6 +23,16 @@ impl BoardPose {
             corners,
             board_to_image,
         }
+    }
+
+    /// The grid placed.
+    pub fn grid(&self) -> GridSpec {
+        self.grid
+    }
+
+    /// Where the grid's outer corners are in the image.
+    pub fn corners(&self) -> Corners {
+        self.corners
     }
 
     /// How many site centres lie inside an image of `width` x `height` pixels:

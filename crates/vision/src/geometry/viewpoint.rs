@@ -35,7 +35,7 @@ pub(crate) struct Viewpoint {
 impl Viewpoint {
     /// The camera seen by `pose`.
     pub(crate) fn of(pose: &BoardPose) -> Viewpoint {
-        let (lr, lc) = pose.grid.lattice_cells();
+        let (lr, lc) = pose.grid().lattice_cells();
         let cells = (lc as f64, lr as f64);
         let h = pose.homography().matrix();
         // Board cells to image pixels, with the principal point at the origin.

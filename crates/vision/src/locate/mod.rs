@@ -36,6 +36,7 @@ pub struct Located {
 }
 
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LocateError {
     #[error("the image is empty")]
     EmptyImage,

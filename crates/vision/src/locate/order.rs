@@ -84,7 +84,7 @@ pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
     } else {
         grey = top;
     }
-    let (lr, lc) = pose.grid.lattice_cells();
+    let (lr, lc) = pose.grid().lattice_cells();
     let (mut even, mut odd) = (Vec::new(), Vec::new());
     for r in 0..lr as i32 {
         for c in 0..lc as i32 {

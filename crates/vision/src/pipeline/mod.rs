@@ -131,7 +131,7 @@ pub fn record_onto<R: Recordable>(
     // start then.
     let held = before.moves.len();
     let mut base = record.plies().saturating_sub(held);
-    let grid = job.pose.grid;
+    let grid = job.pose.grid();
     let (files, ranks) = game.dims();
     let fits = |side: WhiteSide| SiteMap::new(side, grid.rows, grid.cols, files, ranks);
     match job.white {
@@ -233,7 +233,7 @@ pub fn record_onto<R: Recordable>(
                     job.timeline.moment(still.time_s)
                 ));
             }
-            pose = BoardPose::new(pose.grid, *corners);
+            pose = BoardPose::new(pose.grid(), *corners);
             events.emit(Event::Regrid {
                 time: ms(still.time_s),
                 corners: corner_list(corners),
@@ -460,10 +460,10 @@ pub fn record_onto<R: Recordable>(
                                 time: ms(still.time_s),
                                 corners: corner_list(&c),
                             });
-                            pose = BoardPose::new(pose.grid, c);
+                            pose = BoardPose::new(pose.grid(), c);
                             last_view = None;
                             unfit = 0;
-                            again = Some(read_again(&still, pose.grid.len()));
+                            again = Some(read_again(&still, pose.grid().len()));
                             continue;
                         }
                     }
@@ -653,9 +653,9 @@ pub fn record_onto<R: Recordable>(
                     job.timeline.moment(still.time_s)
                 ));
                 write(&record)?;
-                pose = BoardPose::new(pose.grid, c);
+                pose = BoardPose::new(pose.grid(), c);
                 unfit = 0;
-                again = Some(read_again(&still, pose.grid.len()));
+                again = Some(read_again(&still, pose.grid().len()));
             }
         }
     }
@@ -703,7 +703,7 @@ fn join_under_way<R: Recordable>(
     let Some(cfg) = job.infer.join else {
         return Ok(None);
     };
-    let grid = job.pose.grid;
+    let grid = job.pose.grid();
     match join(game, probs, grid.rows, grid.cols, &cfg, to_move) {
         Joined::One { map, line } if job.white.is_none_or(|w| w == map.side) => {
             Ok(Some((map, line)))
@@ -890,7 +890,7 @@ fn fits_a_position<R: Recordable>(
     job: &RecordJob,
     to_move: Option<crate::rules::Side>,
 ) -> bool {
-    let grid = job.pose.grid;
+    let grid = job.pose.grid();
     let (files, ranks) = game.dims();
     let start = SiteMap::all(grid.rows, grid.cols, files, ranks)
         .filter(|m| job.white.is_none_or(|w| w == m.side))
