@@ -156,6 +156,8 @@ struct Hypothesis<R: Rules> {
 /// readings, and whether it follows a shadow.
 type Kid<R> = (Hypothesis<R>, f64, bool);
 
+/// Follows a game from the views a camera gives: the moves committed, the lines
+/// still open, the irregularities noticed.
 #[derive(Clone)]
 pub struct Follower<R: Rules> {
     /// The committed position.
@@ -206,6 +208,7 @@ pub struct Follower<R: Rules> {
 }
 
 impl<R: Rules> Follower<R> {
+    /// A follower of `game` from its current position, from `start_time` seconds.
     pub fn new(game: R, cfg: InferConfig, start_time: f64) -> Follower<R> {
         let occ = super::occupancy(&game);
         Follower {
@@ -308,6 +311,7 @@ impl<R: Rules> Follower<R> {
         self.before.get(i)
     }
 
+    /// Whether the last view showed the committed position.
     pub fn in_sync(&self) -> bool {
         self.in_sync
     }

@@ -61,6 +61,7 @@ impl Default for JoinConfig {
 /// One position that fits the view best, with a line that reaches it.
 #[derive(Clone, Debug)]
 pub struct JoinLine<R: Rules> {
+    /// The moves from the known position to the one that fits the view.
     pub line: Vec<R::Move>,
     /// The positions before each ply of `line`, then the one it reaches.
     pub positions: Vec<R>,

@@ -6,6 +6,7 @@ mod change;
 mod explain;
 mod follow;
 mod irregular;
+/// Joining a game under way: the line from the start that reaches a first view.
 pub mod join;
 mod observation;
 mod orientation;

@@ -13,8 +13,10 @@ pub type SiteProbs = Option<[f32; 3]>;
 /// Game squares to grid sites for one orientation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SiteMap {
+    /// The edge of the picture White's side is at.
     pub side: WhiteSide,
     pub(crate) rows: u32,
+    /// Columns of the grid.
     pub cols: u32,
     pub(crate) files: u8,
     pub(crate) ranks: u8,

@@ -147,6 +147,7 @@ impl Chess {
         Ok(game)
     }
 
+    /// The current position in FEN.
     pub fn fen(&self) -> String {
         Fen::from_position(&self.pos, EnPassantMode::Legal).to_string()
     }
@@ -266,6 +267,7 @@ impl Chess {
         })
     }
 
+    /// Plays the legal move given in UCI notation (`e2e4`, `e7e8q`).
     pub fn play_uci(&mut self, uci: &str) -> Result<Move, MoveError> {
         let mv = self.parse_uci(uci)?;
         self.advance(&mv);

@@ -5,9 +5,12 @@
 
 use std::fmt::Debug;
 
+/// Chess, by shakmaty.
 pub mod chess;
 mod error;
+/// Russian draughts on the 8x8 board.
 pub mod russian_draughts;
+/// Tablut on a 9x9 board, the rules as boardscribe plays them.
 pub mod tablut;
 
 pub use error::{FenError, IllegalMove, MoveError, MoveErrorKind};
@@ -30,6 +33,7 @@ pub enum Side {
 }
 
 impl Side {
+    /// The opponent.
     pub fn other(self) -> Side {
         match self {
             Side::White => Side::Black,
@@ -59,6 +63,7 @@ impl Side {
     }
 }
 
+/// Kinds of pieces across the games, for drawing and for records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PieceType {
     Pawn,
@@ -91,13 +96,17 @@ impl PieceType {
     }
 }
 
+/// A square by file and rank, both from 0 at White's lower left (a1 is (0, 0)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Square {
+    /// File from 0 (a).
     pub file: u8,
+    /// Rank from 0 (1).
     pub rank: u8,
 }
 
 impl Square {
+    /// The square at `file`, `rank`.
     pub const fn new(file: u8, rank: u8) -> Square {
         Square { file, rank }
     }

@@ -112,8 +112,11 @@ pub(crate) struct Piece {
 /// pieces in the order they were jumped.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// The square the moving piece leaves.
     pub from: Square,
+    /// Every square it lands on, in order (the destination last).
     pub path: Vec<Square>,
+    /// The pieces jumped, in order.
     pub captured: Vec<Square>,
     /// A man becomes a king during this move (possibly mid-capture).
     pub promotes: bool,
@@ -652,10 +655,12 @@ fn lone_king_stronger(m: Material) -> Option<Side> {
 }
 
 impl RussianDraughts {
+    /// A game from the standard start.
     pub fn new(options: DraughtsOptions) -> RussianDraughts {
         Self::from_position(Position::start(), options)
     }
 
+    /// A game from a position in PDN FEN with algebraic squares (`W:Wa1,c1,Kd8:Be7,h8`).
     pub fn from_fen(fen: &str, options: DraughtsOptions) -> Result<RussianDraughts, FenError> {
         Ok(Self::from_position(Position::from_fen(fen)?, options))
     }
@@ -678,10 +683,12 @@ impl RussianDraughts {
         &self.pos
     }
 
+    /// The position the game began from.
     pub fn initial_position(&self) -> &Position {
         &self.initial
     }
 
+    /// The moves played so far.
     pub fn moves(&self) -> &[Move] {
         &self.moves
     }
@@ -690,6 +697,7 @@ impl RussianDraughts {
         self.options
     }
 
+    /// The current position in FEN.
     pub fn fen(&self) -> String {
         self.pos.to_fen()
     }

@@ -122,6 +122,7 @@ impl Piece {
 /// A rook-like move. Captures are not part of it: they follow from the position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// The square the piece leaves.
     pub from: Square,
     pub(crate) to: Square,
 }
@@ -680,6 +681,7 @@ impl Tablut {
         }
     }
 
+    /// The rules this game is played by.
     pub fn options(&self) -> &TablutOptions {
         &self.options
     }
@@ -689,6 +691,7 @@ impl Tablut {
         &self.pos
     }
 
+    /// The position the game began from.
     pub fn start_position(&self) -> &Position {
         &self.start
     }
@@ -703,6 +706,7 @@ impl Tablut {
         &self.moves
     }
 
+    /// The king's square (None once captured).
     pub fn king_square(&self) -> Option<Square> {
         self.pos.king_square()
     }
@@ -711,6 +715,7 @@ impl Tablut {
         self.pos.piece_at(sq)
     }
 
+    /// The pieces `mv` would capture in the current position.
     pub fn captures(&self, mv: &Move) -> Vec<Square> {
         self.pos.captures(mv)
     }

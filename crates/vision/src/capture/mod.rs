@@ -76,6 +76,7 @@ pub use video::VideoSource;
 pub struct Frame {
     /// Position in the source (counting skipped files too, for folders).
     pub index: usize,
+    /// Seconds from the start of the source.
     pub time_s: f64,
     /// BGR, 8 bits per channel, as OpenCV reads it.
     pub image: Mat,
@@ -83,6 +84,7 @@ pub struct Frame {
     pub path: Option<std::path::PathBuf>,
 }
 
+/// Why frames could not be had, naming the input.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CaptureError {

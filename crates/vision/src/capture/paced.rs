@@ -20,6 +20,7 @@ pub struct Paced {
 }
 
 impl Paced {
+    /// `inner`, each frame handed on no earlier than its time, as a camera would.
     pub fn new(inner: Box<dyn FrameSource>) -> Paced {
         Paced {
             inner,
@@ -53,6 +54,7 @@ frame_source_of_inner!(FrameSource for Paced);
 
 /// The latest frame a tap kept, with its time in the source.
 pub struct TappedFrame {
+    /// The frame, BGR.
     pub image: Mat,
     /// Counts up with every frame kept, so a reader can tell a new one.
     pub serial: u64,
@@ -72,6 +74,7 @@ pub struct Tapped {
 }
 
 impl Tapped {
+    /// `inner`, with a frame put into `slot` every `every_s` seconds of source time.
     pub fn new(inner: Box<dyn FrameSource>, slot: FrameSlot, every_s: f64) -> Tapped {
         Tapped {
             inner,

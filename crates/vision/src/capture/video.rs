@@ -18,6 +18,7 @@ enum Clock {
     Wall(Option<Instant>),
 }
 
+/// A video file, camera or network stream read by OpenCV's FFmpeg backend.
 pub struct VideoSource {
     name: String,
     cap: VideoCapture,
@@ -154,6 +155,7 @@ impl VideoSource {
         Ok(Self::live(format!("camera:{index}"), cap, reopen))
     }
 
+    /// The network stream at `url` (rtsp, rtmp, http, https).
     pub fn stream(url: &str) -> Result<VideoSource, CaptureError> {
         let reopen = Reopen::Stream(url.to_string());
         let cap = reopen

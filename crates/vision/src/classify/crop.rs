@@ -30,6 +30,7 @@ const LEAN_HEIGHT: f64 = 1.0;
 const MIN_TURN_LEAN: f64 = 0.3;
 /// Crop size in pixels (width, height): 32 x 40.
 pub const CROP_W: u32 = ((1.0 + LEFT + RIGHT) * CELL_PX as f64) as u32;
+/// Height of a crop in pixels.
 pub const CROP_H: u32 = ((1.0 + UP + DOWN) * CELL_PX as f64) as u32;
 
 /// Where one site's crop is cut: the site's centre in the rectified board and the
@@ -65,6 +66,7 @@ pub struct CropView {
 }
 
 impl CropView {
+    /// The crops of every site of `pose`.
     pub fn new(pose: &BoardPose) -> CropView {
         let turns = camera_turns(pose);
         let grid = if turns % 2 == 1 {

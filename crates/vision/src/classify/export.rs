@@ -15,6 +15,7 @@ pub struct CropSet {
 }
 
 impl CropSet {
+    /// Crops in the set.
     pub fn len(&self) -> usize {
         self.labels.len()
     }

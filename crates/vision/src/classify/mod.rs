@@ -3,6 +3,7 @@
 
 pub(crate) mod crop;
 mod direct;
+/// Crops saved with their labels, to train the model on.
 pub mod export;
 mod learn;
 mod model;
@@ -121,6 +122,7 @@ pub struct Classifier {
 }
 
 impl Classifier {
+    /// A classifier running `model`, not yet taught any board.
     pub fn new(model: OccupancyModel) -> Classifier {
         Classifier {
             model,
@@ -129,6 +131,7 @@ impl Classifier {
         }
     }
 
+    /// The model it runs.
     pub fn model(&self) -> &OccupancyModel {
         &self.model
     }

@@ -16,6 +16,7 @@ use super::direct::{ConvSpec, DenseSpec, DirectNet, Isa, LayerSpec, Spec};
 /// Classes the model tells apart, in output order.
 pub const CLASSES: [&str; 4] = ["empty", "white", "black", "occluded"];
 
+/// Why the occupancy model could not be loaded or run.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ModelError {
@@ -95,7 +96,9 @@ pub struct OccupancyModel {
 /// embedding when the model exports one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawReading {
+    /// Logits of empty, white, black, occluded.
     pub logits: [f32; 4],
+    /// The crop's embedding (empty when the model has none).
     pub embedding: Vec<f32>,
 }
 
@@ -106,6 +109,7 @@ impl OccupancyModel {
         OccupancyModel::load_with(path, Runtime::Direct)
     }
 
+    /// Loads and plans the model, run by `runtime`.
     pub fn load_with(path: &Path, runtime: Runtime) -> Result<OccupancyModel, ModelError> {
         if !path.exists() {
             return Err(ModelError::Missing(path.to_path_buf()));

@@ -31,6 +31,8 @@ const MIN_SIDE_PX: f64 = 8.0;
 pub(crate) const MAX_COORD_PX: f64 = 100_000.0;
 
 impl Corners {
+    /// Corners TL, TR, BR, BL in image pixels, refused unless they are finite, within
+    /// reach of the image, apart, and a convex quadrilateral taken clockwise.
     pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, CornersError> {
         let text = format_points(&pts);
         let bad = |why: String| CornersError {
@@ -105,6 +107,7 @@ impl Corners {
         Ok(Corners(pts))
     }
 
+    /// The corners TL, TR, BR, BL.
     pub fn points(&self) -> [(f64, f64); 4] {
         self.0
     }

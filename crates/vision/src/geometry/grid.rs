@@ -6,18 +6,23 @@ use std::str::FromStr;
 
 /// Smallest and largest number of cells along one side (for `:points`, of lines minus one).
 pub const MIN_CELLS: u32 = 2;
+/// The most cells a side a grid may have.
 pub const MAX_CELLS: u32 = 25;
 
 /// A playing grid. `rows` x `cols` counts the *sites* where pieces stand: cells for a
 /// cell grid, line crossings for a points grid (so `19x19:points` is an 18x18-cell board).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GridSpec {
+    /// Rows of sites.
     pub rows: u32,
+    /// Columns of sites.
     pub cols: u32,
+    /// Sites are the crossings of lines (Go-like), not cells.
     pub points: bool,
 }
 
 impl GridSpec {
+    /// A grid of `rows` x `cols` cells.
     pub const fn cells(rows: u32, cols: u32) -> GridSpec {
         GridSpec {
             rows,
@@ -26,6 +31,7 @@ impl GridSpec {
         }
     }
 
+    /// A grid of `rows` x `cols` crossings.
     pub const fn points(rows: u32, cols: u32) -> GridSpec {
         GridSpec {
             rows,

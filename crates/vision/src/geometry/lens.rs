@@ -22,16 +22,25 @@ use super::GeometryError;
 pub struct CameraProfile {
     /// The image size calibrated, [width, height] in pixels.
     pub size: [u32; 2],
+    /// Focal length along x, in pixels.
     pub fx: f64,
+    /// Focal length along y, in pixels.
     pub fy: f64,
+    /// Principal point x, in pixels.
     pub cx: f64,
+    /// Principal point y, in pixels.
     pub cy: f64,
+    /// Radial distortion, second order.
     pub k1: f64,
+    /// Radial distortion, fourth order.
     pub k2: f64,
+    /// Tangential distortion.
     #[serde(default)]
     pub p1: f64,
+    /// Tangential distortion.
     #[serde(default)]
     pub p2: f64,
+    /// Radial distortion, sixth order.
     #[serde(default)]
     pub k3: f64,
     /// RMS reprojection error of the calibration, in pixels.
@@ -48,11 +57,13 @@ pub struct CameraProfile {
     /// YYYY.MM.DD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// The user's note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
 impl CameraProfile {
+    /// Reads and checks a camera profile file.
     pub fn load(path: &Path) -> Result<CameraProfile, GeometryError> {
         let bad = |why: String| GeometryError::BadCameraProfile {
             path: path.display().to_string(),
@@ -65,6 +76,7 @@ impl CameraProfile {
         })
     }
 
+    /// Reads and checks a camera profile's TOML text.
     pub fn parse(text: &str) -> Result<CameraProfile, GeometryError> {
         let bad = |why: String| GeometryError::BadCameraProfile {
             path: "<text>".into(),
@@ -206,6 +218,7 @@ impl Undistorter {
         }
     }
 
+    /// The undistorter of the camera profile at `path`.
     pub fn load(path: &Path) -> Result<Undistorter, GeometryError> {
         Ok(Undistorter::new(
             CameraProfile::load(path)?,
@@ -263,7 +276,9 @@ impl Undistorter {
 /// a board of 10 x 7 squares).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckerPattern {
+    /// Inner corners a row.
     pub cols: u32,
+    /// Inner corners a column.
     pub rows: u32,
 }
 
@@ -384,6 +399,7 @@ pub fn find_checkerboard(
 
 /// What `calibrate` measured.
 pub struct Calibration {
+    /// The camera profile measured.
     pub profile: CameraProfile,
     /// RMS reprojection error of each view, in pixels, in the order given.
     pub view_rms_px: Vec<f64>,

@@ -15,6 +15,7 @@ pub struct BoardPose {
 const UNIT_SQUARE: [(f64, f64); 4] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
 
 impl BoardPose {
+    /// `grid` placed at `corners`.
     pub fn new(grid: GridSpec, corners: Corners) -> BoardPose {
         let board_to_image = Homography::from_points(&UNIT_SQUARE, &corners.points())
             .expect("validated corners always give an invertible homography");

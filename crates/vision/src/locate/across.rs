@@ -72,7 +72,9 @@ pub(crate) const SETTLED_CONFIDENCE: f64 = 0.6;
 pub struct Look {
     /// The caller's name for the frame (its index in the input).
     pub frame: usize,
+    /// Seconds from the start of the source.
     pub time_s: f64,
+    /// The grid found in it, if any.
     pub found: Option<Located>,
 }
 
@@ -91,6 +93,7 @@ pub struct Choice {
     pub elsewhere: usize,
     /// The times of the first and the last frame looked at from the first with a grid.
     pub from_s: f64,
+    /// The time of the last agreeing frame.
     pub to_s: f64,
 }
 
@@ -103,6 +106,7 @@ pub struct Across {
 }
 
 impl Across {
+    /// A search for `grid` across frames sampled as `sampling` says.
     pub fn new(grid: GridSpec, sampling: Sampling) -> Across {
         Across {
             grid,

@@ -31,10 +31,13 @@ pub use order::{allowed_turns, canonical, tl_cell_is_light, turned_like};
 /// seen in the image.
 #[derive(Clone, Copy, Debug)]
 pub struct Located {
+    /// The grid's corners, TL TR BR BL.
     pub corners: Corners,
+    /// How sure the finder is, 0 to 1.
     pub confidence: f64,
 }
 
+/// Why no grid was found in an image.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LocateError {

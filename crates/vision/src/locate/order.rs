@@ -72,6 +72,8 @@ pub fn turned_like(grid: GridSpec, found: &Corners, like: &Corners) -> Corners {
         .unwrap_or(*found)
 }
 
+/// Whether the pose's top-left cell is the lighter colour of a checkered board
+/// (None where it cannot be told).
 pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
     let layout = RectifyLayout {
         cell_px: 16,
