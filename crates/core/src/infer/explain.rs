@@ -294,7 +294,7 @@ impl Evidence {
 }
 
 /// The occupancy of every square of a game, rank by rank from a1.
-pub fn occupancy<R: Rules>(game: &R) -> Vec<Occupant> {
+pub(crate) fn occupancy<R: Rules>(game: &R) -> Vec<Occupant> {
     let (files, ranks) = game.dims();
     squares(files, ranks).map(|sq| game.occupant(sq)).collect()
 }
@@ -660,7 +660,7 @@ fn decide<R: Rules>(scored: &[Line<R>], cfg: &InferConfig) -> Option<Verdict<R::
 /// `game`'s own position by `cfg.accept_nats`: the game has moved on from it. Unlike a
 /// count of disagreeing squares this stays right on a board the classifier misreads
 /// in many places, as long as the misreads are not the traces of legal moves.
-pub fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> bool {
+pub(crate) fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> bool {
     let base = occupancy(game);
     let ev = Evidence::new(obs, cfg, &base);
     let mut frontier = vec![game.clone()];

@@ -88,7 +88,7 @@ impl Observation {
 pub(crate) const OCCUPANTS: [Occupant; 3] = [Occupant::Empty, Occupant::White, Occupant::Black];
 
 /// The class index of an occupant in probabilities (empty, white, black).
-pub fn occ_index(o: Occupant) -> usize {
+pub(crate) fn occ_index(o: Occupant) -> usize {
     match o {
         Occupant::Empty => 0,
         Occupant::White => 1,
@@ -97,7 +97,7 @@ pub fn occ_index(o: Occupant) -> usize {
 }
 
 /// Probabilities that put `p` on one occupant and share the rest.
-pub fn one_hot(o: Occupant, p: f32) -> [f32; 3] {
+pub(crate) fn one_hot(o: Occupant, p: f32) -> [f32; 3] {
     let mut v = [(1.0 - p) / 2.0; 3];
     v[occ_index(o)] = p;
     v

@@ -30,7 +30,7 @@ impl FenError {
 /// Why a move text names no move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum MoveErrorKind {
+pub(crate) enum MoveErrorKind {
     /// Not a move in the game's notation.
     Malformed,
     /// A move, but not a legal one in the position.

@@ -13,7 +13,10 @@ pub mod russian_draughts;
 /// Tablut on a 9x9 board, the rules as boardscribe plays them.
 pub mod tablut;
 
-pub use error::{FenError, IllegalMove, MoveError, MoveErrorKind};
+pub use error::FenError;
+pub use error::IllegalMove;
+pub use error::MoveError;
+pub(crate) use error::MoveErrorKind;
 
 /// A game given as a start position and moves, refused: the position, or a move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

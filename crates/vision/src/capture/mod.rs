@@ -62,13 +62,22 @@ pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
 pub use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]
-pub use memory::{resident_bytes, MemorySampled, MemorySource};
+pub use memory::resident_bytes;
+#[cfg(any(test, feature = "testing"))]
+pub use memory::MemorySampled;
+#[cfg(any(test, feature = "testing"))]
+pub use memory::MemorySource;
 pub use natural::natural_cmp;
-pub use paced::{FrameSlot, Paced, Tapped, TappedFrame};
+pub use paced::FrameSlot;
+pub use paced::Paced;
+pub use paced::Tapped;
+pub use paced::TappedFrame;
 pub use prepend::Prepended;
 pub use rewind::Rewind;
 #[cfg(any(test, feature = "testing"))]
-pub use serve::{MjpegServer, StallPlan};
+pub use serve::MjpegServer;
+#[cfg(any(test, feature = "testing"))]
+pub use serve::StallPlan;
 pub use undistort::UndistortedSource;
 pub use video::VideoSource;
 

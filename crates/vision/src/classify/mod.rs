@@ -10,10 +10,15 @@ mod model;
 
 use opencv::core::Mat;
 
-pub use crop::{CropView, CROP_H, CROP_W};
+pub use crop::CropView;
+pub use crop::CROP_H;
+pub use crop::CROP_W;
 pub(crate) use learn::GameLearner;
+pub(crate) use model::softmax;
+pub(crate) use model::ModelError;
 pub use model::OccupancyModel;
-pub use model::{softmax, ModelError, RawReading, Runtime, CLASSES};
+pub(crate) use model::RawReading;
+pub use model::Runtime;
 
 /// What the classifier says of one site.
 #[derive(Clone, Debug, PartialEq)]

@@ -14,7 +14,7 @@ use super::crop::{CROP_H, CROP_W};
 use super::direct::{ConvSpec, DenseSpec, DirectNet, Isa, LayerSpec, Spec};
 
 /// Classes the model tells apart, in output order.
-pub const CLASSES: [&str; 4] = ["empty", "white", "black", "occluded"];
+pub(crate) const CLASSES: [&str; 4] = ["empty", "white", "black", "occluded"];
 
 /// Why the occupancy model could not be loaded or run.
 #[derive(Debug, thiserror::Error)]
@@ -489,7 +489,7 @@ fn read_spec(path: &Path) -> Result<Spec, NotDirect> {
 }
 
 /// Softmax over logits.
-pub fn softmax(logits: &[f32; 4]) -> [f32; 4] {
+pub(crate) fn softmax(logits: &[f32; 4]) -> [f32; 4] {
     let m = logits.iter().cloned().fold(f32::MIN, f32::max);
     let e = logits.map(|l| (l - m).exp());
     let s: f32 = e.iter().sum();

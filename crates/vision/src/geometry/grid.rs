@@ -5,9 +5,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Smallest and largest number of cells along one side (for `:points`, of lines minus one).
-pub const MIN_CELLS: u32 = 2;
+pub(crate) const MIN_CELLS: u32 = 2;
 /// The most cells a side a grid may have.
-pub const MAX_CELLS: u32 = 25;
+pub(crate) const MAX_CELLS: u32 = 25;
 
 /// A playing grid. `rows` x `cols` counts the *sites* where pieces stand: cells for a
 /// cell grid, line crossings for a points grid (so `19x19:points` is an 18x18-cell board).

@@ -16,16 +16,22 @@ mod viewpoint;
 pub use corners::Corners;
 pub use corners::CornersError;
 pub use grid::GridSpec;
-pub use grid::{GridSpecError, MAX_CELLS, MIN_CELLS};
+pub use grid::GridSpecError;
 pub(crate) use homography::Homography;
-pub use lens::{
-    calibrate, find_checkerboard, Calibration, CameraProfile, CheckerPattern, Undistorter,
-};
+pub use lens::calibrate;
+pub use lens::find_checkerboard;
+pub use lens::Calibration;
+pub use lens::CameraProfile;
+pub use lens::CheckerPattern;
+pub use lens::Undistorter;
 pub use pose::BoardPose;
 pub use profile::BoardProfile;
-pub use rectify::{
-    draw_orientation, draw_overlay, draw_rectified_grid, rectify, RectifyLayout, RectifyPlan,
-};
+pub use rectify::draw_orientation;
+pub use rectify::draw_overlay;
+pub use rectify::draw_rectified_grid;
+pub use rectify::rectify;
+pub use rectify::RectifyLayout;
+pub use rectify::RectifyPlan;
 #[cfg(any(test, feature = "testing"))]
 pub use testcard::perspective_test_card;
 pub(crate) use viewpoint::Viewpoint;

@@ -10,7 +10,7 @@ use crate::geometry::{rectify, BoardPose, Corners, GridSpec, RectifyLayout};
 /// Puts corners found in lattice order (first and last column line by first and
 /// last row line) into canonical order. `quads[0]..[3]` are TL TR BR BL of the
 /// lattice as found, possibly mirrored.
-pub fn canonical(grid: GridSpec, quad: [(f64, f64); 4]) -> [(f64, f64); 4] {
+pub(crate) fn canonical(grid: GridSpec, quad: [(f64, f64); 4]) -> [(f64, f64); 4] {
     let mut q = quad;
     if signed_area(&q) < 0.0 {
         // Mirrored: swap the column order, which keeps TL-TR along the columns.

@@ -6,10 +6,11 @@ mod motion;
 mod regrid;
 mod skin;
 
-pub use change::{changed_rects, rect_diffs, site_changes};
+pub use change::site_changes;
 pub use motion::TrackConfig;
 pub(crate) use motion::{BoardThumb, StillEvent, Tracker};
-pub use regrid::{GridCheck, GridGuard};
+pub use regrid::GridCheck;
+pub use regrid::GridGuard;
 pub(crate) use skin::skin_fraction;
 
 use opencv::core::{Mat, Size, ToInputArray};
