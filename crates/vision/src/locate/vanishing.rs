@@ -21,7 +21,7 @@ pub(crate) struct NSeg {
 
 /// Working pixels to normalised coordinates and back.
 #[derive(Clone, Copy, Debug)]
-pub struct Frame {
+pub(crate) struct Frame {
     pub(crate) cx: f64,
     pub(crate) cy: f64,
     pub(crate) f: f64,
