@@ -559,7 +559,7 @@ impl Position {
     }
 
     /// PDN FEN with algebraic squares, squares in a1, c1, .., h8 order.
-    pub(crate) fn to_fen(&self) -> String {
+    pub(crate) fn to_fen(self) -> String {
         let list = |own: u32| -> String {
             bits(own)
                 .map(|i| {

@@ -20,6 +20,11 @@ impl CropSet {
         self.labels.len()
     }
 
+    /// Whether the set holds no crop.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
     /// Per-class counts (empty, white, black, hidden).
     pub fn counts(&self) -> [usize; 4] {
         let mut c = [0; 4];

@@ -54,7 +54,7 @@ impl BoardPose {
     }
 
     /// Image pixel position of a point in board units.
-    pub(crate) fn to_image(&self, p: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn to_image(self, p: (f64, f64)) -> (f64, f64) {
         self.board_to_image.apply(p).unwrap_or((f64::NAN, f64::NAN))
     }
 
