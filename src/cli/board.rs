@@ -135,7 +135,7 @@ pub fn check_in_image(
     if pose.sites_in_image(w, h) == 0 {
         bail!(
             "the corners \"{}\" put the board outside {what}, which is {w}x{h} pixels: no square of the grid lies in it",
-            corners_text(&pose.corners)
+            corners_text(&pose.corners())
         );
     }
     Ok(())
@@ -152,12 +152,12 @@ pub fn check_grid_in_frame(
     use opencv::prelude::MatTraitConst;
     check_in_image(pose, image, what)?;
     let (w, h) = (image.cols().max(0) as u32, image.rows().max(0) as u32);
-    let total = (pose.grid.rows * pose.grid.cols) as usize;
+    let total = (pose.grid().rows * pose.grid().cols) as usize;
     let outside = total - pose.sites_in_image(w, h).min(total);
     if outside > 0 {
         bail!(
             "the corners \"{}\" put {outside} of the {total} squares of the grid outside {what}, which is {w}x{h} pixels: the corners lie outside the frame, and a square outside it cannot be read; give corners that keep the whole grid in the frame (`boardscribe locate` finds them)",
-            corners_text(&pose.corners)
+            corners_text(&pose.corners())
         );
     }
     Ok(())

@@ -49,7 +49,7 @@ pub fn run(a: DetectArgs) -> anyhow::Result<()> {
         .board
         .pose_in(&first, &format!("'{}'", a.images[0].display()))?;
     let mut classifier = a.model.load()?;
-    let grid = pose.grid;
+    let grid = pose.grid();
     if let Some(fen) = &a.adapt_fen {
         let side: WhiteSide = a.white.parse().map_err(anyhow::Error::msg)?;
         let classes = placement_classes(fen, side, grid.rows, grid.cols)

@@ -464,11 +464,9 @@ fn open_source(
     let max_fps = max_fps.unwrap_or(15.0);
     let mut source = capture::open(
         input,
-        SourceOptions {
-            fps,
-            max_fps: (max_fps > 0.0).then_some(max_fps),
-            ..SourceOptions::default()
-        },
+        SourceOptions::default()
+            .with_fps(fps)
+            .with_max_fps((max_fps > 0.0).then_some(max_fps)),
     )?;
     if let Some(lens) = args.undistorter()? {
         source = Box::new(capture::UndistortedSource::new(source, lens));
@@ -492,19 +490,14 @@ fn job_for(
     board: &Board,
 ) -> RecordJob {
     let folder = Path::new(input).is_dir();
-    let track = TrackConfig {
-        quiet_s: quiet.unwrap_or(if folder { 0.0 } else { 0.4 }),
-        ..TrackConfig::default()
-    };
+    let track =
+        TrackConfig::default().with_quiet_s(quiet.unwrap_or(if folder { 0.0 } else { 0.4 }));
     RecordJob {
         timeline: Default::default(),
         pose: found.pose,
         white,
         track,
-        infer: InferConfig {
-            misfit_views: if track.quiet_s == 0.0 { 2 } else { 1 },
-            ..InferConfig::default()
-        },
+        infer: InferConfig::default().with_misfit_views(if track.quiet_s == 0.0 { 2 } else { 1 }),
         tags: board.tags.clone(),
         out: board.path.clone(),
         debug: false,
@@ -532,7 +525,7 @@ fn record<R: Resume>(
             let e = Event::GridSnapped {
                 rows: dr,
                 cols: dc,
-                corners: pose.corners.points().map(|(x, y)| [x, y]),
+                corners: pose.corners().points().map(|(x, y)| [x, y]),
             };
             if let Some(i) = inner.as_deref_mut() {
                 i.emit(e);

@@ -168,7 +168,7 @@ pub struct RecordArgs {
 fn parse_white(s: &str) -> Result<Option<WhiteSide>, String> {
     match s {
         "auto" => Ok(None),
-        s => s.parse::<WhiteSide>().map(Some),
+        s => s.parse::<WhiteSide>().map(Some).map_err(|e| e.to_string()),
     }
 }
 
@@ -336,12 +336,10 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     let lens = board.undistorter()?;
     let source = capture::open(
         &a.input,
-        SourceOptions {
-            fps: a.fps,
-            max_fps: (a.max_fps > 0.0).then_some(a.max_fps),
-            reconnect_s: Some(a.reconnect),
-            interrupt: Some(stop.clone()),
-        },
+        SourceOptions::default()
+            .with_fps(a.fps)
+            .with_max_fps((a.max_fps > 0.0).then_some(a.max_fps))
+            .with_reconnect(a.reconnect, stop.clone()),
     )?;
     let source: Box<dyn FrameSource> = match lens {
         Some(lens) => Box::new(capture::UndistortedSource::new(source, lens)),
@@ -389,20 +387,18 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             }
         );
     };
-    let track = TrackConfig {
-        quiet_s: a.quiet.unwrap_or(if photos.is_some() { 0.0 } else { 0.4 }),
-        ..TrackConfig::default()
-    };
+    let track = TrackConfig::default().with_quiet_s(a.quiet.unwrap_or(if photos.is_some() {
+        0.0
+    } else {
+        0.4
+    }));
     let job = RecordJob {
         pose,
         white: a.white,
         track,
-        infer: InferConfig {
-            // A photo may be taken with a hand still over the board: a change no
-            // legal move explains is reported once the next photo shows it too.
-            misfit_views: if track.quiet_s == 0.0 { 2 } else { 1 },
-            ..InferConfig::default()
-        },
+        // A photo may be taken with a hand still over the board: a change no
+        // legal move explains is reported once the next photo shows it too.
+        infer: InferConfig::default().with_misfit_views(if track.quiet_s == 0.0 { 2 } else { 1 }),
         tags: tags(&a),
         out: out.clone(),
         debug,
@@ -681,7 +677,7 @@ fn overlay_writer(
         crate::geometry::draw_overlay(&mut img, &pose)?;
         let mut said = format!("overlay: {}", path.display());
         if let Some(side) = side {
-            let (rows, cols) = (pose.grid.rows, pose.grid.cols);
+            let (rows, cols) = (pose.grid().rows, pose.grid().cols);
             let a1 = side.site(crate::rules::Square::new(0, 0), rows, cols);
             let edge = match side {
                 WhiteSide::Top => 0,
@@ -778,7 +774,7 @@ fn record_game<R: Resume>(
             presenter.emit(Event::GridSnapped {
                 rows: dr,
                 cols: dc,
-                corners: pose.corners.points().map(|(x, y)| [x, y]),
+                corners: pose.corners().points().map(|(x, y)| [x, y]),
             });
         }
         job.pose = pose;

@@ -68,10 +68,7 @@ pub(super) fn layout(cell_px: u32, margin: f64) -> anyhow::Result<RectifyLayout>
         (0.0..=3.0).contains(&margin),
         "--margin {margin} is out of range (0 to 3 cells)"
     );
-    Ok(RectifyLayout {
-        cell_px,
-        margin_cells: margin,
-    })
+    Ok(RectifyLayout::new(cell_px, margin))
 }
 
 /// Writes the rectified board and, optionally, the overlay; returns what was written.

@@ -69,7 +69,7 @@ proptest! {
     ) {
         if let Ok(c) = Corners::new(pts) {
             let pose = BoardPose::new(GridSpec::cells(cells, cells), c);
-            let layout = RectifyLayout { cell_px, margin_cells: 1.0 };
+            let layout = RectifyLayout::new(cell_px, 1.0);
             let _ = layout.image_to_rectified(&pose);
             let _ = pose.lattice_segments();
             let _ = pose.sites_in_image(640, 480);

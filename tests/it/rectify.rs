@@ -33,14 +33,12 @@ fn check(grid: &str, corners: &str, size: (u32, u32)) {
     let corners: Corners = corners.parse().unwrap();
     let pose = BoardPose::new(grid, corners);
     let camera = perspective_test_card(&pose, size).unwrap();
-    let layout = RectifyLayout {
-        cell_px: 40,
-        margin_cells: 0.5,
-    };
+    let cell_px = 40;
+    let layout = RectifyLayout::new(cell_px, 0.5);
     let top = rectify(&camera, &pose, &layout).unwrap();
     let (w, h) = layout.size(&pose);
     assert_eq!((top.cols() as u32, top.rows() as u32), (w, h));
-    let cell = layout.cell_px as f64;
+    let cell = f64::from(cell_px);
     let mut worst: f64 = 0.0;
     for r in 0..grid.rows {
         for c in 0..grid.cols {

@@ -26,7 +26,7 @@ fn main() -> anyhow::Result<()> {
         _ => anyhow::bail!("usage: change_dump photos DIR | bgu N"),
     };
     let view = CropView::new(&pose);
-    let g = pose.grid;
+    let g = pose.grid();
     let rects: Vec<_> = (0..g.rows)
         .flat_map(|r| (0..g.cols).map(move |c| (r, c)))
         .map(|(r, c)| view.cell_rect(r, c))

@@ -18,7 +18,7 @@ fn main() -> anyhow::Result<()> {
         None => anyhow::bail!("usage: site_errors SET [GAME]"),
     };
     let classifier = Classifier::new(OccupancyModel::load(Path::new("models/occupancy.onnx"))?);
-    let g = refs[0].pose.grid;
+    let g = refs[0].pose.grid();
     let mut wrong = vec![0usize; g.len()];
     let mut seen = vec![0usize; g.len()];
     for r in &refs {

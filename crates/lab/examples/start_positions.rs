@@ -49,7 +49,7 @@ fn main() -> anyhow::Result<()> {
             let located = corner_error(grid, &found.corners, &truth);
             let pose = BoardPose::new(grid, found.corners);
             let (moved, shift) = snap_to_start(&game, &classifier, &image, pose)?;
-            let snapped = corner_error(grid, &moved.corners, &truth);
+            let snapped = corner_error(grid, &moved.corners(), &truth);
             off_located += usize::from(located > 0.25);
             off_snapped += usize::from(snapped > 0.25);
             if located > 0.25 || snapped > 0.25 || shift != (0, 0) {

@@ -22,7 +22,7 @@
 //!     // ... classify, track, infer, record
 //! #   let _ = top_down;
 //! }
-//! # Ok::<(), anyhow::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 // The core's modules under the names the stages use (`crate::rules`, ...).

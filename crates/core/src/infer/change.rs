@@ -19,26 +19,26 @@ use crate::rules::Occupant;
 
 /// The ratio's line for squares of one kind.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChangeLine {
-    pub slope: f64,
-    pub offset: f64,
+pub(crate) struct ChangeLine {
+    pub(crate) slope: f64,
+    pub(crate) offset: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChangeModel {
+pub(crate) struct ChangeModel {
     /// For squares that were empty: a piece arriving changes them far beyond the
     /// noise of empty squares.
-    pub empty: ChangeLine,
+    pub(crate) empty: ChangeLine,
     /// For squares that held a piece: leaving or being captured changes them,
     /// but less beyond the noise of standing pieces, whose bodies move with every
     /// small shift of the camera.
-    pub piece: ChangeLine,
+    pub(crate) piece: ChangeLine,
     /// Bounds on one square's log-likelihood ratio, in nats.
-    pub min_llr: f64,
-    pub max_llr: f64,
+    pub(crate) min_llr: f64,
+    pub(crate) max_llr: f64,
     /// Noise level floor, grey levels: a perfectly still, clean view (a render
     /// without noise) would otherwise make every flicker look like a change.
-    pub min_noise: f64,
+    pub(crate) min_noise: f64,
 }
 
 impl Default for ChangeModel {
@@ -64,14 +64,14 @@ impl Default for ChangeModel {
 impl ChangeModel {
     /// The log-likelihood ratio of "changed" over "unchanged" for a change `z`
     /// times the noise level of squares of its kind (`piece`: it held one).
-    pub fn llr(&self, z: f64, piece: bool) -> f64 {
+    pub(crate) fn llr(&self, z: f64, piece: bool) -> f64 {
         let l = if piece { self.piece } else { self.empty };
         (l.slope * z.max(1e-3).ln() + l.offset).clamp(self.min_llr, self.max_llr)
     }
 
     /// The view's noise level: the median change over the squares whose change
     /// is known (most of which nothing changed), floored.
-    pub fn noise(&self, obs: &Observation) -> f64 {
+    pub(crate) fn noise(&self, obs: &Observation) -> f64 {
         let (files, ranks) = obs.dims();
         let mut known: Vec<f64> = squares(files, ranks)
             .filter_map(|sq| obs.change(sq).map(f64::from))
@@ -89,7 +89,7 @@ impl ChangeModel {
     /// Per square (rank by rank from a1), the log-likelihood ratio of its change
     /// since the view of the position whose occupancy is `base`, or None where the
     /// change is unknown.
-    pub fn square_llrs(&self, obs: &Observation, base: &[Occupant]) -> Vec<Option<f64>> {
+    pub(crate) fn square_llrs(&self, obs: &Observation, base: &[Occupant]) -> Vec<Option<f64>> {
         let (files, ranks) = obs.dims();
         let changes: Vec<Option<f64>> = squares(files, ranks)
             .map(|sq| obs.change(sq).map(f64::from))

@@ -10,36 +10,46 @@ use crate::rules::{Occupant, Rules, Square};
 
 /// Thresholds for accepting an explanation, in nats (natural-log likelihood ratios).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct InferConfig {
     /// Longest sequence of moves tried between two observations.
-    pub max_plies: usize,
+    pub(crate) max_plies: usize,
     /// The best explanation must beat "nothing moved" by this much.
-    pub accept_nats: f64,
+    pub(crate) accept_nats: f64,
     /// ... and the runner-up by this much.
-    pub margin_nats: f64,
+    pub(crate) margin_nats: f64,
     /// Prior cost of each ply, so that a short explanation wins over a long one that
     /// fits as well (and unseen plies are not invented).
-    pub ply_penalty: f64,
+    pub(crate) ply_penalty: f64,
     /// A reading at least this sure of one occupant names its square among those of
     /// an unexplained change when it disagrees with the position.
-    pub confident: f32,
+    pub(crate) confident: f32,
     /// Probabilities are floored here, so one bad reading cannot veto everything.
-    pub floor: f32,
+    pub(crate) floor: f32,
     /// Largest surprise, in nats, that an explanation may leave in the fresh readings
     /// (against their own best labels): room for one misread square, not for the two
     /// or more that a piece appearing from nowhere leaves.
-    pub max_residual: f64,
+    pub(crate) max_residual: f64,
     /// Views in a row that no legal line explains before the change is reported:
     /// 1 where every view follows a still period (video), 2 where a view may be a
     /// photo taken with a hand still over the board.
-    pub misfit_views: usize,
+    pub(crate) misfit_views: usize,
     /// How a square's image change since the view of the current position weighs
     /// for "a piece came or went" (used where the observation carries changes).
-    pub change: ChangeModel,
+    pub(crate) change: ChangeModel,
     /// A first view that is not the start position is searched for the line
     /// from the start that reaches it (a game under way); None waits for the
     /// start.
     pub join: Option<super::join::JoinConfig>,
+}
+
+impl InferConfig {
+    /// This configuration with `views` unexplained views in a row before a change
+    /// is reported (see `misfit_views`).
+    pub fn with_misfit_views(mut self, views: usize) -> InferConfig {
+        self.misfit_views = views;
+        self
+    }
 }
 
 impl Default for InferConfig {
@@ -284,7 +294,7 @@ impl Evidence {
 }
 
 /// The occupancy of every square of a game, rank by rank from a1.
-pub fn occupancy<R: Rules>(game: &R) -> Vec<Occupant> {
+pub(crate) fn occupancy<R: Rules>(game: &R) -> Vec<Occupant> {
     let (files, ranks) = game.dims();
     squares(files, ranks).map(|sq| game.occupant(sq)).collect()
 }
@@ -294,16 +304,16 @@ pub fn occupancy<R: Rules>(game: &R) -> Vec<Occupant> {
 /// gain over "nothing moved", less the ply prior) and the surprise it leaves in
 /// the fresh readings.
 pub(super) struct Line<R: Rules> {
-    pub game: R,
-    pub occ: Vec<Occupant>,
-    pub moves: Vec<R::Move>,
-    pub tiebreak: u32,
-    pub score: f64,
-    pub residual: f64,
+    pub(crate) game: R,
+    pub(crate) occ: Vec<Occupant>,
+    pub(crate) moves: Vec<R::Move>,
+    pub(crate) tiebreak: u32,
+    pub(crate) score: f64,
+    pub(crate) residual: f64,
     /// Other moves of as many plies that reach the same position (a piece's way
     /// through a square no view showed, two moves in either order): the camera
     /// cannot tell them from `moves`. A few at most.
-    pub others: Vec<Vec<R::Move>>,
+    pub(crate) others: Vec<Vec<R::Move>>,
 }
 
 /// Most other move sequences a line keeps.
@@ -650,7 +660,7 @@ fn decide<R: Rules>(scored: &[Line<R>], cfg: &InferConfig) -> Option<Verdict<R::
 /// `game`'s own position by `cfg.accept_nats`: the game has moved on from it. Unlike a
 /// count of disagreeing squares this stays right on a board the classifier misreads
 /// in many places, as long as the misreads are not the traces of legal moves.
-pub fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> bool {
+pub(crate) fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> bool {
     let base = occupancy(game);
     let ev = Evidence::new(obs, cfg, &base);
     let mut frontier = vec![game.clone()];

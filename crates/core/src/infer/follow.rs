@@ -70,13 +70,13 @@ pub enum FollowEvent<M> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Alternative {
     /// The move's id (UCI for chess), to tell moves apart.
-    pub id: String,
+    pub(crate) id: String,
     /// The move in the record's notation, in the position its own line played
     /// it from (that line may differ in an earlier uncommitted ply too).
     pub notation: String,
     /// How far (nats) its line fell behind the committed one over the views
     /// since the previous commit.
-    pub behind: f64,
+    pub(crate) behind: f64,
 }
 
 /// An alternative ply is also supported while its line trails the committed one
@@ -156,6 +156,8 @@ struct Hypothesis<R: Rules> {
 /// readings, and whether it follows a shadow.
 type Kid<R> = (Hypothesis<R>, f64, bool);
 
+/// Follows a game from the views a camera gives: the moves committed, the lines
+/// still open, the irregularities noticed.
 #[derive(Clone)]
 pub struct Follower<R: Rules> {
     /// The committed position.
@@ -206,6 +208,7 @@ pub struct Follower<R: Rules> {
 }
 
 impl<R: Rules> Follower<R> {
+    /// A follower of `game` from its current position, from `start_time` seconds.
     pub fn new(game: R, cfg: InferConfig, start_time: f64) -> Follower<R> {
         let occ = super::occupancy(&game);
         Follower {
@@ -308,6 +311,7 @@ impl<R: Rules> Follower<R> {
         self.before.get(i)
     }
 
+    /// Whether the last view showed the committed position.
     pub fn in_sync(&self) -> bool {
         self.in_sync
     }

@@ -4,7 +4,7 @@
 //! camera moving is told by the watcher, not here.
 
 use super::explain::{occupancy, InferConfig};
-use super::observation::{occ_index, squares, Observation};
+use super::observation::{squares, Observation};
 use crate::rules::{Occupant, Rules, Side, Square};
 
 /// A reading at least this sure names what stands on a square; one less sure
@@ -53,7 +53,8 @@ impl Irregularity {
     }
 
     /// The event kind (`--events` `type`).
-    pub fn kind(&self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Irregularity::IllegalMove { .. } => "illegal_move",
             Irregularity::Removed { .. } => "piece_removed",
@@ -116,7 +117,11 @@ struct Seen {
 
 /// Names the irregularity between `game`'s position and the observation; None
 /// when nothing disagrees with the position.
-pub fn diagnose<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Option<Irregularity> {
+pub(crate) fn diagnose<R: Rules>(
+    game: &R,
+    obs: &Observation,
+    cfg: &InferConfig,
+) -> Option<Irregularity> {
     let (files, ranks) = game.dims();
     let occ = occupancy(game);
     let llrs = cfg.change.square_llrs(obs, &occ);
@@ -145,7 +150,7 @@ pub fn diagnose<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> Opt
 /// accepted), whose image changed and which now read clearly as something else:
 /// a piece taken off, knocked over or put down with no move. None when there are
 /// none; the irregularity they show otherwise.
-pub fn noticed<R: Rules>(
+pub(crate) fn noticed<R: Rules>(
     game: &R,
     before: &[Occupant],
     obs: &Observation,
@@ -243,21 +248,11 @@ fn idx(sq: Square, files: u8) -> usize {
 
 /// The position the board shows after `irregularity`, when it is an illegal move
 /// that leaves a position the rules can play on.
-pub fn irregular_position<R: Rules>(game: &R, irregularity: &Irregularity) -> Option<R> {
+pub(crate) fn irregular_position<R: Rules>(game: &R, irregularity: &Irregularity) -> Option<R> {
     match irregularity {
         Irregularity::IllegalMove { from, to, .. } => game.displaced(*from, *to),
         _ => None,
     }
-}
-
-/// Whether `obs` reads `game`'s occupancy everywhere it is seen, each square at
-/// least `CLEAR` sure: a position read with confidence.
-pub fn reads_clearly<R: Rules>(game: &R, obs: &Observation) -> bool {
-    let (files, ranks) = game.dims();
-    let occ = occupancy(game);
-    squares(files, ranks)
-        .enumerate()
-        .all(|(i, sq)| obs.get(sq).is_none_or(|p| p[occ_index(occ[i])] >= CLEAR))
 }
 
 #[cfg(test)]

@@ -38,13 +38,14 @@ const MAX_NODES: usize = 1_000_000;
 
 /// How the search is bounded and when its answer is trusted.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct JoinConfig {
     /// Longest line from the start searched.
-    pub max_plies: usize,
+    pub(crate) max_plies: usize,
     /// Misread squares the answer may leave, as a share of the squares read.
-    pub max_misread_share: f64,
+    pub(crate) max_misread_share: f64,
     /// Squares the view may leave unread (hidden, or no sure reading).
-    pub max_unread: usize,
+    pub(crate) max_unread: usize,
 }
 
 impl Default for JoinConfig {
@@ -60,11 +61,12 @@ impl Default for JoinConfig {
 /// One position that fits the view best, with a line that reaches it.
 #[derive(Clone, Debug)]
 pub struct JoinLine<R: Rules> {
+    /// The moves from the known position to the one that fits the view.
     pub line: Vec<R::Move>,
     /// The positions before each ply of `line`, then the one it reaches.
     pub positions: Vec<R>,
     /// Squares whose sure reading the position contradicts.
-    pub misread: Vec<crate::rules::Square>,
+    pub(crate) misread: Vec<crate::rules::Square>,
     /// Another order of the same moves is legal and reaches the same position:
     /// the view cannot tell which was played.
     pub order_open: bool,

@@ -14,17 +14,41 @@ mod sites;
 mod start;
 mod suspects;
 
-pub use catchup::{CatchUp, CatchUpGate};
-pub use change::ChangeModel;
-pub use explain::{explain, moved_on, occupancy, ranked, InferConfig, Verdict};
-pub use follow::{Alternative, FollowEvent, Follower};
-pub use irregular::{diagnose, irregular_position, noticed, reads_clearly, Irregularity};
-pub use join::{extend, join, last_mover, JoinConfig, JoinLine, Joined};
-pub use observation::{occ_index, one_hot, squares, Observation};
+pub use catchup::CatchUp;
+pub use catchup::CatchUpGate;
+pub use explain::explain;
+#[cfg(test)]
+pub(crate) use explain::moved_on;
+pub(crate) use explain::occupancy;
+pub use explain::ranked;
+pub use explain::InferConfig;
+#[cfg(test)]
+pub(crate) use explain::Verdict;
+pub use follow::Alternative;
+pub use follow::FollowEvent;
+pub use follow::Follower;
+pub use irregular::Irregularity;
+pub use join::extend;
+pub use join::join;
+pub use join::last_mover;
+pub use join::JoinConfig;
+pub use join::JoinLine;
+pub use join::Joined;
+#[cfg(test)]
+pub(crate) use observation::one_hot;
+pub use observation::squares;
+pub use observation::Observation;
+pub use orientation::NotASide;
 pub use orientation::WhiteSide;
 pub use placement::placement_classes;
-pub use sites::{SiteMap, SiteProbs};
-pub use start::{check_start, start_likelihood, start_mismatch, StartCheck, StartMismatch};
+pub use placement::PlacementError;
+pub use sites::SiteMap;
+pub use sites::SiteProbs;
+pub use start::check_start;
+pub use start::start_likelihood;
+pub use start::start_mismatch;
+pub use start::StartCheck;
+pub use start::StartMismatch;
 pub use suspects::Suspects;
 
 /// Sure readings of `game` seen with White at `side` on an 8x8 grid (tests).

@@ -18,7 +18,7 @@ pub struct Observation {
 }
 
 impl Observation {
-    pub fn unknown(files: u8, ranks: u8) -> Observation {
+    pub(crate) fn unknown(files: u8, ranks: u8) -> Observation {
         Observation {
             files,
             ranks,
@@ -28,7 +28,7 @@ impl Observation {
         }
     }
 
-    pub fn dims(&self) -> (u8, u8) {
+    pub(crate) fn dims(&self) -> (u8, u8) {
         (self.files, self.ranks)
     }
 
@@ -36,33 +36,34 @@ impl Observation {
         sq.rank as usize * self.files as usize + sq.file as usize
     }
 
-    pub fn set(&mut self, sq: Square, probs: Option<[f32; 3]>) {
+    pub(crate) fn set(&mut self, sq: Square, probs: Option<[f32; 3]>) {
         let i = self.index(sq);
         self.probs[i] = probs;
     }
 
     /// Marks a reading as carried over from an earlier view (or fresh).
-    pub fn set_fresh(&mut self, sq: Square, fresh: bool) {
+    #[cfg(test)]
+    pub(crate) fn set_fresh(&mut self, sq: Square, fresh: bool) {
         let i = self.index(sq);
         self.fresh[i] = fresh;
     }
 
-    pub fn is_fresh(&self, sq: Square) -> bool {
+    pub(crate) fn is_fresh(&self, sq: Square) -> bool {
         self.fresh[self.index(sq)]
     }
 
-    pub fn get(&self, sq: Square) -> Option<[f32; 3]> {
+    pub(crate) fn get(&self, sq: Square) -> Option<[f32; 3]> {
         self.probs[self.index(sq)]
     }
 
     /// Sets how much the square's image changed since the view of the current
     /// position (grey levels).
-    pub fn set_change(&mut self, sq: Square, change: Option<f32>) {
+    pub(crate) fn set_change(&mut self, sq: Square, change: Option<f32>) {
         let i = self.index(sq);
         self.change[i] = change;
     }
 
-    pub fn change(&self, sq: Square) -> Option<f32> {
+    pub(crate) fn change(&self, sq: Square) -> Option<f32> {
         self.change[self.index(sq)]
     }
 
@@ -76,7 +77,7 @@ impl Observation {
     }
 
     /// The most likely occupant of a square and its probability, when seen.
-    pub fn best(&self, sq: Square) -> Option<(Occupant, f32)> {
+    pub(crate) fn best(&self, sq: Square) -> Option<(Occupant, f32)> {
         self.get(sq).map(|p| {
             let i = (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0);
             (OCCUPANTS[i], p[i])
@@ -87,7 +88,7 @@ impl Observation {
 pub(crate) const OCCUPANTS: [Occupant; 3] = [Occupant::Empty, Occupant::White, Occupant::Black];
 
 /// The class index of an occupant in probabilities (empty, white, black).
-pub fn occ_index(o: Occupant) -> usize {
+pub(crate) fn occ_index(o: Occupant) -> usize {
     match o {
         Occupant::Empty => 0,
         Occupant::White => 1,
@@ -96,7 +97,7 @@ pub fn occ_index(o: Occupant) -> usize {
 }
 
 /// Probabilities that put `p` on one occupant and share the rest.
-pub fn one_hot(o: Occupant, p: f32) -> [f32; 3] {
+pub(crate) fn one_hot(o: Occupant, p: f32) -> [f32; 3] {
     let mut v = [(1.0 - p) / 2.0; 3];
     v[occ_index(o)] = p;
     v

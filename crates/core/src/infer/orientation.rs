@@ -14,7 +14,7 @@ pub enum WhiteSide {
 }
 
 impl WhiteSide {
-    pub const ALL: [WhiteSide; 4] = [
+    pub(crate) const ALL: [WhiteSide; 4] = [
         WhiteSide::Bottom,
         WhiteSide::Top,
         WhiteSide::Left,
@@ -56,18 +56,21 @@ impl WhiteSide {
     }
 }
 
-impl FromStr for WhiteSide {
-    type Err = String;
+/// Text that names no edge of the picture.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a side: use bottom, top, left, right or auto")]
+pub struct NotASide(String);
 
-    fn from_str(s: &str) -> Result<WhiteSide, String> {
+impl FromStr for WhiteSide {
+    type Err = NotASide;
+
+    fn from_str(s: &str) -> Result<WhiteSide, NotASide> {
         match s {
             "bottom" => Ok(WhiteSide::Bottom),
             "top" => Ok(WhiteSide::Top),
             "left" => Ok(WhiteSide::Left),
             "right" => Ok(WhiteSide::Right),
-            _ => Err(format!(
-                "'{s}' is not a side: use bottom, top, left, right or auto"
-            )),
+            _ => Err(NotASide(s.to_string())),
         }
     }
 }

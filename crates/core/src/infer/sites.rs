@@ -13,11 +13,13 @@ pub type SiteProbs = Option<[f32; 3]>;
 /// Game squares to grid sites for one orientation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SiteMap {
+    /// The edge of the picture White's side is at.
     pub side: WhiteSide,
-    pub rows: u32,
+    pub(crate) rows: u32,
+    /// Columns of the grid.
     pub cols: u32,
-    pub files: u8,
-    pub ranks: u8,
+    pub(crate) files: u8,
+    pub(crate) ranks: u8,
 }
 
 impl SiteMap {
@@ -35,7 +37,13 @@ impl SiteMap {
     }
 
     /// The map for `game` on a grid, if it fits.
-    pub fn for_game<R: Rules>(game: &R, side: WhiteSide, rows: u32, cols: u32) -> Option<SiteMap> {
+    #[cfg(test)]
+    pub(crate) fn for_game<R: Rules>(
+        game: &R,
+        side: WhiteSide,
+        rows: u32,
+        cols: u32,
+    ) -> Option<SiteMap> {
         let (files, ranks) = game.dims();
         SiteMap::new(side, rows, cols, files, ranks)
     }
@@ -47,22 +55,19 @@ impl SiteMap {
             .filter_map(move |s| SiteMap::new(s, rows, cols, files, ranks))
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         (self.rows * self.cols) as usize
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The site index (row-major) of a square.
-    pub fn site(&self, sq: Square) -> usize {
+    pub(crate) fn site(&self, sq: Square) -> usize {
         let (r, c) = self.side.site(sq, self.rows, self.cols);
         (r * self.cols + c) as usize
     }
 
     /// The square at a site index.
-    pub fn square(&self, site: usize) -> Square {
+    #[cfg(test)]
+    pub(crate) fn square(&self, site: usize) -> Square {
         let (r, c) = (site as u32 / self.cols, site as u32 % self.cols);
         self.side.square(r, c, self.files, self.ranks)
     }

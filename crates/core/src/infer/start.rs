@@ -38,10 +38,10 @@ pub struct StartCheck {
     /// Visible squares whose reading disagrees with the start position.
     pub misread: Vec<Square>,
     /// Visible squares in all.
-    pub visible: usize,
+    pub(crate) visible: usize,
     /// Some line of one or two legal moves explains the view better than the start
     /// itself: the game has moved on before the first view.
-    pub moved_on: bool,
+    pub(crate) moved_on: bool,
 }
 
 impl StartCheck {

@@ -23,11 +23,14 @@ fn shown(p: &SiteProbs) -> Option<usize> {
     p.map(|p| (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0))
 }
 
+/// Sites the classifier keeps misreading the same way: no evidence while they show
+/// that same wrong label under the same occupant.
 pub struct Suspects {
     sites: Vec<Option<Misread>>,
 }
 
 impl Suspects {
+    /// No suspects among `sites` sites.
     pub fn new(sites: usize) -> Suspects {
         Suspects {
             sites: vec![None; sites],

@@ -57,7 +57,7 @@ fn fen_field<'a>(fen: &'a str, e: &ParseFenError) -> &'a str {
 
 /// The most a FEN's half-move clock can say: the seventy-five-move rule ends a
 /// game when it reaches 150 (unless that move mates), so no game goes on past it.
-pub const MAX_HALFMOVE_CLOCK: u32 = 150;
+pub(crate) const MAX_HALFMOVE_CLOCK: u32 = 150;
 
 /// Refuses move counters the parser would take but no game can reach: a half-move
 /// clock over [`MAX_HALFMOVE_CLOCK`] (the game would be over before it started)
@@ -107,7 +107,7 @@ impl Chess {
 
     /// A game starting from a set-up position. Repetitions count from here on,
     /// since the FEN says nothing of earlier positions.
-    pub fn from_position(pos: shakmaty::Chess) -> Chess {
+    pub(crate) fn from_position(pos: shakmaty::Chess) -> Chess {
         let history = vec![hash(&pos)];
         Chess { pos, history }
     }
@@ -136,7 +136,7 @@ impl Chess {
 
     /// Replays UCI moves from `start_fen` (or the initial position). Used to
     /// rebuild a game after an earlier move (usually a promotion) was corrected.
-    pub fn replay(start_fen: Option<&str>, ucis: &[String]) -> Result<Chess, ReplayError> {
+    pub(crate) fn replay(start_fen: Option<&str>, ucis: &[String]) -> Result<Chess, ReplayError> {
         let mut game = match start_fen {
             Some(fen) => Chess::from_fen(fen)?,
             None => Chess::new(),
@@ -147,26 +147,23 @@ impl Chess {
         Ok(game)
     }
 
+    /// The current position in FEN.
     pub fn fen(&self) -> String {
         Fen::from_position(&self.pos, EnPassantMode::Legal).to_string()
     }
 
-    pub fn position(&self) -> &shakmaty::Chess {
+    #[cfg(test)]
+    pub(crate) fn position(&self) -> &shakmaty::Chess {
         &self.pos
     }
 
     /// Full-move number as in the FEN: 1 at the start, increased after Black moves.
-    pub fn fullmove_number(&self) -> u32 {
+    pub(crate) fn fullmove_number(&self) -> u32 {
         self.pos.fullmoves().get()
     }
 
-    /// Half-moves since the last capture or pawn move.
-    pub fn halfmove_clock(&self) -> u32 {
-        self.pos.halfmoves()
-    }
-
     /// How many times the current position has occurred (1 = first time).
-    pub fn repetition_count(&self) -> usize {
+    pub(crate) fn repetition_count(&self) -> usize {
         match self.history.last() {
             Some(cur) => self.history.iter().filter(|h| *h == cur).count(),
             None => 1,
@@ -175,7 +172,7 @@ impl Chess {
 
     /// A draw a player could claim now (FIDE 9.2 / 9.3) but the rules do not
     /// impose. None once the game is over.
-    pub fn claimable_draw(&self) -> Option<String> {
+    pub(crate) fn claimable_draw(&self) -> Option<String> {
         if self.outcome().is_some() {
             return None;
         }
@@ -190,13 +187,14 @@ impl Chess {
 
     /// Moves that differ only in the promotion piece leave the same occupancy,
     /// so move inference must pick the piece by other means.
-    pub fn is_promotion(mv: &Move) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_promotion(mv: &Move) -> bool {
         mv.is_promotion()
     }
 
     /// The same promotion move with another piece; None if `mv` is no promotion
     /// or `role` is not a piece a pawn may become.
-    pub fn with_promotion(mv: &Move, role: Role) -> Option<Move> {
+    pub(crate) fn with_promotion(mv: &Move, role: Role) -> Option<Move> {
         if matches!(role, Role::Pawn | Role::King) {
             return None;
         }
@@ -241,7 +239,7 @@ impl Chess {
     }
 
     /// Finds the legal move for a SAN string; check marks and `!?` are ignored.
-    pub fn parse_san(&self, san: &str) -> Result<Move, MoveError> {
+    pub(crate) fn parse_san(&self, san: &str) -> Result<Move, MoveError> {
         let side = color_name(self.pos.turn());
         let cleaned = san.trim().trim_end_matches(['!', '?']);
         let cleaned = match cleaned {
@@ -269,14 +267,9 @@ impl Chess {
         })
     }
 
+    /// Plays the legal move given in UCI notation (`e2e4`, `e7e8q`).
     pub fn play_uci(&mut self, uci: &str) -> Result<Move, MoveError> {
         let mv = self.parse_uci(uci)?;
-        self.advance(&mv);
-        Ok(mv)
-    }
-
-    pub fn play_san(&mut self, san: &str) -> Result<Move, MoveError> {
-        let mv = self.parse_san(san)?;
         self.advance(&mv);
         Ok(mv)
     }

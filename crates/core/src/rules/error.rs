@@ -6,13 +6,14 @@
 /// position that does not parse, or describes a position the rules do not allow.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{why} (column {column})")]
+#[non_exhaustive]
 pub struct FenError {
     /// The text as given.
-    pub text: String,
+    pub(crate) text: String,
     /// Where in it the problem starts: 1 for the first character.
-    pub column: usize,
+    pub(crate) column: usize,
     /// What is wrong, naming the text.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl FenError {
@@ -28,7 +29,8 @@ impl FenError {
 
 /// Why a move text names no move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MoveErrorKind {
+#[non_exhaustive]
+pub(crate) enum MoveErrorKind {
     /// Not a move in the game's notation.
     Malformed,
     /// A move, but not a legal one in the position.
@@ -43,12 +45,13 @@ pub enum MoveErrorKind {
 /// that names no legal move of the position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{why}")]
+#[non_exhaustive]
 pub struct MoveError {
-    pub kind: MoveErrorKind,
+    pub(crate) kind: MoveErrorKind,
     /// The move as given.
-    pub text: String,
+    pub(crate) text: String,
     /// What is wrong, naming the move (and the position where that helps).
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl MoveError {
@@ -67,9 +70,9 @@ impl MoveError {
 #[error("illegal move {mv} in position \"{position}\"")]
 pub struct IllegalMove {
     /// The move, in the game's short form (UCI for chess).
-    pub mv: String,
+    pub(crate) mv: String,
     /// The position it was refused in (FEN, or the game's position text).
-    pub position: String,
+    pub(crate) position: String,
 }
 
 /// The column (1-based, in characters) where `part` starts within `text`, when

@@ -5,15 +5,22 @@
 
 use std::fmt::Debug;
 
+/// Chess, by shakmaty.
 pub mod chess;
 mod error;
+/// Russian draughts on the 8x8 board.
 pub mod russian_draughts;
+/// Tablut on a 9x9 board, the rules as boardscribe plays them.
 pub mod tablut;
 
-pub use error::{FenError, IllegalMove, MoveError, MoveErrorKind};
+pub use error::FenError;
+pub use error::IllegalMove;
+pub use error::MoveError;
+pub(crate) use error::MoveErrorKind;
 
 /// A game given as a start position and moves, refused: the position, or a move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     #[error(transparent)]
     Start(#[from] FenError),
@@ -29,6 +36,7 @@ pub enum Side {
 }
 
 impl Side {
+    /// The opponent.
     pub fn other(self) -> Side {
         match self {
             Side::White => Side::Black,
@@ -50,7 +58,7 @@ pub enum Occupant {
 /// camera never needs this: it only tells colours apart.
 impl Side {
     /// "White" or "Black".
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Side::White => "White",
             Side::Black => "Black",
@@ -58,6 +66,7 @@ impl Side {
     }
 }
 
+/// Kinds of pieces across the games, for drawing and for records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PieceType {
     Pawn,
@@ -76,7 +85,7 @@ pub enum PieceType {
 /// `rank` 0 is White's first rank. a1 = (0, 0).
 impl PieceType {
     /// The piece's name as an arbiter says it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             PieceType::Pawn => "pawn",
             PieceType::Knight => "knight",
@@ -90,13 +99,17 @@ impl PieceType {
     }
 }
 
+/// A square by file and rank, both from 0 at White's lower left (a1 is (0, 0)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Square {
+    /// File from 0 (a).
     pub file: u8,
+    /// Rank from 0 (1).
     pub rank: u8,
 }
 
 impl Square {
+    /// The square at `file`, `rank`.
     pub const fn new(file: u8, rank: u8) -> Square {
         Square { file, rank }
     }
@@ -107,7 +120,7 @@ impl Square {
     }
 
     /// Parses an algebraic name such as `e4` or `c10`.
-    pub fn parse(s: &str) -> Option<Square> {
+    pub(crate) fn parse(s: &str) -> Option<Square> {
         let mut chars = s.chars();
         let f = chars.next()?;
         if !f.is_ascii_lowercase() {
@@ -261,7 +274,7 @@ pub trait Rules: Clone {
 /// A hash of what a picture of the position shows: each piece on its square,
 /// and whose turn it is. Positions that differ only in rights (castling, en
 /// passant) hash alike.
-pub fn picture_hash<R: Rules>(g: &R) -> u64 {
+pub(crate) fn picture_hash<R: Rules>(g: &R) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     let (files, ranks) = g.dims();

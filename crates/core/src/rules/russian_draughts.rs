@@ -102,9 +102,9 @@ fn bits(mut b: u32) -> impl Iterator<Item = Idx> {
 
 /// A piece as the rules see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Piece {
-    pub side: Side,
-    pub king: bool,
+pub(crate) struct Piece {
+    pub(crate) side: Side,
+    pub(crate) king: bool,
 }
 
 /// A move with its full path. For a simple move `path` is just the destination;
@@ -112,8 +112,11 @@ pub struct Piece {
 /// pieces in the order they were jumped.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// The square the moving piece leaves.
     pub from: Square,
+    /// Every square it lands on, in order (the destination last).
     pub path: Vec<Square>,
+    /// The pieces jumped, in order.
     pub captured: Vec<Square>,
     /// A man becomes a king during this move (possibly mid-capture).
     pub promotes: bool,
@@ -121,16 +124,16 @@ pub struct Move {
 
 impl Move {
     /// Final square.
-    pub fn to(&self) -> Square {
+    pub(crate) fn to(&self) -> Square {
         self.path.last().copied().unwrap_or(self.from)
     }
 
-    pub fn is_capture(&self) -> bool {
+    pub(crate) fn is_capture(&self) -> bool {
         !self.captured.is_empty()
     }
 
     /// Full-path form (`c3:e5:g7`), unambiguous in any position.
-    pub fn long_notation(&self) -> String {
+    pub(crate) fn long_notation(&self) -> String {
         let sep = if self.is_capture() { ":" } else { "-" };
         let mut s = self.from.name();
         for sq in &self.path {
@@ -243,7 +246,7 @@ impl CaptureSearch<'_> {
 
 impl Position {
     /// The initial position, White to move.
-    pub fn start() -> Position {
+    pub(crate) fn start() -> Position {
         Position {
             white: WHITE_START,
             black: BLACK_START,
@@ -253,7 +256,7 @@ impl Position {
     }
 
     /// An empty board with `side` to move (for building positions in code).
-    pub fn empty(side: Side) -> Position {
+    pub(crate) fn empty(side: Side) -> Position {
         Position {
             white: 0,
             black: 0,
@@ -262,11 +265,11 @@ impl Position {
         }
     }
 
-    pub fn side_to_move(&self) -> Side {
+    pub(crate) fn side_to_move(&self) -> Side {
         self.side
     }
 
-    pub fn piece(&self, sq: Square) -> Option<Piece> {
+    pub(crate) fn piece(&self, sq: Square) -> Option<Piece> {
         let b = bit_of(sq);
         let side = if self.white & b != 0 {
             Side::White
@@ -282,7 +285,7 @@ impl Position {
     }
 
     /// Puts (or with `None` removes) a piece; squares off the dark squares are ignored.
-    pub fn set_piece(&mut self, sq: Square, piece: Option<Piece>) {
+    pub(crate) fn set_piece(&mut self, sq: Square, piece: Option<Piece>) {
         let b = bit_of(sq);
         self.white &= !b;
         self.black &= !b;
@@ -298,7 +301,7 @@ impl Position {
         }
     }
 
-    pub fn occupant(&self, sq: Square) -> Occupant {
+    pub(crate) fn occupant(&self, sq: Square) -> Occupant {
         match self.piece(sq) {
             None => Occupant::Empty,
             Some(Piece {
@@ -311,7 +314,7 @@ impl Position {
     }
 
     /// Number of (men, kings) of a side.
-    pub fn count(&self, side: Side) -> (u32, u32) {
+    pub(crate) fn count(&self, side: Side) -> (u32, u32) {
         let own = self.own(side);
         (
             (own & !self.kings).count_ones(),
@@ -328,7 +331,7 @@ impl Position {
 
     /// All legal moves. Captures are compulsory; every distinct capture path is
     /// its own move.
-    pub fn legal_moves(&self) -> Vec<Move> {
+    pub(crate) fn legal_moves(&self) -> Vec<Move> {
         let mut out = Vec::new();
         self.captures(&mut out);
         if out.is_empty() {
@@ -386,7 +389,7 @@ impl Position {
     }
 
     /// The position after `mv` (assumed legal).
-    pub fn play(&self, mv: &Move) -> Position {
+    pub(crate) fn play(&self, mv: &Move) -> Position {
         let from = bit_of(mv.from);
         let to = bit_of(mv.to());
         let taken = mv.captured.iter().fold(0, |acc, &s| acc | bit_of(s));
@@ -407,7 +410,7 @@ impl Position {
     }
 
     /// Leaf count of the move tree to `depth` (no draw rules, no history).
-    pub fn perft(&self, depth: u32) -> u64 {
+    pub(crate) fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
             return 1;
         }
@@ -420,14 +423,14 @@ impl Position {
 
     /// Record notation of `mv` in this position: `c3-d4`, `c3:g7`, or the full path
     /// `c3:e5:g7` when another legal capture has the same start and end.
-    pub fn notation(&self, mv: &Move) -> String {
+    pub(crate) fn notation(&self, mv: &Move) -> String {
         notation_among(mv, &self.legal_moves())
     }
 
     /// Finds the legal move a notation string names. Accepts `-`, `:` or `x` as
     /// separators, any subset of the intermediate landing squares, and trailing
     /// `!`/`?`/`+`/`#` annotations.
-    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+    pub(crate) fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         let err = |kind, why: String| MoveError::new(kind, text, why);
         let t = text.trim().trim_end_matches(['!', '?', '+', '#']);
         let mut squares = Vec::new();
@@ -477,7 +480,7 @@ impl Position {
 
     /// Parses the PDN FEN for this game with algebraic squares, e.g.
     /// `W:Wa1,c1,Kd8:Be7,h8` (colour groups in either order, optional final `.`).
-    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+    pub(crate) fn from_fen(fen: &str) -> Result<Position, FenError> {
         let at = |part: &str, why: String| FenError::at(fen, part, why);
         let body = fen.trim();
         let body = body.strip_suffix('.').unwrap_or(body).trim_end();
@@ -556,7 +559,7 @@ impl Position {
     }
 
     /// PDN FEN with algebraic squares, squares in a1, c1, .., h8 order.
-    pub fn to_fen(&self) -> String {
+    pub(crate) fn to_fen(self) -> String {
         let list = |own: u32| -> String {
             bits(own)
                 .map(|i| {
@@ -595,17 +598,18 @@ fn notation_among(mv: &Move, legal: &[Move]) -> String {
 
 /// Draw-rule settings. `None` switches a rule off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DraughtsOptions {
     /// Three or more kings against a lone king: draw once the stronger side has
     /// made this many moves without winning. Default 15.
-    pub lone_king_moves: Option<u32>,
+    pub(crate) lone_king_moves: Option<u32>,
     /// Draw after this many consecutive plies of non-capturing king moves
     /// (both sides' moves counted). Default 30, i.e. 15 each.
-    pub king_only_plies: Option<u32>,
+    pub(crate) king_only_plies: Option<u32>,
     /// Whether a threefold repetition ends the game by itself. Default false: the
     /// players may claim it (`draw_claimable`, `claim_draw`) but play may go on, as a
     /// camera watching a real game must keep following it.
-    pub repetition_ends_game: bool,
+    pub(crate) repetition_ends_game: bool,
 }
 
 impl Default for DraughtsOptions {
@@ -651,10 +655,12 @@ fn lone_king_stronger(m: Material) -> Option<Side> {
 }
 
 impl RussianDraughts {
+    /// A game from the standard start.
     pub fn new(options: DraughtsOptions) -> RussianDraughts {
         Self::from_position(Position::start(), options)
     }
 
+    /// A game from a position in PDN FEN with algebraic squares (`W:Wa1,c1,Kd8:Be7,h8`).
     pub fn from_fen(fen: &str, options: DraughtsOptions) -> Result<RussianDraughts, FenError> {
         Ok(Self::from_position(Position::from_fen(fen)?, options))
     }
@@ -673,33 +679,36 @@ impl RussianDraughts {
         }
     }
 
-    pub fn position(&self) -> &Position {
+    pub(crate) fn position(&self) -> &Position {
         &self.pos
     }
 
+    /// The position the game began from.
     pub fn initial_position(&self) -> &Position {
         &self.initial
     }
 
+    /// The moves played so far.
     pub fn moves(&self) -> &[Move] {
         &self.moves
     }
 
-    pub fn options(&self) -> DraughtsOptions {
+    pub(crate) fn options(&self) -> DraughtsOptions {
         self.options
     }
 
+    /// The current position in FEN.
     pub fn fen(&self) -> String {
         self.pos.to_fen()
     }
 
     /// How often the current position (with the same side to move) has occurred.
-    pub fn repetition_count(&self) -> usize {
+    pub(crate) fn repetition_count(&self) -> usize {
         self.history.iter().filter(|&&p| p == self.pos).count()
     }
 
     /// A draw the players may claim now (threefold repetition), if any.
-    pub fn draw_claimable(&self) -> Option<Outcome> {
+    pub(crate) fn draw_claimable(&self) -> Option<Outcome> {
         (self.repetition_count() >= 3).then(|| Outcome::Draw {
             reason: "threefold repetition".to_string(),
         })
@@ -707,35 +716,39 @@ impl RussianDraughts {
 
     /// Ends the game by a claimed threefold repetition; None (and the game goes
     /// on) when no draw can be claimed in this position.
-    pub fn claim_draw(&mut self) -> Option<Outcome> {
+    #[cfg(test)]
+    pub(crate) fn claim_draw(&mut self) -> Option<Outcome> {
         let o = self.draw_claimable()?;
         self.ended_by = Some(o.clone());
         Some(o)
     }
 
     /// Ends the game as a draw by agreement.
-    pub fn agree_draw(&mut self) {
+    #[cfg(test)]
+    pub(crate) fn agree_draw(&mut self) {
         self.ended_by = Some(Outcome::Draw {
             reason: "agreement".to_string(),
         });
     }
 
     /// Plies of king-only moves without capture so far (see the module notes).
-    pub fn king_only_plies(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn king_only_plies(&self) -> u32 {
         self.king_only_plies
     }
 
     /// Moves the stronger side has made in the current kings-against-lone-king ending.
-    pub fn lone_king_moves(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn lone_king_moves(&self) -> u32 {
         self.lone_king_moves
     }
 
-    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+    pub(crate) fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         self.pos.parse_move(text)
     }
 
     /// Parses and plays a move in record notation.
-    pub fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
+    pub(crate) fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
         if let Some(o) = self.outcome() {
             return Err(MoveError::new(
                 MoveErrorKind::GameOver,
@@ -749,7 +762,8 @@ impl RussianDraughts {
     }
 
     /// Takes back the last move (replaying from the start so every counter is exact).
-    pub fn undo(&mut self) -> Option<Move> {
+    #[cfg(test)]
+    pub(crate) fn undo(&mut self) -> Option<Move> {
         let mut moves = std::mem::take(&mut self.moves);
         let last = moves.pop();
         let mut g = Self::from_position(self.initial, self.options);

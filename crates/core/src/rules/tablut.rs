@@ -44,8 +44,7 @@
 //! be right when given.
 
 use crate::rules::{
-    FenError, IllegalMove, MoveError, MoveErrorKind, Occupant, Outcome, PieceType, Rules, Side,
-    Square,
+    FenError, MoveError, MoveErrorKind, Occupant, Outcome, PieceType, Rules, Side, Square,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -55,7 +54,7 @@ const THRONE: u8 = 40;
 const OFF: u8 = u8::MAX;
 
 /// The standard start position in the text format.
-pub const START_TEXT: &str = "3aaa3/4a4/4d4/a3d3a/aaddkddaa/a3d3a/4d4/4a4/3aaa3 b";
+pub(crate) const START_TEXT: &str = "3aaa3/4a4/4d4/a3d3a/aaddkddaa/a3d3a/4d4/4a4/3aaa3 b";
 
 /// Neighbour of each square in the four directions (up, right, down, left), OFF outside.
 const NEIGH: [[u8; 4]; N] = {
@@ -95,7 +94,7 @@ fn square(i: u8) -> Square {
 
 /// A Tablut piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Piece {
+pub(crate) enum Piece {
     /// Black's soldier.
     Attacker,
     /// White's soldier.
@@ -104,7 +103,7 @@ pub enum Piece {
 }
 
 impl Piece {
-    pub fn side(self) -> Side {
+    pub(crate) fn side(self) -> Side {
         match self {
             Piece::Attacker => Side::Black,
             Piece::Defender | Piece::King => Side::White,
@@ -123,12 +122,13 @@ impl Piece {
 /// A rook-like move. Captures are not part of it: they follow from the position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// The square the piece leaves.
     pub from: Square,
-    pub to: Square,
+    pub(crate) to: Square,
 }
 
 impl Move {
-    pub fn new(from: Square, to: Square) -> Move {
+    pub(crate) fn new(from: Square, to: Square) -> Move {
         Move { from, to }
     }
 }
@@ -171,7 +171,7 @@ pub struct Position {
 
 impl Position {
     /// The standard start position, Black to move.
-    pub fn start() -> Position {
+    pub(crate) fn start() -> Position {
         match START_TEXT.parse() {
             Ok(p) => p,
             Err(e) => unreachable!("start position text is valid: {e}"),
@@ -297,36 +297,33 @@ impl Position {
     }
 
     /// The same position with the empty throne hostile (or not) to soldiers.
-    pub fn with_hostile_throne(mut self, hostile: bool) -> Position {
+    pub(crate) fn with_hostile_throne(mut self, hostile: bool) -> Position {
         self.hostile_throne = hostile;
         self
     }
 
     /// The same board with another side to move.
-    pub fn with_side_to_move(mut self, side: Side) -> Position {
+    pub(crate) fn with_side_to_move(mut self, side: Side) -> Position {
         self.side = side;
         self
     }
 
-    pub fn hostile_throne(&self) -> bool {
-        self.hostile_throne
-    }
-
-    pub fn side_to_move(&self) -> Side {
+    pub(crate) fn side_to_move(&self) -> Side {
         self.side
     }
 
-    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+    pub(crate) fn piece_at(&self, sq: Square) -> Option<Piece> {
         index(sq).and_then(|i| self.cells[i as usize])
     }
 
     /// Where the king stands; `None` once it has been captured.
-    pub fn king_square(&self) -> Option<Square> {
+    pub(crate) fn king_square(&self) -> Option<Square> {
         self.king.map(square)
     }
 
     /// True once the king has left e5 (it can never return).
-    pub fn king_left_throne(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn king_left_throne(&self) -> bool {
         self.cells[THRONE as usize] != Some(Piece::King)
     }
 
@@ -370,7 +367,7 @@ impl Position {
     }
 
     /// Legal moves; empty once the game is decided.
-    pub fn legal_moves(&self) -> Vec<Move> {
+    pub(crate) fn legal_moves(&self) -> Vec<Move> {
         let mut moves = Vec::with_capacity(128);
         self.for_each_move(|from, to| moves.push(Move::new(square(from), square(to))));
         moves
@@ -382,7 +379,7 @@ impl Position {
         n
     }
 
-    pub fn is_legal(&self, mv: &Move) -> bool {
+    pub(crate) fn is_legal(&self, mv: &Move) -> bool {
         let (Some(from), Some(to)) = (index(mv.from), index(mv.to)) else {
             return false;
         };
@@ -447,7 +444,7 @@ impl Position {
     }
 
     /// The position after `mv` (taken from `legal_moves`), captures done.
-    pub fn play(&self, mv: &Move) -> Position {
+    pub(crate) fn play(&self, mv: &Move) -> Position {
         let mut next = *self;
         if let (Some(from), Some(to)) = (index(mv.from), index(mv.to)) {
             next.apply(from, to);
@@ -455,20 +452,8 @@ impl Position {
         next
     }
 
-    /// Like `play`, but refuses a move that is not legal here.
-    pub fn try_play(&self, mv: &Move) -> Result<Position, IllegalMove> {
-        if self.is_legal(mv) {
-            Ok(self.play(mv))
-        } else {
-            Err(IllegalMove {
-                mv: mv.to_string(),
-                position: self.to_string(),
-            })
-        }
-    }
-
     /// The squares `mv` would capture, in board order.
-    pub fn captures(&self, mv: &Move) -> Vec<Square> {
+    pub(crate) fn captures(&self, mv: &Move) -> Vec<Square> {
         let (Some(from), Some(to)) = (index(mv.from), index(mv.to)) else {
             return Vec::new();
         };
@@ -479,7 +464,7 @@ impl Position {
     }
 
     /// `e1-e3xd3xf3`: the move and its captures.
-    pub fn notation(&self, mv: &Move) -> String {
+    pub(crate) fn notation(&self, mv: &Move) -> String {
         let mut s = mv.to_string();
         for sq in self.captures(mv) {
             s.push('x');
@@ -490,7 +475,7 @@ impl Position {
 
     /// Reads `e1-e3`, `e1e3` or `e1-e3xd3xf3` and returns the legal move it names.
     /// Capture marks may be left out, but when present they must be exactly right.
-    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+    pub(crate) fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         let t = text.trim();
         let malformed = |why: &str| {
             MoveError::new(MoveErrorKind::Malformed, text, format!("move `{t}`: {why}"))
@@ -556,7 +541,7 @@ impl Position {
     }
 
     /// Result from the position alone: king captured, king on the edge, or no move.
-    pub fn outcome(&self) -> Option<Outcome> {
+    pub(crate) fn outcome(&self) -> Option<Outcome> {
         match self.decided() {
             Some(Side::Black) => Some(Outcome::Win {
                 winner: Side::Black,
@@ -575,7 +560,7 @@ impl Position {
     }
 
     /// Leaf count of the move tree `depth` plies deep; decided positions are leaves.
-    pub fn perft(&self, depth: u32) -> u64 {
+    pub(crate) fn perft(&self, depth: u32) -> u64 {
         match depth {
             0 => 1,
             1 => self.count_moves(),
@@ -631,7 +616,7 @@ impl FromStr for Position {
 
 /// What ends the game by repetition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Repetition {
+pub(crate) enum Repetition {
     /// Repeated positions change nothing.
     #[default]
     Ignore,
@@ -641,12 +626,13 @@ pub enum Repetition {
 
 /// Choices the rules leave open; the defaults reproduce the reference perft counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct TablutOptions {
     /// Who moves first from the start position.
     pub first_move: Side,
-    pub repetition: Repetition,
+    pub(crate) repetition: Repetition,
     /// The empty throne acts as the far side of a sandwich against soldiers.
-    pub hostile_throne: bool,
+    pub(crate) hostile_throne: bool,
 }
 
 impl Default for TablutOptions {
@@ -695,20 +681,23 @@ impl Tablut {
         }
     }
 
+    /// The rules this game is played by.
     pub fn options(&self) -> &TablutOptions {
         &self.options
     }
 
-    pub fn position(&self) -> &Position {
+    #[cfg(test)]
+    pub(crate) fn position(&self) -> &Position {
         &self.pos
     }
 
+    /// The position the game began from.
     pub fn start_position(&self) -> &Position {
         &self.start
     }
 
     /// True when the game did not begin from the standard start with `first_move` to move.
-    pub fn is_set_up(&self) -> bool {
+    pub(crate) fn is_set_up(&self) -> bool {
         self.start != Tablut::new(self.options).start
     }
 
@@ -717,20 +706,22 @@ impl Tablut {
         &self.moves
     }
 
+    /// The king's square (None once captured).
     pub fn king_square(&self) -> Option<Square> {
         self.pos.king_square()
     }
 
-    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+    pub(crate) fn piece_at(&self, sq: Square) -> Option<Piece> {
         self.pos.piece_at(sq)
     }
 
+    /// The pieces `mv` would capture in the current position.
     pub fn captures(&self, mv: &Move) -> Vec<Square> {
         self.pos.captures(mv)
     }
 
     /// The legal move named by `text` (see [`Position::parse_move`]).
-    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+    pub(crate) fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         if let Some(o) = self.repetition_outcome() {
             return Err(MoveError::new(
                 MoveErrorKind::GameOver,
@@ -742,14 +733,15 @@ impl Tablut {
     }
 
     /// Parses and plays a move, returning it.
-    pub fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
+    #[cfg(test)]
+    pub(crate) fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
         let mv = self.parse_move(text)?;
         self.play_legal(&mv);
         Ok(mv)
     }
 
     /// Takes back the last move.
-    pub fn undo(&mut self) -> Option<Move> {
+    pub(crate) fn undo(&mut self) -> Option<Move> {
         let mv = self.moves.pop()?;
         self.pos = self.history.pop()?;
         Some(mv)

@@ -251,13 +251,13 @@ fn bench_classify(a: &BenchArgs) -> anyhow::Result<()> {
         let view = CropView::new(&pose);
         let image = rgb_to_bgr_mat(&r.image)?;
         let rect = view.rectify(&image)?;
-        let sites = pose.grid.len();
+        let sites = pose.grid().len();
         // Every site's crop, as the classifier cuts them: the same input for each runtime.
         let per = 3 * (CROP_W * CROP_H) as usize;
         let mut crops = vec![0f32; sites * per];
         let (_, crop_ms) = median_wall_cpu_ms(
             || {
-                for (i, (row, col)) in pose.grid.sites().enumerate() {
+                for (i, (row, col)) in pose.grid().sites().enumerate() {
                     view.crop_rgb_planar(&rect, row, col, &mut crops[i * per..(i + 1) * per]);
                 }
             },

@@ -129,11 +129,7 @@ fn one_board(
     let mut classifier = model.load()?;
     let source = capture::open(
         &clip.to_string_lossy(),
-        SourceOptions {
-            fps: None,
-            max_fps: Some(15.0),
-            ..SourceOptions::default()
-        },
+        SourceOptions::default().with_max_fps(Some(15.0)),
     )?;
     while !ready.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(5));

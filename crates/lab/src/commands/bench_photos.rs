@@ -52,14 +52,8 @@ fn photo_job(pose: BoardPose, out: std::path::PathBuf) -> RecordJob {
         timeline: Default::default(),
         pose,
         white: Some(WhiteSide::Bottom),
-        track: TrackConfig {
-            quiet_s: 0.0,
-            ..TrackConfig::default()
-        },
-        infer: InferConfig {
-            misfit_views: 2,
-            ..InferConfig::default()
-        },
+        track: TrackConfig::default().with_quiet_s(0.0),
+        infer: InferConfig::default().with_misfit_views(2),
         tags: Default::default(),
         out,
         debug: false,

@@ -143,11 +143,7 @@ fn bench_size(classifier: &mut Classifier, w: u32, h: u32) -> anyhow::Result<()>
     ] {
         let mut times = Vec::new();
         for _ in 0..3 {
-            let opts = SourceOptions {
-                fps: None,
-                max_fps,
-                ..SourceOptions::default()
-            };
+            let opts = SourceOptions::default().with_max_fps(max_fps);
             let mut src = capture::open(&video.to_string_lossy(), opts)?;
             times.push(timed(classifier, src.as_mut(), &job)?);
         }

@@ -170,21 +170,21 @@ fn jitter_pose(
     rng: &mut Rng,
 ) -> crate::geometry::BoardPose {
     let cell = pose.mean_cell_px();
-    let pts = pose.corners.points().map(|(x, y)| {
+    let pts = pose.corners().points().map(|(x, y)| {
         (
             x + rng.normal() * jitter * cell,
             y + rng.normal() * jitter * cell,
         )
     });
     crate::geometry::Corners::new(pts)
-        .map(|c| crate::geometry::BoardPose::new(pose.grid, c))
+        .map(|c| crate::geometry::BoardPose::new(pose.grid(), c))
         .unwrap_or(*pose)
 }
 
 fn add(set: &mut CropSet, l: &Labelled, keep_empty: f64, rng: &mut Rng) -> anyhow::Result<()> {
     let view = CropView::new(&l.pose);
     let rect = view.rectify(&l.image)?;
-    let g = l.pose.grid;
+    let g = l.pose.grid();
     let sites: Vec<(u32, u32, u8)> = (0..g.rows)
         .flat_map(|r| (0..g.cols).map(move |c| (r, c)))
         .map(|(r, c)| (r, c, l.labels[(r * g.cols + c) as usize]))

@@ -255,13 +255,16 @@ fn eval_refs(
     for r in refs {
         let mut l = r.load()?;
         if locate {
-            match crate::locate::locate(&l.image, l.pose.grid) {
+            match crate::locate::locate(&l.image, l.pose.grid()) {
                 Ok(found) => {
                     // The quarter turn nearest the annotation: the game settles it
                     // when recording.
-                    let best =
-                        crate::locate::turned_like(l.pose.grid, &found.corners, &l.pose.corners);
-                    l.pose = crate::geometry::BoardPose::new(l.pose.grid, best);
+                    let best = crate::locate::turned_like(
+                        l.pose.grid(),
+                        &found.corners,
+                        &l.pose.corners(),
+                    );
+                    l.pose = crate::geometry::BoardPose::new(l.pose.grid(), best);
                 }
                 Err(_) => {
                     rep.not_located += 1;

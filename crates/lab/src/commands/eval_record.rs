@@ -67,9 +67,9 @@ pub fn record_bgu_game(
     // whole cells to where it reads as the start, White's side decided by the game.
     let white = if locate {
         let image = first.load()?.image;
-        let found = crate::locate::locate(&image, pose.grid)
+        let found = crate::locate::locate(&image, pose.grid())
             .with_context(|| format!("locating the board in '{}'", first.path.display()))?;
-        let located = crate::geometry::BoardPose::new(pose.grid, found.corners);
+        let located = crate::geometry::BoardPose::new(pose.grid(), found.corners);
         pose = pipeline::snap_to_start(&Chess::new(), classifier, &image, located)?.0;
         None
     } else {
@@ -82,14 +82,8 @@ pub fn record_bgu_game(
         pose,
         white,
         // A folder of photos: every photo is a still view, as `record` does.
-        track: TrackConfig {
-            quiet_s: 0.0,
-            ..TrackConfig::default()
-        },
-        infer: InferConfig {
-            misfit_views: 2,
-            ..InferConfig::default()
-        },
+        track: TrackConfig::default().with_quiet_s(0.0),
+        infer: InferConfig::default().with_misfit_views(2),
         tags: Tags {
             event: format!("bgu-chess game {game}"),
             ..Tags::default()

@@ -137,14 +137,14 @@ pub fn real_trials(
     let mut out = Vec::new();
     for r in refs {
         let img = r.load()?;
-        let grid = r.pose.grid;
+        let grid = r.pose.grid();
         let c0 = thread_cpu_ms();
         let found = locate(&img.image, grid);
         let ms = thread_cpu_ms() - c0;
         let found = found.ok().map(|l| l.corners);
         let t = Trial {
             elevation_deg: f64::NAN,
-            error_cells: found.map(|c| corner_error(grid, &c, &r.pose.corners)),
+            error_cells: found.map(|c| corner_error(grid, &c, &r.pose.corners())),
             ms,
             found,
         };

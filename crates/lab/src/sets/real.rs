@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::{LabelledRef, BLACK, EMPTY, WHITE};
 use crate::geometry::{BoardPose, Corners, GridSpec};
-use crate::infer::{placement_classes, WhiteSide};
+use crate::infer::{placement_classes, NotASide, WhiteSide};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RealSetError {
@@ -184,7 +184,10 @@ pub fn labels_json_set(data: &Path, set: &str) -> Result<Vec<LabelledRef>, RealS
             .map_err(|x| bad(&path, format!("{}: {x}", e.image)))?;
         let corners = Corners::new(e.corners.map(|[x, y]| (x, y)))
             .map_err(|x| bad(&path, format!("{}: {x}", e.image)))?;
-        let side: WhiteSide = e.white.parse().map_err(|x: String| bad(&path, x))?;
+        let side: WhiteSide = e
+            .white
+            .parse()
+            .map_err(|x: NotASide| bad(&path, x.to_string()))?;
         let labels = placement_labels(&e.placement, side).ok_or_else(|| {
             bad(
                 &path,
@@ -248,7 +251,7 @@ pub fn annotated_set(
                     .as_deref()
                     .unwrap_or("bottom")
                     .parse()
-                    .map_err(|e: String| bad(corners_file, e))?;
+                    .map_err(|e: NotASide| bad(corners_file, e.to_string()))?;
                 placement_labels(&stem, side)
                     .ok_or_else(|| bad(&path, "the file name is not a FEN placement"))?
             }

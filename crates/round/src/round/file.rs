@@ -341,7 +341,7 @@ impl BoardSpec {
         if let Some(w) = &self.white_side {
             if w != "auto" {
                 if let Err(e) = w.parse::<WhiteSide>() {
-                    refuse("white-side", e, true);
+                    refuse("white-side", e.to_string(), true);
                 }
             }
         }

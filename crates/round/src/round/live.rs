@@ -310,10 +310,10 @@ impl Board {
 
     /// Sets where the board stands in its camera's view (shown on the live page).
     pub fn set_pose(&self, pose: &crate::geometry::BoardPose) {
-        let corners = pose.corners.points().map(|(x, y)| [x, y]);
+        let corners = pose.corners().points().map(|(x, y)| [x, y]);
         self.change(|s| {
             s.corners = Some(corners);
-            s.grid = Some(pose.grid);
+            s.grid = Some(pose.grid());
         });
     }
 

@@ -6,14 +6,14 @@ use opencv::prelude::*;
 
 use super::{CaptureError, Frame, FrameSource, MAX_PIXELS};
 
-pub struct Checked {
+pub(crate) struct Checked {
     inner: Box<dyn FrameSource>,
     first: Option<(i32, i32)>,
     warnings: Vec<String>,
 }
 
 impl Checked {
-    pub fn new(inner: Box<dyn FrameSource>) -> Checked {
+    pub(crate) fn new(inner: Box<dyn FrameSource>) -> Checked {
         Checked {
             inner,
             first: None,

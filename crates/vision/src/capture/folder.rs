@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::{is_image_path, natural_cmp, CaptureError, Frame, FrameSource};
 
+/// The photos of a folder (or one photo), in natural name order, as frames.
 pub struct FolderSource {
     name: String,
     files: Vec<PathBuf>,
@@ -21,6 +22,7 @@ pub struct FolderSource {
 }
 
 impl FolderSource {
+    /// The images of `dir`, timed at `fps` photos a second.
     pub fn open(dir: &Path, fps: f64) -> Result<FolderSource, CaptureError> {
         let name = dir.display().to_string();
         let entries = std::fs::read_dir(dir).map_err(|e| CaptureError::Folder {
@@ -49,7 +51,7 @@ impl FolderSource {
     }
 
     /// One photo as a one-frame source.
-    pub fn single(path: &Path, fps: f64) -> FolderSource {
+    pub(crate) fn single(path: &Path, fps: f64) -> FolderSource {
         FolderSource {
             name: path.display().to_string(),
             files: vec![path.to_path_buf()],

@@ -7,7 +7,7 @@
 
 /// Whether `bytes` begin a JPEG (start-of-image marker FFD8) that ends before its
 /// end-of-image marker. Anything not a JPEG is not cut short here.
-pub fn cut_short(bytes: &[u8]) -> bool {
+pub(crate) fn cut_short(bytes: &[u8]) -> bool {
     if !bytes.starts_with(&[0xFF, 0xD8]) {
         return false;
     }

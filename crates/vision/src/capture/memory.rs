@@ -15,6 +15,7 @@ pub struct MemorySource {
 }
 
 impl MemorySource {
+    /// `frames` played once at `fps`.
     pub fn new(frames: Vec<Mat>, fps: f64) -> MemorySource {
         let total = frames.len();
         MemorySource::cycling(frames, fps, total)
@@ -89,6 +90,7 @@ pub struct MemorySampled<S> {
 }
 
 impl<S: FrameSource> MemorySampled<S> {
+    /// `inner`, with the process's resident memory sampled every `every` frames.
     pub fn new(inner: S, every: usize) -> MemorySampled<S> {
         MemorySampled {
             inner,

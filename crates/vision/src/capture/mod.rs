@@ -36,11 +36,13 @@ mod checked;
 mod convert;
 mod folder;
 mod jpeg_end;
+#[cfg(any(test, feature = "testing"))]
 mod memory;
 mod natural;
 mod paced;
 mod prepend;
 mod rewind;
+#[cfg(any(test, feature = "testing"))]
 mod serve;
 mod undistort;
 mod video;
@@ -54,17 +56,28 @@ use opencv::core::Mat;
 /// The most pixels an image or frame may have: 150 million (a 108-megapixel
 /// phone photo fits). Larger ones are refused before they are decoded, since
 /// decoding and rectifying them takes gigabytes.
-pub const MAX_PIXELS: u64 = 150_000_000;
+pub(crate) const MAX_PIXELS: u64 = 150_000_000;
 
-pub use checked::Checked;
+pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
 pub use folder::FolderSource;
-pub use memory::{resident_bytes, MemorySampled, MemorySource};
+#[cfg(any(test, feature = "testing"))]
+pub use memory::resident_bytes;
+#[cfg(any(test, feature = "testing"))]
+pub use memory::MemorySampled;
+#[cfg(any(test, feature = "testing"))]
+pub use memory::MemorySource;
 pub use natural::natural_cmp;
-pub use paced::{FrameSlot, Paced, Tapped, TappedFrame};
+pub use paced::FrameSlot;
+pub use paced::Paced;
+pub use paced::Tapped;
+pub use paced::TappedFrame;
 pub use prepend::Prepended;
 pub use rewind::Rewind;
-pub use serve::{MjpegServer, StallPlan};
+#[cfg(any(test, feature = "testing"))]
+pub use serve::MjpegServer;
+#[cfg(any(test, feature = "testing"))]
+pub use serve::StallPlan;
 pub use undistort::UndistortedSource;
 pub use video::VideoSource;
 
@@ -72,6 +85,7 @@ pub use video::VideoSource;
 pub struct Frame {
     /// Position in the source (counting skipped files too, for folders).
     pub index: usize,
+    /// Seconds from the start of the source.
     pub time_s: f64,
     /// BGR, 8 bits per channel, as OpenCV reads it.
     pub image: Mat,
@@ -79,7 +93,9 @@ pub struct Frame {
     pub path: Option<std::path::PathBuf>,
 }
 
+/// Why frames could not be had, naming the input.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CaptureError {
     #[error("input '{0}' does not exist")]
     Missing(String),
@@ -124,20 +140,45 @@ pub enum CaptureError {
     },
 }
 
-/// Options that apply to whatever source is opened.
+/// Options that apply to whatever source is opened: `SourceOptions::default()`
+/// and the `with_` setters.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct SourceOptions {
     /// Cameras and streams: how long to try to get frames again after they stop
     /// (reconnecting) before the source ends, in seconds. None: 60.
-    pub reconnect_s: Option<f64>,
+    pub(crate) reconnect_s: Option<f64>,
     /// Set by the caller to stop waiting for a stalled camera or stream.
-    pub interrupt: Option<Arc<AtomicBool>>,
+    pub(crate) interrupt: Option<Arc<AtomicBool>>,
     /// Frames per second for photo folders (timestamps); also overrides a video's
     /// own rate when set. Folders default to 1.
-    pub fps: Option<f64>,
+    pub(crate) fps: Option<f64>,
     /// Videos, cameras and streams: decode every frame but hand on at most this
     /// many a second (the rest are never converted to pictures). None: all.
-    pub max_fps: Option<f64>,
+    pub(crate) max_fps: Option<f64>,
+}
+
+impl SourceOptions {
+    /// These options with `fps` frames per second for photo folders (and over a
+    /// video's own rate when set).
+    pub fn with_fps(mut self, fps: Option<f64>) -> SourceOptions {
+        self.fps = fps;
+        self
+    }
+
+    /// These options handing on at most `max_fps` frames a second (None: all).
+    pub fn with_max_fps(mut self, max_fps: Option<f64>) -> SourceOptions {
+        self.max_fps = max_fps;
+        self
+    }
+
+    /// These options trying a stalled camera or stream again for `seconds`, and
+    /// giving up waiting when `interrupt` is set.
+    pub fn with_reconnect(mut self, seconds: f64, interrupt: Arc<AtomicBool>) -> SourceOptions {
+        self.reconnect_s = Some(seconds);
+        self.interrupt = Some(interrupt);
+        self
+    }
 }
 
 /// A source of frames. `next` yields frames in order; unreadable photos in a folder are

@@ -8,6 +8,8 @@ use opencv::core::MatTraitConst;
 
 use super::{CaptureError, Frame, FrameSource};
 
+/// A source that keeps its latest frames to show them again: a recording restarted
+/// after an arbiter's edit reads the board as it stands.
 pub struct Rewind<'a> {
     inner: &'a mut dyn FrameSource,
     /// The latest frames, covering at least `keep_s` seconds (and two frames).

@@ -26,6 +26,7 @@ pub struct StallPlan {
 
 /// A running server; stopped when dropped.
 pub struct MjpegServer {
+    /// Where the stream is served.
     pub url: String,
     /// Frames sent so far.
     pub sent: Arc<AtomicUsize>,

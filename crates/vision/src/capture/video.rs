@@ -18,6 +18,7 @@ enum Clock {
     Wall(Option<Instant>),
 }
 
+/// A video file, camera or network stream read by OpenCV's FFmpeg backend.
 pub struct VideoSource {
     name: String,
     cap: VideoCapture,
@@ -109,7 +110,7 @@ fn is_raw_stream(path: &Path) -> bool {
 }
 
 impl VideoSource {
-    pub fn file(path: &Path, fps: Option<f64>) -> Result<VideoSource, CaptureError> {
+    pub(crate) fn file(path: &Path, fps: Option<f64>) -> Result<VideoSource, CaptureError> {
         let name = path.display().to_string();
         let cap = VideoCapture::from_file(path, videoio::CAP_FFMPEG)
             .ok()
@@ -148,12 +149,13 @@ impl VideoSource {
         })
     }
 
-    pub fn camera(index: i32) -> Result<VideoSource, CaptureError> {
+    pub(crate) fn camera(index: i32) -> Result<VideoSource, CaptureError> {
         let reopen = Reopen::Camera(index);
         let cap = reopen.open().ok_or(CaptureError::Camera(index))?;
         Ok(Self::live(format!("camera:{index}"), cap, reopen))
     }
 
+    /// The network stream at `url` (rtsp, rtmp, http, https).
     pub fn stream(url: &str) -> Result<VideoSource, CaptureError> {
         let reopen = Reopen::Stream(url.to_string());
         let cap = reopen
@@ -238,7 +240,7 @@ impl VideoSource {
 
     /// Hands on at most `max_fps` frames a second; the frames between are decoded
     /// (a video cannot skip them) but never converted, which is most of the saving.
-    pub fn with_max_fps(mut self, max_fps: Option<f64>) -> VideoSource {
+    pub(crate) fn with_max_fps(mut self, max_fps: Option<f64>) -> VideoSource {
         self.min_gap_s = max_fps
             .filter(|f| f.is_finite() && *f > 0.0)
             .map_or(0.0, |f| 1.0 / f);

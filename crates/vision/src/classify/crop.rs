@@ -13,14 +13,14 @@ use crate::geometry::{
 };
 
 /// Pixels per cell in the rectified board the crops are cut from.
-pub const CELL_PX: u32 = 16;
+pub(crate) const CELL_PX: u32 = 16;
 /// Context around the site, in cells: a neighbour's worth left and right, more
 /// above (away from the camera, where a standing piece's body projects in oblique
 /// views) than below.
-pub const LEFT: f64 = 0.5;
-pub const RIGHT: f64 = 0.5;
-pub const UP: f64 = 1.0;
-pub const DOWN: f64 = 0.5;
+pub(crate) const LEFT: f64 = 0.5;
+pub(crate) const RIGHT: f64 = 0.5;
+pub(crate) const UP: f64 = 1.0;
+pub(crate) const DOWN: f64 = 0.5;
 /// The rectified board's margin, in cells: as far as a crop reaches out.
 const MARGIN: f64 = 1.0;
 /// The height (cells) whose lean sets a crop's turn: about a pawn's.
@@ -30,6 +30,7 @@ const LEAN_HEIGHT: f64 = 1.0;
 const MIN_TURN_LEAN: f64 = 0.3;
 /// Crop size in pixels (width, height): 32 x 40.
 pub const CROP_W: u32 = ((1.0 + LEFT + RIGHT) * CELL_PX as f64) as u32;
+/// Height of a crop in pixels.
 pub const CROP_H: u32 = ((1.0 + UP + DOWN) * CELL_PX as f64) as u32;
 
 /// Where one site's crop is cut: the site's centre in the rectified board and the
@@ -48,10 +49,9 @@ struct SiteFrame {
 #[derive(Clone, Debug)]
 pub struct CropView {
     /// The original pose (as the user gave the corners).
-    pub pose: BoardPose,
-    /// The pose turned by `turns` quarter turns.
+    pub(crate) pose: BoardPose,
+    /// The pose turned by quarter turns so that "up" in a crop points away from the camera.
     turned: BoardPose,
-    pub turns: usize,
     layout: RectifyLayout,
     /// Per site, row-major in the user's grid order.
     frames: Vec<SiteFrame>,
@@ -66,21 +66,21 @@ pub struct CropView {
 }
 
 impl CropView {
+    /// The crops of every site of `pose`.
     pub fn new(pose: &BoardPose) -> CropView {
         let turns = camera_turns(pose);
         let grid = if turns % 2 == 1 {
             GridSpec {
-                rows: pose.grid.cols,
-                cols: pose.grid.rows,
-                points: pose.grid.points,
+                rows: pose.grid().cols,
+                cols: pose.grid().rows,
+                points: pose.grid().points,
             }
         } else {
-            pose.grid
+            pose.grid()
         };
         let mut view = CropView {
             pose: *pose,
-            turned: BoardPose::new(grid, pose.corners.rotated(turns)),
-            turns,
+            turned: BoardPose::new(grid, pose.corners().rotated(turns)),
             layout: RectifyLayout {
                 cell_px: CELL_PX,
                 margin_cells: MARGIN,
@@ -91,9 +91,9 @@ impl CropView {
             rectified: Arc::new(AtomicBool::new(false)),
         };
         let camera = Viewpoint::of(pose);
-        for (row, col) in pose.grid.sites() {
+        for (row, col) in pose.grid().sites() {
             let centre = view.site_center(row, col);
-            let base = pose.grid.site_center(row, col);
+            let base = pose.grid().site_center(row, col);
             // The top of a standing piece, as it shows, in the rectified board.
             let top = camera
                 .top_of(base, LEAN_HEIGHT)
@@ -126,8 +126,9 @@ impl CropView {
     /// How far (rectified pixels) the top of a piece a cell tall standing on site
     /// (row, col) shows from its base: how much of it reaches into the cells its
     /// crop calls "up".
-    pub fn lean_px(&self, row: u32, col: u32) -> f64 {
-        let i = (row * self.pose.grid.cols + col) as usize;
+    #[cfg(test)]
+    pub(crate) fn lean_px(&self, row: u32, col: u32) -> f64 {
+        let i = (row * self.pose.grid().cols + col) as usize;
         self.lean.get(i).copied().unwrap_or(0.0)
     }
 
@@ -147,13 +148,14 @@ impl CropView {
     }
 
     /// Size of the rectified board (width, height).
-    pub fn rectified_size(&self) -> (u32, u32) {
+    #[cfg(test)]
+    pub(crate) fn rectified_size(&self) -> (u32, u32) {
         self.layout.size(&self.turned)
     }
 
     /// Rectified-board pixel position of the centre of site (row, col), given in the
     /// original (user's) grid order.
-    pub fn site_center(&self, row: u32, col: u32) -> (f64, f64) {
+    pub(crate) fn site_center(&self, row: u32, col: u32) -> (f64, f64) {
         let img = self.pose.site_center(row, col);
         let p = self.turned.to_board(img).unwrap_or((0.0, 0.0));
         self.layout.board_to_rectified(&self.turned, p)
@@ -180,7 +182,7 @@ impl CropView {
         let (w, h) = (CROP_W as usize, CROP_H as usize);
         debug_assert_eq!(out.len(), 3 * w * h);
         out.fill(0.0);
-        let i = (row * self.pose.grid.cols + col) as usize;
+        let i = (row * self.pose.grid().cols + col) as usize;
         let Some(f) = self.frames.get(i) else {
             return;
         };
@@ -326,7 +328,7 @@ impl CropView {
     }
 
     /// The same crop as 8-bit RGB interleaved (H, W, 3), for exporting training data.
-    pub fn crop_rgb8(&self, rectified: &Mat, row: u32, col: u32) -> Vec<u8> {
+    pub(crate) fn crop_rgb8(&self, rectified: &Mat, row: u32, col: u32) -> Vec<u8> {
         let mut planar = vec![0.0; 3 * (CROP_W * CROP_H) as usize];
         self.crop_rgb_planar(rectified, row, col, &mut planar);
         let n = (CROP_W * CROP_H) as usize;
@@ -371,7 +373,7 @@ fn round6(x: f64) -> f64 {
 /// central half of the cell), the mean colour of the cell above it (where a
 /// standing piece's body projects in oblique views) and the spread of brightness
 /// over the cell.
-pub fn colour_stats(planar: &[f32]) -> [f32; 7] {
+pub(crate) fn colour_stats(planar: &[f32]) -> [f32; 7] {
     let (w, h) = (CROP_W as usize, CROP_H as usize);
     let c = CELL_PX as usize;
     let (cx0, cy0) = ((LEFT * c as f64) as usize, (UP * c as f64) as usize);
@@ -409,13 +411,13 @@ pub fn colour_stats(planar: &[f32]) -> [f32; 7] {
 /// Quarter turns that bring the board edge nearest the camera to the bottom. The
 /// nearest edge is the longest one in the image; a view from straight above has
 /// no nearest edge and keeps the user's orientation.
-pub fn camera_turns(pose: &BoardPose) -> usize {
-    let p = pose.corners.points();
+pub(crate) fn camera_turns(pose: &BoardPose) -> usize {
+    let p = pose.corners().points();
     let len = |i: usize| {
         let (a, b) = (p[i], p[(i + 1) % 4]);
         ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt()
     };
-    let (lr, lc) = pose.grid.lattice_cells();
+    let (lr, lc) = pose.grid().lattice_cells();
     // Per-cell lengths, so a non-square grid compares fairly. Edges: 0 top, 1 right,
     // 2 bottom, 3 left.
     let per_cell = [
@@ -473,7 +475,6 @@ mod tests {
     fn site_centres_survive_the_turn() {
         let p = pose("100,40 400,200 400,300 100,460");
         let v = CropView::new(&p);
-        assert_eq!(v.turns, 1);
         // Site (0,0) is at the user's TL corner, which is the turned board's BL.
         let (w, h) = v.rectified_size();
         let (x, y) = v.site_center(0, 0);
@@ -587,7 +588,7 @@ mod tests {
     fn crops_are_the_plain_samplers_bit_for_bit() {
         fn plain(v: &CropView, m: &Mat, r: u32, c: u32) -> Vec<f32> {
             let (w, h) = (CROP_W as usize, CROP_H as usize);
-            let f = v.frames[(r * v.pose.grid.cols + c) as usize];
+            let f = v.frames[(r * v.pose.grid().cols + c) as usize];
             let (cx0, cy0) = ((0.5 + LEFT) * CELL_PX as f64, (0.5 + UP) * CELL_PX as f64);
             let px = |x: isize, y: isize| -> [f32; 3] {
                 if x < 0 || y < 0 || x >= m.cols() as isize || y >= m.rows() as isize {

@@ -15,30 +15,32 @@
 
 use std::sync::Mutex;
 
+use super::model::NotDirect;
+
 /// A convolution as the ONNX file gives it.
 #[derive(Clone, Debug)]
 pub(crate) struct ConvSpec {
-    pub cin: usize,
-    pub cout: usize,
-    pub kernel: [usize; 2],
-    pub stride: [usize; 2],
+    pub(crate) cin: usize,
+    pub(crate) cout: usize,
+    pub(crate) kernel: [usize; 2],
+    pub(crate) stride: [usize; 2],
     /// Zero padding: top, left, bottom, right.
-    pub pads: [usize; 4],
+    pub(crate) pads: [usize; 4],
     /// `[cout][cin][kh][kw]`.
-    pub weights: Vec<f32>,
-    pub bias: Vec<f32>,
-    pub relu: bool,
+    pub(crate) weights: Vec<f32>,
+    pub(crate) bias: Vec<f32>,
+    pub(crate) relu: bool,
 }
 
 /// A fully connected layer (ONNX Gemm with alpha = beta = 1) on the flattened input.
 #[derive(Clone, Debug)]
 pub(crate) struct DenseSpec {
-    pub inputs: usize,
-    pub outputs: usize,
+    pub(crate) inputs: usize,
+    pub(crate) outputs: usize,
     /// `[outputs][inputs]`, the input in ONNX (NCHW) flattening order.
-    pub weights: Vec<f32>,
-    pub bias: Vec<f32>,
-    pub relu: bool,
+    pub(crate) weights: Vec<f32>,
+    pub(crate) bias: Vec<f32>,
+    pub(crate) relu: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -52,11 +54,11 @@ pub(crate) enum LayerSpec {
 /// outputs are the network's outputs (logits; embedding).
 #[derive(Clone, Debug)]
 pub(crate) struct Spec {
-    pub input: [usize; 3],
-    pub offset: f32,
-    pub layers: Vec<LayerSpec>,
-    pub logits: usize,
-    pub embedding: Option<usize>,
+    pub(crate) input: [usize; 3],
+    pub(crate) offset: f32,
+    pub(crate) layers: Vec<LayerSpec>,
+    pub(crate) logits: usize,
+    pub(crate) embedding: Option<usize>,
 }
 
 /// The instruction set the kernels were compiled for, picked once at load.
@@ -70,7 +72,7 @@ pub(crate) enum Isa {
 }
 
 impl Isa {
-    pub fn detect() -> Isa {
+    pub(crate) fn detect() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
             if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
@@ -94,7 +96,7 @@ impl Isa {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => "AVX-512",
@@ -184,7 +186,7 @@ pub(crate) struct DirectNet {
 const CHUNK: usize = 16;
 
 impl DirectNet {
-    pub fn new(spec: &Spec, isa: Isa) -> Result<DirectNet, String> {
+    pub(crate) fn new(spec: &Spec, isa: Isa) -> Result<DirectNet, NotDirect> {
         let (lanes, max_nv) = isa.shape();
         let [c0, h0, w0] = spec.input;
         // Each layer's input frame, then the padding the layer asks of it.
@@ -196,14 +198,14 @@ impl DirectNet {
             match l {
                 LayerSpec::Conv(cv) => {
                     if cv.cin != c {
-                        return Err(format!("layer {i}: {} input channels, {c} given", cv.cin));
+                        return Err(NotDirect::Channels(i, cv.cin, c));
                     }
                     let [t, le, b, r] = cv.pads;
                     let (ph, pw) = (h + t + b, w + le + r);
                     let [kh, kw] = cv.kernel;
                     let [sh, sw] = cv.stride;
                     if kh == 0 || kw == 0 || sh == 0 || sw == 0 || kh > ph || kw > pw {
-                        return Err(format!("layer {i}: kernel does not fit its input"));
+                        return Err(NotDirect::KernelTooLarge(i));
                     }
                     frames.push(Frame {
                         planar: i == 0,
@@ -221,11 +223,7 @@ impl DirectNet {
                 }
                 LayerSpec::Dense(d) => {
                     if d.inputs != c * h * w {
-                        return Err(format!(
-                            "layer {i}: {} inputs, {} given",
-                            d.inputs,
-                            c * h * w
-                        ));
+                        return Err(NotDirect::DenseInputs(i, d.inputs, c * h * w));
                     }
                     frames.push(Frame {
                         planar: i == 0,
@@ -291,7 +289,7 @@ impl DirectNet {
                 }
             };
             if bias.len() != cout || wk.len() != k * cout {
-                return Err(format!("layer {i}: bias or weights of the wrong size"));
+                return Err(NotDirect::WeightSizes(i));
             }
             // Output channels in blocks of at most `max_nv` vectors, as even as may be.
             let vecs = cout.div_ceil(lanes);
@@ -336,7 +334,7 @@ impl DirectNet {
                 }
             }
             if next.c != cout || next.h != oh || next.w != ow {
-                return Err(format!("layer {i}: output does not match the next input"));
+                return Err(NotDirect::OutputShape(i));
             }
             layers.push(Layer {
                 koffs,
@@ -357,7 +355,7 @@ impl DirectNet {
                 && frames.get(i + 1).is_none_or(|f| f.ph == f.h && f.pw == f.w)
         };
         if !out_ok(spec.logits) || spec.embedding.is_some_and(|e| !out_ok(e)) {
-            return Err("outputs must be fully connected layers".into());
+            return Err(NotDirect::Shape("outputs must be fully connected layers"));
         }
         let mut sizes = vec![frames.first().map(Frame::len).unwrap_or(0)];
         sizes.extend(layers.iter().map(|l| l.out_crop));
@@ -378,21 +376,21 @@ impl DirectNet {
         })
     }
 
-    pub fn isa(&self) -> Isa {
+    pub(crate) fn isa(&self) -> Isa {
         self.isa
     }
 
-    pub fn embedding_dim(&self) -> Option<usize> {
+    pub(crate) fn embedding_dim(&self) -> Option<usize> {
         self.embedding.map(|e| self.out_dims[e])
     }
 
-    pub fn classes(&self) -> usize {
+    pub(crate) fn classes(&self) -> usize {
         self.out_dims[self.logits]
     }
 
     /// Runs `n` crops (planar, `input` sized, back to back). Returns the logits
     /// (`n * classes`) and the embeddings (`n * embedding_dim`, empty without one).
-    pub fn run(&self, crops: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
+    pub(crate) fn run(&self, crops: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
         let [c, h, w] = self.input;
         let per = c * h * w;
         assert!(crops.len() >= n * per, "fewer crops than asked for");

@@ -15,10 +15,12 @@ pub struct CropSet {
 }
 
 impl CropSet {
+    /// Crops in the set.
     pub fn len(&self) -> usize {
         self.labels.len()
     }
 
+    /// Whether the set holds no crop.
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
     }
@@ -72,7 +74,7 @@ impl CropSet {
 }
 
 /// A NumPy `.npy` (format 1.0) file of unsigned bytes.
-pub fn write_npy(path: &Path, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_npy(path: &Path, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_text = if dims.len() == 1 {
         format!("({},)", dims[0])

@@ -48,7 +48,7 @@ struct Fit {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct GameLearner {
+pub(crate) struct GameLearner {
     first: Vec<Sample>,
     recent: std::collections::VecDeque<Vec<Sample>>,
     fit: Option<Fit>,
@@ -56,7 +56,7 @@ pub struct GameLearner {
 
 /// The features of one reading: the model's visible logits, its embedding and
 /// colour statistics, end to end.
-pub fn features(logits: &[f32; 4], embedding: &[f32], colour: &[f32]) -> Vec<f32> {
+pub(crate) fn features(logits: &[f32; 4], embedding: &[f32], colour: &[f32]) -> Vec<f32> {
     let mut x = Vec::with_capacity(3 + embedding.len() + colour.len());
     x.extend_from_slice(&logits[..3]);
     x.extend_from_slice(embedding);
@@ -65,18 +65,18 @@ pub fn features(logits: &[f32; 4], embedding: &[f32], colour: &[f32]) -> Vec<f32
 }
 
 impl GameLearner {
-    pub fn new() -> GameLearner {
+    pub(crate) fn new() -> GameLearner {
         GameLearner::default()
     }
 
     /// Whether a correction is in use.
-    pub fn is_fitted(&self) -> bool {
+    pub(crate) fn is_fitted(&self) -> bool {
         self.fit.is_some()
     }
 
     /// Teaches one view's labelled readings (features, class) and refits. The
     /// first view taught stays for good.
-    pub fn teach(&mut self, view: Vec<(Vec<f32>, usize)>) {
+    pub(crate) fn teach(&mut self, view: Vec<(Vec<f32>, usize)>) {
         let samples: Vec<Sample> = view
             .into_iter()
             .filter(|(_, c)| *c < 3)
@@ -170,7 +170,7 @@ impl GameLearner {
 
     /// The corrected visible logits (empty, white, black) of a reading, or the
     /// model's own where nothing is fitted.
-    pub fn correct(&self, x: &[f32]) -> [f32; 3] {
+    pub(crate) fn correct(&self, x: &[f32]) -> [f32; 3] {
         let own = [x[0], x[1], x[2]];
         let Some(f) = &self.fit else {
             return own;

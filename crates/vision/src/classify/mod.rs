@@ -1,17 +1,24 @@
 //! Per-site classification: empty, white piece, black piece, or hidden by a hand.
 //! Never knows rules, moves or time.
 
-pub mod crop;
+pub(crate) mod crop;
 mod direct;
+/// Crops saved with their labels, to train the model on.
 pub mod export;
 mod learn;
 mod model;
 
 use opencv::core::Mat;
 
-pub use crop::{CropView, CROP_H, CROP_W};
-pub use learn::GameLearner;
-pub use model::{softmax, ModelError, OccupancyModel, RawReading, Runtime, CLASSES};
+pub use crop::CropView;
+pub use crop::CROP_H;
+pub use crop::CROP_W;
+pub(crate) use learn::GameLearner;
+pub(crate) use model::softmax;
+pub(crate) use model::ModelError;
+pub use model::OccupancyModel;
+pub(crate) use model::RawReading;
+pub use model::Runtime;
 
 /// What the classifier says of one site.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,11 +28,11 @@ pub struct SiteReading {
     /// Probability that a hand or arm hides the site.
     pub occluded: f32,
     /// The model's raw logits (empty, white, black, occluded).
-    pub logits: [f32; 4],
+    pub(crate) logits: [f32; 4],
     /// The model's embedding of the crop (empty when the model has none).
-    pub embedding: Vec<f32>,
+    pub(crate) embedding: Vec<f32>,
     /// Colour statistics of the crop (`crop::colour_stats`).
-    pub colour: [f32; 7],
+    pub(crate) colour: [f32; 7],
 }
 
 impl SiteReading {
@@ -42,13 +49,13 @@ impl SiteReading {
     }
 
     /// The features per-game learning reads.
-    pub fn features(&self) -> Vec<f32> {
+    pub(crate) fn features(&self) -> Vec<f32> {
         learn::features(&self.logits, &self.embedding, &self.colour)
     }
 
     /// Recomputes the probabilities with what `learner` has learnt of this board
     /// (the occluded share stays the model's: labelled views show no hands).
-    pub fn rescore(&mut self, learner: &GameLearner) {
+    pub(crate) fn rescore(&mut self, learner: &GameLearner) {
         let p = softmax(&self.logits);
         self.occluded = p[3];
         let v = learner.correct(&self.features());
@@ -74,7 +81,7 @@ impl SiteReading {
 /// sites at its edge, half covered, often read as pieces. A site whose image
 /// changed (`changed`) next to a hidden site whose image changed too is taken
 /// for hidden; a neighbour that did not change was not touched. One step.
-pub fn widen_hands(
+pub(crate) fn widen_hands(
     readings: &mut [Option<SiteReading>],
     changed: &[bool],
     grid: crate::geometry::GridSpec,
@@ -120,6 +127,7 @@ pub struct Classifier {
 }
 
 impl Classifier {
+    /// A classifier running `model`, not yet taught any board.
     pub fn new(model: OccupancyModel) -> Classifier {
         Classifier {
             model,
@@ -128,6 +136,7 @@ impl Classifier {
         }
     }
 
+    /// The model it runs.
     pub fn model(&self) -> &OccupancyModel {
         &self.model
     }
@@ -138,7 +147,7 @@ impl Classifier {
     }
 
     /// Whether readings are corrected by what was learnt of this board.
-    pub fn has_learnt(&self) -> bool {
+    pub(crate) fn has_learnt(&self) -> bool {
         self.learner.is_fitted()
     }
 
@@ -150,7 +159,7 @@ impl Classifier {
     }
 
     /// Re-reads earlier readings with what has been learnt since (no network run).
-    pub fn rescore(&self, readings: &mut [Option<SiteReading>]) {
+    pub(crate) fn rescore(&self, readings: &mut [Option<SiteReading>]) {
         for r in readings.iter_mut().flatten() {
             r.rescore(&self.learner);
         }
@@ -158,7 +167,7 @@ impl Classifier {
 
     /// Reads the given sites (row, col in the user's grid order) of a rectified board
     /// made by `view.rectify`.
-    pub fn read_sites(
+    pub(crate) fn read_sites(
         &self,
         view: &CropView,
         rectified: &Mat,
@@ -213,7 +222,7 @@ impl Classifier {
         view: &CropView,
         rectified: &Mat,
     ) -> Result<Vec<SiteReading>, ModelError> {
-        let g = view.pose.grid;
+        let g = view.pose.grid();
         let sites: Vec<(u32, u32)> = (0..g.rows)
             .flat_map(|r| (0..g.cols).map(move |c| (r, c)))
             .collect();

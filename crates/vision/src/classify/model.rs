@@ -14,9 +14,11 @@ use super::crop::{CROP_H, CROP_W};
 use super::direct::{ConvSpec, DenseSpec, DirectNet, Isa, LayerSpec, Spec};
 
 /// Classes the model tells apart, in output order.
-pub const CLASSES: [&str; 4] = ["empty", "white", "black", "occluded"];
+pub(crate) const CLASSES: [&str; 4] = ["empty", "white", "black", "occluded"];
 
+/// Why the occupancy model could not be loaded or run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ModelError {
     #[error("model file '{0}' does not exist (run `make model` to build it, or pass --model)")]
     Missing(PathBuf),
@@ -24,6 +26,41 @@ pub enum ModelError {
     Corrupt { path: PathBuf, why: String },
     #[error("running the model: {0}")]
     Run(String),
+}
+
+/// Why the direct engine does not run a model file (tract runs it then), said in
+/// [`OccupancyModel::runtime`]; also why tract's own run failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotDirect {
+    #[error("{0:#}")]
+    Tract(#[from] TractError),
+    #[error("{0} inputs")]
+    Inputs(usize),
+    #[error("node '{node}' ({op}) is off the chain")]
+    OffChain { node: String, op: String },
+    #[error("node '{node}' ({op}) is not supported here")]
+    Unsupported { node: String, op: String },
+    #[error("'{0}' is not a constant")]
+    NotConstant(String),
+    #[error("{0} of a non-scalar")]
+    NonScalar(String),
+    #[error("layer {0}: {1} input channels, {2} given")]
+    Channels(usize, usize, usize),
+    #[error("layer {0}: kernel does not fit its input")]
+    KernelTooLarge(usize),
+    #[error("layer {0}: {1} inputs, {2} given")]
+    DenseInputs(usize, usize, usize),
+    #[error("layer {0}: bias or weights of the wrong size")]
+    WeightSizes(usize),
+    #[error("layer {0}: output does not match the next input")]
+    OutputShape(usize),
+    /// A graph or output the engine does not take, in words.
+    #[error("{0}")]
+    Shape(&'static str),
+    #[error("the engine reads other outputs than tract")]
+    OtherOutputs,
+    #[error("the engine disagrees with tract on this file")]
+    Disagrees,
 }
 
 type Plan = Arc<TypedRunnableModel>;
@@ -59,7 +96,9 @@ pub struct OccupancyModel {
 /// embedding when the model exports one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawReading {
+    /// Logits of empty, white, black, occluded.
     pub logits: [f32; 4],
+    /// The crop's embedding (empty when the model has none).
     pub embedding: Vec<f32>,
 }
 
@@ -70,11 +109,12 @@ impl OccupancyModel {
         OccupancyModel::load_with(path, Runtime::Direct)
     }
 
+    /// Loads and plans the model, run by `runtime`.
     pub fn load_with(path: &Path, runtime: Runtime) -> Result<OccupancyModel, ModelError> {
         if !path.exists() {
             return Err(ModelError::Missing(path.to_path_buf()));
         }
-        let corrupt = |e: anyhow::Error| ModelError::Corrupt {
+        let corrupt = |e: TractError| ModelError::Corrupt {
             path: path.to_path_buf(),
             why: format!("{e:#}").lines().next().unwrap_or("").to_string(),
         };
@@ -126,14 +166,6 @@ impl OccupancyModel {
         Ok(m)
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn embedding_dim(&self) -> Option<usize> {
-        self.embedding_dim
-    }
-
     /// What runs the network, in words: the direct engine and its instruction set, or
     /// tract and why.
     pub fn runtime(&self) -> &str {
@@ -141,11 +173,11 @@ impl OccupancyModel {
     }
 
     /// The engine for this file, once it has given tract's outputs on a few fixed crops.
-    fn direct_engine(&self) -> Result<DirectNet, String> {
+    fn direct_engine(&self) -> Result<DirectNet, NotDirect> {
         let spec = read_spec(&self.path)?;
         let net = DirectNet::new(&spec, Isa::detect())?;
         if net.classes() != CLASSES.len() || net.embedding_dim() != self.embedding_dim {
-            return Err("the engine reads other outputs than tract".into());
+            return Err(NotDirect::OtherOutputs);
         }
         let probe = probe_crops();
         let n = probe.len() / crop_len();
@@ -158,7 +190,7 @@ impl OccupancyModel {
                     .all(|(x, y)| (x - y).abs() <= 1e-4 * y.abs().max(1.0))
         };
         if !close(&logits, &want_l) || !close(&emb, &want_e) {
-            return Err("the engine disagrees with tract on this file".into());
+            return Err(NotDirect::Disagrees);
         }
         Ok(net)
     }
@@ -174,7 +206,7 @@ impl OccupancyModel {
             Some(net) => net.run(&crops[..n * per], n),
             None => self
                 .run_tract(&crops[..n * per], n)
-                .map_err(ModelError::Run)?,
+                .map_err(|e| ModelError::Run(e.to_string()))?,
         };
         let d = self.embedding_dim.unwrap_or(0);
         Ok((0..n)
@@ -196,7 +228,7 @@ impl OccupancyModel {
 
     /// Tract's plan on `n` crops, `TRACT_BATCH` at a time: logits and embeddings back
     /// to back (no embeddings where the model has none).
-    fn run_tract(&self, crops: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), String> {
+    fn run_tract(&self, crops: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), NotDirect> {
         let per = crop_len();
         let mut logits = Vec::with_capacity(n * CLASSES.len());
         let mut emb = Vec::new();
@@ -205,19 +237,19 @@ impl OccupancyModel {
             let input = Tensor::from_shape(
                 &[m, 3, CROP_H as usize, CROP_W as usize],
                 &crops[start * per..(start + m) * per],
-            )
-            .map_err(|e| e.to_string())?;
-            let out = self
-                .plan
-                .run(tvec!(input.into_tvalue()))
-                .map_err(|e| e.to_string())?;
-            let l = out[0]
-                .to_plain_array_view::<f32>()
-                .map_err(|e| e.to_string())?;
-            logits.extend_from_slice(l.as_slice().ok_or("logits are not contiguous")?);
+            )?;
+            let out = self.plan.run(tvec!(input.into_tvalue()))?;
+            let l = out[0].to_plain_array_view::<f32>()?;
+            logits.extend_from_slice(
+                l.as_slice()
+                    .ok_or(NotDirect::Shape("logits are not contiguous"))?,
+            );
             if let (Some(_), Some(t)) = (self.embedding_dim, out.get(1)) {
-                let e = t.to_plain_array_view::<f32>().map_err(|e| e.to_string())?;
-                emb.extend_from_slice(e.as_slice().ok_or("embedding is not contiguous")?);
+                let e = t.to_plain_array_view::<f32>()?;
+                emb.extend_from_slice(
+                    e.as_slice()
+                        .ok_or(NotDirect::Shape("embedding is not contiguous"))?,
+                );
             }
         }
         Ok((logits, emb))
@@ -249,26 +281,23 @@ fn probe_crops() -> Vec<f32> {
 /// Gemm layers (alpha = beta = 1) each optionally followed by a ReLU; logits and the
 /// embedding the outputs of Gemm layers (after their ReLU if they have one). Anything
 /// else is refused, with the reason, and tract runs the file.
-fn read_spec(path: &Path) -> Result<Spec, String> {
+fn read_spec(path: &Path) -> Result<Spec, NotDirect> {
     use std::collections::HashMap;
     use tract_onnx::pb::NodeProto;
     use tract_onnx::tensor::load_tensor;
 
     let onnx = tract_onnx::onnx();
-    let proto = onnx
-        .proto_model_for_path(path)
-        .map_err(|e| format!("{e:#}"))?;
-    let graph = proto.graph.as_ref().ok_or("no graph")?;
+    let proto = onnx.proto_model_for_path(path)?;
+    let graph = proto.graph.as_ref().ok_or(NotDirect::Shape("no graph"))?;
     let dir = path.parent().and_then(|p| p.to_str());
     let mut consts: HashMap<&str, Tensor> = HashMap::new();
     for t in &graph.initializer {
-        let tensor = load_tensor(&*onnx.provider, t, dir).map_err(|e| format!("{e:#}"))?;
+        let tensor = load_tensor(&*onnx.provider, t, dir)?;
         consts.insert(t.name.as_str(), tensor);
     }
     for node in graph.node.iter().filter(|n| n.op_type == "Constant") {
-        let t: &tract_onnx::pb::TensorProto =
-            node.get_attr("value").map_err(|e| format!("{e:#}"))?;
-        let tensor = load_tensor(&*onnx.provider, t, dir).map_err(|e| format!("{e:#}"))?;
+        let t: &tract_onnx::pb::TensorProto = node.get_attr("value")?;
+        let tensor = load_tensor(&*onnx.provider, t, dir)?;
         consts.insert(node.output[0].as_str(), tensor);
     }
     let inputs: Vec<&str> = graph
@@ -278,33 +307,26 @@ fn read_spec(path: &Path) -> Result<Spec, String> {
         .filter(|n| !consts.contains_key(n))
         .collect();
     let [input] = inputs[..] else {
-        return Err(format!("{} inputs", inputs.len()));
+        return Err(NotDirect::Inputs(inputs.len()));
     };
     let outputs: Vec<&str> = graph.output.iter().map(|o| o.name.as_str()).collect();
-    let floats = |name: &str| -> Result<Vec<f32>, String> {
+    let floats = |name: &str| -> Result<Vec<f32>, NotDirect> {
         let t = consts
             .get(name)
-            .ok_or(format!("'{name}' is not a constant"))?;
-        let t = t.cast_to::<f32>().map_err(|e| e.to_string())?;
-        let a = t.to_plain_array_view::<f32>().map_err(|e| e.to_string())?;
+            .ok_or_else(|| NotDirect::NotConstant(name.to_string()))?;
+        let t = t.cast_to::<f32>()?;
+        let a = t.to_plain_array_view::<f32>()?;
         Ok(a.iter().copied().collect())
     };
     let shape = |name: &str| consts.get(name).map(|t| t.shape().to_vec());
-    let ints = |node: &NodeProto, attr: &str| -> Result<Option<Vec<i64>>, String> {
-        node.get_attr_opt_vec::<i64>(attr)
-            .map_err(|e| format!("{e:#}"))
+    let ints = |node: &NodeProto, attr: &str| -> Result<Option<Vec<i64>>, NotDirect> {
+        Ok(node.get_attr_opt_vec::<i64>(attr)?)
     };
-    let int = |node: &NodeProto, attr: &str, default: i64| -> Result<i64, String> {
-        Ok(node
-            .get_attr_opt::<i64>(attr)
-            .map_err(|e| format!("{e:#}"))?
-            .unwrap_or(default))
+    let int = |node: &NodeProto, attr: &str, default: i64| -> Result<i64, NotDirect> {
+        Ok(node.get_attr_opt::<i64>(attr)?.unwrap_or(default))
     };
-    let float = |node: &NodeProto, attr: &str| -> Result<f32, String> {
-        Ok(node
-            .get_attr_opt::<f32>(attr)
-            .map_err(|e| format!("{e:#}"))?
-            .unwrap_or(1.0))
+    let float = |node: &NodeProto, attr: &str| -> Result<f32, NotDirect> {
+        Ok(node.get_attr_opt::<f32>(attr)?.unwrap_or(1.0))
     };
 
     let mut spec = Spec {
@@ -326,7 +348,10 @@ fn read_spec(path: &Path) -> Result<Spec, String> {
             continue;
         }
         if node.input.first().map(String::as_str) != Some(cur.as_str()) || node.output.len() != 1 {
-            return Err(format!("node '{}' ({op}) is off the chain", node.name));
+            return Err(NotDirect::OffChain {
+                node: node.name.clone(),
+                op: op.to_string(),
+            });
         }
         let relu_ok = matches!(
             spec.layers.last(),
@@ -338,32 +363,36 @@ fn read_spec(path: &Path) -> Result<Spec, String> {
             "Sub" | "Add" if spec.layers.is_empty() && !flat => {
                 let v = floats(&node.input[1])?;
                 let [v] = v[..] else {
-                    return Err(format!("{op} of a non-scalar"));
+                    return Err(NotDirect::NonScalar(op.to_string()));
                 };
                 spec.offset += if op == "Sub" { -v } else { v };
             }
             "Conv" if !flat => {
-                let wshape = shape(&node.input[1]).ok_or("conv weights are not constant")?;
+                let wshape = shape(&node.input[1])
+                    .ok_or(NotDirect::Shape("conv weights are not constant"))?;
                 let &[cout, cin, kh, kw] = &wshape[..] else {
-                    return Err("not a 2-D convolution".into());
+                    return Err(NotDirect::Shape("not a 2-D convolution"));
                 };
                 let group = int(node, "group", 1)?;
                 let dil = ints(node, "dilations")?.unwrap_or(vec![1, 1]);
-                let auto = node
-                    .get_attr_opt::<&str>("auto_pad")
-                    .map_err(|e| format!("{e:#}"))?
-                    .unwrap_or("NOTSET");
+                let auto = node.get_attr_opt::<&str>("auto_pad")?.unwrap_or("NOTSET");
                 if group != 1 || dil.iter().any(|&d| d != 1) || !matches!(auto, "NOTSET" | "VALID")
                 {
-                    return Err("grouped, dilated or auto-padded convolution".into());
+                    return Err(NotDirect::Shape(
+                        "grouped, dilated or auto-padded convolution",
+                    ));
                 }
                 let st = ints(node, "strides")?.unwrap_or(vec![1, 1]);
                 let pads = ints(node, "pads")?.unwrap_or(vec![0; 4]);
                 let (&[sh, sw], &[pt, pl, pb, pr]) = (&st[..], &pads[..]) else {
-                    return Err("strides or pads of a 2-D convolution expected".into());
+                    return Err(NotDirect::Shape(
+                        "strides or pads of a 2-D convolution expected",
+                    ));
                 };
                 if [sh, sw, pt, pl, pb, pr].iter().any(|&v| v < 0) || cin != c {
-                    return Err("negative strides or pads, or channels that do not chain".into());
+                    return Err(NotDirect::Shape(
+                        "negative strides or pads, or channels that do not chain",
+                    ));
                 }
                 let bias = match node.input.get(2).filter(|b| !b.is_empty()) {
                     Some(b) => floats(b)?,
@@ -372,7 +401,7 @@ fn read_spec(path: &Path) -> Result<Spec, String> {
                 let u = |v: i64| v as usize;
                 let (ph, pw) = (h + u(pt) + u(pb), w + u(pl) + u(pr));
                 if kh > ph || kw > pw || sh == 0 || sw == 0 {
-                    return Err("a kernel larger than its input".into());
+                    return Err(NotDirect::Shape("a kernel larger than its input"));
                 }
                 (c, h, w) = (cout, (ph - kh) / u(sh) + 1, (pw - kw) / u(sw) + 1);
                 spec.layers.push(LayerSpec::Conv(ConvSpec {
@@ -391,23 +420,26 @@ fn read_spec(path: &Path) -> Result<Spec, String> {
                 match spec.layers.last_mut() {
                     Some(LayerSpec::Conv(cv)) => cv.relu = true,
                     Some(LayerSpec::Dense(d)) => d.relu = true,
-                    None => unreachable!("relu_ok needs a layer"),
+                    None => return Err(NotDirect::Shape("a ReLU before any layer")),
                 }
-                *ends.last_mut().expect("a layer") = node.output[0].clone();
+                if let Some(end) = ends.last_mut() {
+                    *end = node.output[0].clone();
+                }
             }
             "Flatten" if !flat && int(node, "axis", 1)? == 1 => flat = true,
             "Gemm" if flat => {
                 let (ta, tb) = (int(node, "transA", 0)?, int(node, "transB", 0)?);
                 if ta != 0 || float(node, "alpha")? != 1.0 || float(node, "beta")? != 1.0 {
-                    return Err("a Gemm with transA, alpha or beta".into());
+                    return Err(NotDirect::Shape("a Gemm with transA, alpha or beta"));
                 }
-                let wshape = shape(&node.input[1]).ok_or("Gemm weights are not constant")?;
+                let wshape = shape(&node.input[1])
+                    .ok_or(NotDirect::Shape("Gemm weights are not constant"))?;
                 let &[a, b] = &wshape[..] else {
-                    return Err("Gemm weights are not a matrix".into());
+                    return Err(NotDirect::Shape("Gemm weights are not a matrix"));
                 };
                 let (outs, ins) = if tb == 1 { (a, b) } else { (b, a) };
                 if ins != c * h * w {
-                    return Err("a Gemm whose inputs do not chain".into());
+                    return Err(NotDirect::Shape("a Gemm whose inputs do not chain"));
                 }
                 let mut weights = floats(&node.input[1])?;
                 if tb == 0 {
@@ -420,7 +452,7 @@ fn read_spec(path: &Path) -> Result<Spec, String> {
                     None => vec![0.0; outs],
                 };
                 if bias.len() != outs {
-                    return Err("a Gemm bias that is not one per output".into());
+                    return Err(NotDirect::Shape("a Gemm bias that is not one per output"));
                 }
                 (c, h, w) = (outs, 1, 1);
                 spec.layers.push(LayerSpec::Dense(DenseSpec {
@@ -432,7 +464,12 @@ fn read_spec(path: &Path) -> Result<Spec, String> {
                 }));
                 ends.push(node.output[0].clone());
             }
-            _ => return Err(format!("node '{}' ({op}) is not supported here", node.name)),
+            _ => {
+                return Err(NotDirect::Unsupported {
+                    node: node.name.clone(),
+                    op: op.to_string(),
+                })
+            }
         }
         cur = node.output[0].clone();
     }
@@ -440,18 +477,19 @@ fn read_spec(path: &Path) -> Result<Spec, String> {
     spec.logits = outputs
         .first()
         .and_then(|o| layer_of(o))
-        .ok_or("the logits are not a layer's output")?;
+        .ok_or(NotDirect::Shape("the logits are not a layer's output"))?;
     if let Some(e) = outputs.get(1) {
-        spec.embedding = Some(layer_of(e).ok_or("the embedding is not a layer's output")?);
+        spec.embedding =
+            Some(layer_of(e).ok_or(NotDirect::Shape("the embedding is not a layer's output"))?);
     }
     if outputs.len() > 2 {
-        return Err("more than two outputs".into());
+        return Err(NotDirect::Shape("more than two outputs"));
     }
     Ok(spec)
 }
 
 /// Softmax over logits.
-pub fn softmax(logits: &[f32; 4]) -> [f32; 4] {
+pub(crate) fn softmax(logits: &[f32; 4]) -> [f32; 4] {
     let m = logits.iter().cloned().fold(f32::MIN, f32::max);
     let e = logits.map(|l| (l - m).exp());
     let s: f32 = e.iter().sum();

@@ -6,14 +6,15 @@ use std::str::FromStr;
 /// are not a board's outline.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("bad corners '{corners}': {why}")]
+#[non_exhaustive]
 pub struct CornersError {
     /// The corners as given (or as written, for points given as numbers).
-    pub corners: String,
+    pub(crate) corners: String,
     /// Where in the text the problem starts (1 for the first character); None
     /// when the fault is the shape, not a place in the text.
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
     /// What is wrong.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 /// Corners TL, TR, BR, BL in image pixels: the outer corners of the cell grid, or
@@ -27,9 +28,11 @@ const MIN_SIDE_PX: f64 = 8.0;
 
 /// Largest coordinate accepted, in pixels: no image read is larger (see
 /// `capture::MAX_PIXELS`), and far beyond it the maps lose their precision.
-pub const MAX_COORD_PX: f64 = 100_000.0;
+pub(crate) const MAX_COORD_PX: f64 = 100_000.0;
 
 impl Corners {
+    /// Corners TL, TR, BR, BL in image pixels, refused unless they are finite, within
+    /// reach of the image, apart, and a convex quadrilateral taken clockwise.
     pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, CornersError> {
         let text = format_points(&pts);
         let bad = |why: String| CornersError {
@@ -104,6 +107,7 @@ impl Corners {
         Ok(Corners(pts))
     }
 
+    /// The corners TL, TR, BR, BL.
     pub fn points(&self) -> [(f64, f64); 4] {
         self.0
     }

@@ -5,19 +5,24 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Smallest and largest number of cells along one side (for `:points`, of lines minus one).
-pub const MIN_CELLS: u32 = 2;
-pub const MAX_CELLS: u32 = 25;
+pub(crate) const MIN_CELLS: u32 = 2;
+/// The most cells a side a grid may have.
+pub(crate) const MAX_CELLS: u32 = 25;
 
 /// A playing grid. `rows` x `cols` counts the *sites* where pieces stand: cells for a
 /// cell grid, line crossings for a points grid (so `19x19:points` is an 18x18-cell board).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct GridSpec {
+    /// Rows of sites.
     pub rows: u32,
+    /// Columns of sites.
     pub cols: u32,
+    /// Sites are the crossings of lines (Go-like), not cells.
     pub points: bool,
 }
 
 impl GridSpec {
+    /// A grid of `rows` x `cols` cells.
     pub const fn cells(rows: u32, cols: u32) -> GridSpec {
         GridSpec {
             rows,
@@ -26,6 +31,7 @@ impl GridSpec {
         }
     }
 
+    /// A grid of `rows` x `cols` crossings.
     pub const fn points(rows: u32, cols: u32) -> GridSpec {
         GridSpec {
             rows,
@@ -39,6 +45,7 @@ impl GridSpec {
         (self.rows * self.cols) as usize
     }
 
+    /// Whether the grid has no site (never, for a grid that parsed).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -51,7 +58,7 @@ impl GridSpec {
 
     /// The size of the square lattice the corners span, in cells: (rows, cols).
     /// A points grid of 19x19 crossings spans 18x18 cells.
-    pub fn lattice_cells(&self) -> (u32, u32) {
+    pub(crate) fn lattice_cells(&self) -> (u32, u32) {
         if self.points {
             (self.rows - 1, self.cols - 1)
         } else {
@@ -61,7 +68,7 @@ impl GridSpec {
 
     /// Centre of site (row, col) in board units, where the corner quadrilateral maps
     /// to the unit square: (0,0) = TL, (1,0) = TR, (1,1) = BR.
-    pub fn site_center(&self, row: u32, col: u32) -> (f64, f64) {
+    pub(crate) fn site_center(&self, row: u32, col: u32) -> (f64, f64) {
         let (lr, lc) = self.lattice_cells();
         if self.points {
             (col as f64 / lc as f64, row as f64 / lr as f64)
@@ -75,7 +82,7 @@ impl GridSpec {
 
     /// The square around a site in board units: a cell, or for a crossing the cell-sized
     /// square centred on it. Corners in TL, TR, BR, BL order.
-    pub fn site_square(&self, row: u32, col: u32) -> [(f64, f64); 4] {
+    pub(crate) fn site_square(&self, row: u32, col: u32) -> [(f64, f64); 4] {
         let (lr, lc) = self.lattice_cells();
         let (cx, cy) = self.site_center(row, col);
         let (hx, hy) = (0.5 / lc as f64, 0.5 / lr as f64);
@@ -101,13 +108,14 @@ impl fmt::Display for GridSpec {
 /// A grid spec (`8x8`, `19x19:points`) refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad grid '{spec}': {why}")]
+#[non_exhaustive]
 pub struct GridSpecError {
     /// The spec as given.
-    pub spec: String,
+    pub(crate) spec: String,
     /// Where in it the problem starts: 1 for the first character.
-    pub column: usize,
+    pub(crate) column: usize,
     /// What is wrong.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl FromStr for GridSpec {

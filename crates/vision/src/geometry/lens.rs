@@ -22,16 +22,25 @@ use super::GeometryError;
 pub struct CameraProfile {
     /// The image size calibrated, [width, height] in pixels.
     pub size: [u32; 2],
+    /// Focal length along x, in pixels.
     pub fx: f64,
+    /// Focal length along y, in pixels.
     pub fy: f64,
+    /// Principal point x, in pixels.
     pub cx: f64,
+    /// Principal point y, in pixels.
     pub cy: f64,
+    /// Radial distortion, second order.
     pub k1: f64,
+    /// Radial distortion, fourth order.
     pub k2: f64,
+    /// Tangential distortion.
     #[serde(default)]
     pub p1: f64,
+    /// Tangential distortion.
     #[serde(default)]
     pub p2: f64,
+    /// Radial distortion, sixth order.
     #[serde(default)]
     pub k3: f64,
     /// RMS reprojection error of the calibration, in pixels.
@@ -39,20 +48,22 @@ pub struct CameraProfile {
     pub rms_px: Option<f64>,
     /// Inner corners of the checkerboard, such as "9x6".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<String>,
+    pub(crate) pattern: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub square_mm: Option<f64>,
+    pub(crate) square_mm: Option<f64>,
     /// Photos in which the pattern was found and that the calibration used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<u32>,
     /// YYYY.MM.DD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// The user's note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
 impl CameraProfile {
+    /// Reads and checks a camera profile file.
     pub fn load(path: &Path) -> Result<CameraProfile, GeometryError> {
         let bad = |why: String| GeometryError::BadCameraProfile {
             path: path.display().to_string(),
@@ -65,22 +76,28 @@ impl CameraProfile {
         })
     }
 
+    /// Reads and checks a camera profile's TOML text.
     pub fn parse(text: &str) -> Result<CameraProfile, GeometryError> {
         let bad = |why: String| GeometryError::BadCameraProfile {
             path: "<text>".into(),
             why,
         };
         let p: CameraProfile = toml::from_str(text).map_err(|e| bad(e.message().to_string()))?;
-        p.validate().map_err(bad)?;
+        p.validate()?;
         Ok(p)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// Refuses values no lens has, as a profile read from `<text>`.
+    fn validate(&self) -> Result<(), GeometryError> {
+        let bad = |why: String| GeometryError::BadCameraProfile {
+            path: "<text>".into(),
+            why,
+        };
         let [w, h] = self.size;
         if !(2..=16384).contains(&w) || !(2..=16384).contains(&h) {
-            return Err(format!(
+            return Err(bad(format!(
                 "size = [{w}, {h}] must be 2 to 16384 pixels a side"
-            ));
+            )));
         }
         for (name, v) in [
             ("fx", self.fx),
@@ -94,20 +111,20 @@ impl CameraProfile {
             ("k3", self.k3),
         ] {
             if !v.is_finite() {
-                return Err(format!("{name} = {v} must be a finite number"));
+                return Err(bad(format!("{name} = {v} must be a finite number")));
             }
         }
         if self.fx <= 0.0 || self.fy <= 0.0 {
-            return Err(format!(
+            return Err(bad(format!(
                 "fx = {} and fy = {} must be positive (focal lengths in pixels)",
                 self.fx, self.fy
-            ));
+            )));
         }
         if !(0.0..w as f64).contains(&self.cx) || !(0.0..h as f64).contains(&self.cy) {
-            return Err(format!(
+            return Err(bad(format!(
                 "the principal point ({}, {}) lies outside the {w}x{h} image",
                 self.cx, self.cy
-            ));
+            )));
         }
         Ok(())
     }
@@ -137,7 +154,7 @@ impl CameraProfile {
 
     /// Intrinsics (fx, fy, cx, cy) for frames of `w` x `h` pixels: the profile's own for
     /// its size, scaled for the same picture at another resolution (same aspect ratio).
-    pub fn intrinsics_for(&self, w: u32, h: u32) -> Result<[f64; 4], String> {
+    pub(crate) fn intrinsics_for(&self, w: u32, h: u32) -> Result<[f64; 4], GeometryError> {
         let [pw, ph] = self.size;
         if (w, h) == (pw, ph) {
             return Ok([self.fx, self.fy, self.cx, self.cy]);
@@ -145,10 +162,10 @@ impl CameraProfile {
         let (sx, sy) = (w as f64 / pw as f64, h as f64 / ph as f64);
         // A different aspect ratio means a cropped sensor mode: no scaling recovers that.
         if (sx / sy - 1.0).abs() > 0.01 {
-            return Err(format!(
-                "the frame is {w}x{h} but the camera profile was measured on {pw}x{ph} photos, \
-                 another aspect ratio (a cropped camera mode?); calibrate again at {w}x{h}"
-            ));
+            return Err(GeometryError::OtherAspect {
+                frame: (w, h),
+                profile: (pw, ph),
+            });
         }
         // Pixel centres: pixel i covers [i - 0.5, i + 0.5], so scale about the image edge.
         Ok([
@@ -160,7 +177,7 @@ impl CameraProfile {
     }
 
     /// OpenCV's distortion vector k1, k2, p1, p2, k3.
-    pub fn dist_coeffs(&self) -> [f64; 5] {
+    pub(crate) fn dist_coeffs(&self) -> [f64; 5] {
         [self.k1, self.k2, self.p1, self.p2, self.k3]
     }
 }
@@ -193,7 +210,7 @@ pub struct Undistorter {
 }
 
 impl Undistorter {
-    pub fn new(profile: CameraProfile, name: &str) -> Undistorter {
+    pub(crate) fn new(profile: CameraProfile, name: &str) -> Undistorter {
         Undistorter {
             profile,
             name: name.to_string(),
@@ -201,15 +218,12 @@ impl Undistorter {
         }
     }
 
+    /// The undistorter of the camera profile at `path`.
     pub fn load(path: &Path) -> Result<Undistorter, GeometryError> {
         Ok(Undistorter::new(
             CameraProfile::load(path)?,
             &path.display().to_string(),
         ))
-    }
-
-    pub fn profile(&self) -> &CameraProfile {
-        &self.profile
     }
 
     /// The undistorted copy of `frame`, the same size.
@@ -222,9 +236,9 @@ impl Undistorter {
             let k = self
                 .profile
                 .intrinsics_for(size.width as u32, size.height as u32)
-                .map_err(|why| GeometryError::BadCameraProfile {
+                .map_err(|e| GeometryError::BadCameraProfile {
                     path: self.name.clone(),
-                    why,
+                    why: e.to_string(),
                 })?;
             let k = camera_matrix(k)?;
             let d = dist_mat(self.profile.dist_coeffs())?;
@@ -262,7 +276,9 @@ impl Undistorter {
 /// a board of 10 x 7 squares).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckerPattern {
+    /// Inner corners a row.
     pub cols: u32,
+    /// Inner corners a column.
     pub rows: u32,
 }
 
@@ -383,6 +399,7 @@ pub fn find_checkerboard(
 
 /// What `calibrate` measured.
 pub struct Calibration {
+    /// The camera profile measured.
     pub profile: CameraProfile,
     /// RMS reprojection error of each view, in pixels, in the order given.
     pub view_rms_px: Vec<f64>,
@@ -542,7 +559,7 @@ mod tests {
             p.intrinsics_for(320, 240).unwrap(),
             [250.0, 250.5, 159.5, 119.5]
         );
-        let e = p.intrinsics_for(640, 360).unwrap_err();
+        let e = p.intrinsics_for(640, 360).unwrap_err().to_string();
         assert!(e.contains("640x360") && e.contains("640x480"), "{e}");
     }
 

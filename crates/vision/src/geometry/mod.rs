@@ -10,25 +10,36 @@ pub(crate) mod mat3;
 mod pose;
 mod profile;
 mod rectify;
+#[cfg(any(test, feature = "testing"))]
 mod testcard;
 mod viewpoint;
 
-pub use corners::{Corners, CornersError};
-pub use grid::{GridSpec, GridSpecError, MAX_CELLS, MIN_CELLS};
-pub use homography::Homography;
-pub use lens::{
-    calibrate, find_checkerboard, Calibration, CameraProfile, CheckerPattern, Undistorter,
-};
+pub use corners::Corners;
+pub use corners::CornersError;
+pub use grid::GridSpec;
+pub use grid::GridSpecError;
+pub(crate) use homography::Homography;
+pub use lens::calibrate;
+pub use lens::find_checkerboard;
+pub use lens::Calibration;
+pub use lens::CameraProfile;
+pub use lens::CheckerPattern;
+pub use lens::Undistorter;
 pub use pose::BoardPose;
 pub use profile::BoardProfile;
-pub use rectify::{
-    draw_orientation, draw_overlay, draw_rectified_grid, rectify, RectifyLayout, RectifyPlan,
-};
+pub use rectify::draw_orientation;
+pub use rectify::draw_overlay;
+pub use rectify::draw_rectified_grid;
+pub use rectify::rectify;
+pub use rectify::RectifyLayout;
+pub use rectify::RectifyPlan;
+#[cfg(any(test, feature = "testing"))]
 pub use testcard::perspective_test_card;
-pub use viewpoint::Viewpoint;
+pub(crate) use viewpoint::Viewpoint;
 
 /// What can go wrong with geometry input.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GeometryError {
     #[error(transparent)]
     BadGrid(#[from] GridSpecError),
@@ -40,6 +51,13 @@ pub enum GeometryError {
     BadCameraProfile { path: String, why: String },
     #[error("bad checkerboard pattern '{pattern}': {why}")]
     BadPattern { pattern: String, why: String },
+    #[error("the frame is {}x{} but the camera profile was measured on {}x{} photos, another aspect ratio (a cropped camera mode?); calibrate again at {}x{}", frame.0, frame.1, profile.0, profile.1, frame.0, frame.1)]
+    OtherAspect {
+        /// The frame's size in pixels.
+        frame: (u32, u32),
+        /// The size the profile was measured at.
+        profile: (u32, u32),
+    },
     #[error("the image is empty")]
     EmptyImage,
     #[error("OpenCV: {0}")]

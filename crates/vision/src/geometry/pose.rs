@@ -4,16 +4,18 @@ use super::{Corners, GridSpec, Homography};
 
 /// A grid spec together with the corners that place it in the image, and the map
 /// from board units (the unit square, TL = (0,0), BR = (1,1)) to image pixels.
+/// The fields are private: the map is computed from the corners once, in `new`.
 #[derive(Clone, Copy, Debug)]
 pub struct BoardPose {
-    pub grid: GridSpec,
-    pub corners: Corners,
+    grid: GridSpec,
+    corners: Corners,
     board_to_image: Homography,
 }
 
 const UNIT_SQUARE: [(f64, f64); 4] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
 
 impl BoardPose {
+    /// `grid` placed at `corners`.
     pub fn new(grid: GridSpec, corners: Corners) -> BoardPose {
         let board_to_image = Homography::from_points(&UNIT_SQUARE, &corners.points())
             .expect("validated corners always give an invertible homography");
@@ -22,6 +24,16 @@ impl BoardPose {
             corners,
             board_to_image,
         }
+    }
+
+    /// The grid placed.
+    pub fn grid(&self) -> GridSpec {
+        self.grid
+    }
+
+    /// Where the grid's outer corners are in the image.
+    pub fn corners(&self) -> Corners {
+        self.corners
     }
 
     /// How many site centres lie inside an image of `width` x `height` pixels:
@@ -37,12 +49,12 @@ impl BoardPose {
     }
 
     /// Board units to image pixels.
-    pub fn homography(&self) -> &Homography {
+    pub(crate) fn homography(&self) -> &Homography {
         &self.board_to_image
     }
 
     /// Image pixel position of a point in board units.
-    pub fn to_image(&self, p: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn to_image(self, p: (f64, f64)) -> (f64, f64) {
         self.board_to_image.apply(p).unwrap_or((f64::NAN, f64::NAN))
     }
 
@@ -89,7 +101,7 @@ impl BoardPose {
     }
 
     /// How far, in cells, `corners` lie from this pose's on average.
-    pub fn moved_cells(&self, corners: &Corners) -> f64 {
+    pub(crate) fn moved_cells(&self, corners: &Corners) -> f64 {
         let (a, b) = (self.corners.points(), corners.points());
         let mean = (0..4)
             .map(|i| (a[i].0 - b[i].0).hypot(a[i].1 - b[i].1))

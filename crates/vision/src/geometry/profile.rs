@@ -23,16 +23,20 @@ struct RawProfile {
 /// A board profile as read from TOML. See `calibration/README.md` for the format.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoardProfile {
+    /// The grid of the board.
     pub grid: GridSpec,
+    /// Where the grid's corners are in the camera's picture.
     pub corners: Corners,
     /// The edge on White's side (`bottom`, `top`, `left`, `right`), when known.
     pub white: Option<String>,
     /// A camera profile to undistort with, relative to the board profile's folder.
     pub camera: Option<String>,
+    /// The user's note.
     pub note: Option<String>,
 }
 
 impl BoardProfile {
+    /// Reads and checks a board profile file.
     pub fn load(path: &Path) -> Result<BoardProfile, GeometryError> {
         let bad = |why: String| GeometryError::BadProfile {
             path: path.display().to_string(),
@@ -42,6 +46,7 @@ impl BoardProfile {
         BoardProfile::parse(&text).map_err(|e| bad(e.to_string()))
     }
 
+    /// Reads and checks a board profile's TOML text.
     pub fn parse(text: &str) -> Result<BoardProfile, GeometryError> {
         let raw: RawProfile = toml::from_str(text).map_err(|e| GeometryError::BadProfile {
             path: "<text>".into(),
@@ -66,6 +71,7 @@ impl BoardProfile {
         })
     }
 
+    /// The profile as TOML, as `load` reads it.
     pub fn to_toml(&self) -> String {
         let raw = RawProfile {
             grid: self.grid.to_string(),

@@ -10,11 +10,12 @@ use super::{BoardPose, GeometryError, Homography};
 /// around the grid, because pieces stick out of their cells in oblique views and a
 /// crop around an edge site needs context.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RectifyLayout {
     /// Pixels per cell side.
-    pub cell_px: u32,
+    pub(crate) cell_px: u32,
     /// Margin on every side, in cells.
-    pub margin_cells: f64,
+    pub(crate) margin_cells: f64,
 }
 
 impl Default for RectifyLayout {
@@ -27,13 +28,22 @@ impl Default for RectifyLayout {
 }
 
 impl RectifyLayout {
+    /// A layout of `cell_px` pixels per cell side and `margin_cells` cells of margin
+    /// on every side.
+    pub fn new(cell_px: u32, margin_cells: f64) -> RectifyLayout {
+        RectifyLayout {
+            cell_px,
+            margin_cells,
+        }
+    }
+
     fn margin_px(&self) -> f64 {
         self.margin_cells * self.cell_px as f64
     }
 
     /// Size of the rectified image for a pose's grid, in pixels (width, height).
     pub fn size(&self, pose: &BoardPose) -> (u32, u32) {
-        let (lr, lc) = pose.grid.lattice_cells();
+        let (lr, lc) = pose.grid().lattice_cells();
         let m = 2.0 * self.margin_px();
         (
             (lc as f64 * self.cell_px as f64 + m).round() as u32,
@@ -42,8 +52,8 @@ impl RectifyLayout {
     }
 
     /// Board units to rectified pixels.
-    pub fn board_to_rectified(&self, pose: &BoardPose, p: (f64, f64)) -> (f64, f64) {
-        let (lr, lc) = pose.grid.lattice_cells();
+    pub(crate) fn board_to_rectified(&self, pose: &BoardPose, p: (f64, f64)) -> (f64, f64) {
+        let (lr, lc) = pose.grid().lattice_cells();
         let c = self.cell_px as f64;
         (
             self.margin_px() + p.0 * lc as f64 * c,
@@ -53,7 +63,7 @@ impl RectifyLayout {
 
     /// Rectified pixel position of a site centre.
     pub fn site_center(&self, pose: &BoardPose, row: u32, col: u32) -> (f64, f64) {
-        self.board_to_rectified(pose, pose.grid.site_center(row, col))
+        self.board_to_rectified(pose, pose.grid().site_center(row, col))
     }
 
     /// The map from camera-image pixels to rectified pixels.
@@ -61,7 +71,7 @@ impl RectifyLayout {
         let dst = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
             .map(|p| self.board_to_rectified(pose, p));
         // Corners::new refuses corners for which this has no solution.
-        Homography::from_points(&pose.corners.points(), &dst)
+        Homography::from_points(&pose.corners().points(), &dst)
             .expect("validated corners always give an invertible homography")
     }
 }
@@ -103,7 +113,10 @@ pub struct RectifyPlan {
 }
 
 impl RectifyPlan {
-    pub fn new(pose: &BoardPose, layout: &RectifyLayout) -> Result<RectifyPlan, GeometryError> {
+    pub(crate) fn new(
+        pose: &BoardPose,
+        layout: &RectifyLayout,
+    ) -> Result<RectifyPlan, GeometryError> {
         use opencv::core::{self as cv, CV_16SC2, CV_16UC1};
         // The inverse as warpPerspective takes it (OpenCV's LU inversion of the same
         // matrix), and its per-pixel arithmetic in double.
@@ -165,7 +178,7 @@ impl RectifyPlan {
     }
 
     /// `image` rectified: what `rectify` gives for the plan's pose and layout.
-    pub fn apply(&self, image: &Mat) -> Result<Mat, GeometryError> {
+    pub(crate) fn apply(&self, image: &Mat) -> Result<Mat, GeometryError> {
         if image.empty() {
             return Err(GeometryError::EmptyImage);
         }
@@ -190,7 +203,7 @@ pub fn draw_rectified_grid(
     pose: &BoardPose,
     layout: &RectifyLayout,
 ) -> Result<(), GeometryError> {
-    let (lr, lc) = pose.grid.lattice_cells();
+    let (lr, lc) = pose.grid().lattice_cells();
     let mut segs = Vec::new();
     for r in 0..=lr {
         let v = r as f64 / lr as f64;
@@ -225,7 +238,7 @@ pub fn draw_overlay(img: &mut Mat, pose: &BoardPose) -> Result<(), GeometryError
         Scalar::new(255.0, 0.0, 0.0, 0.0),   // BR blue
         Scalar::new(255.0, 0.0, 255.0, 0.0), // BL magenta
     ];
-    for (p, colour) in pose.corners.points().iter().zip(colours) {
+    for (p, colour) in pose.corners().points().iter().zip(colours) {
         imgproc::circle(
             img,
             Point::new(p.0.round() as i32, p.1.round() as i32),
@@ -256,7 +269,7 @@ pub fn draw_orientation(
         .max(1.0) as i32;
     let orange = Scalar::new(0.0, 140.0, 255.0, 0.0);
     let cyan = Scalar::new(255.0, 255.0, 0.0, 0.0);
-    let corners = pose.corners.points();
+    let corners = pose.corners().points();
     let (a, b) = (corners[edge % 4], corners[(edge + 1) % 4]);
     draw_segment(img, a, b, cyan, 3 * thick)?;
     let poly = pose.site_polygon(site.0, site.1);

@@ -15,7 +15,7 @@ const CARD_CELL: f64 = 40.0;
 /// `pose.corners` in an image of `size` (width, height) on a grey-blue background.
 pub fn perspective_test_card(pose: &BoardPose, size: (u32, u32)) -> Result<Mat, GeometryError> {
     let cv = GeometryError::cv;
-    let (lr, lc) = pose.grid.lattice_cells();
+    let (lr, lc) = pose.grid().lattice_cells();
     let margin = CARD_CELL;
     let (w, h) = (
         (lc as f64 * CARD_CELL + 2.0 * margin) as i32,
@@ -30,7 +30,7 @@ pub fn perspective_test_card(pose: &BoardPose, size: (u32, u32)) -> Result<Mat, 
             (margin + v * lr as f64 * CARD_CELL).round() as i32,
         )
     };
-    if pose.grid.points {
+    if pose.grid().points {
         for r in 0..=lr {
             let v = r as f64 / lr as f64;
             imgproc::line(
@@ -76,9 +76,9 @@ pub fn perspective_test_card(pose: &BoardPose, size: (u32, u32)) -> Result<Mat, 
             }
         }
     }
-    for r in 0..pose.grid.rows {
-        for c in 0..pose.grid.cols {
-            let (u, v) = pose.grid.site_center(r, c);
+    for r in 0..pose.grid().rows {
+        for c in 0..pose.grid().cols {
+            let (u, v) = pose.grid().site_center(r, c);
             imgproc::circle(
                 &mut card,
                 at(u, v),
@@ -95,7 +95,7 @@ pub fn perspective_test_card(pose: &BoardPose, size: (u32, u32)) -> Result<Mat, 
         let p = at(u, v);
         (p.x as f64, p.y as f64)
     });
-    let hmg = Homography::from_points(&card_pts, &pose.corners.points())
+    let hmg = Homography::from_points(&card_pts, &pose.corners().points())
         .ok_or_else(|| GeometryError::OpenCv("degenerate test card".into()))?;
     let m = Mat::from_slice_2d(&hmg.matrix()).map_err(cv)?;
     let mut out = Mat::default();

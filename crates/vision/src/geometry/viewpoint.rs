@@ -24,18 +24,18 @@ const FOCAL_RANGE: (f64, f64) = (0.25, 20.0);
 /// edge, y along its rows from its top edge (as the user gave the corners), and
 /// the height above the board.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Viewpoint {
-    pub x: f64,
-    pub y: f64,
-    pub height: f64,
+pub(crate) struct Viewpoint {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) height: f64,
     /// Cells per board unit along x and y (the grid's lattice size).
     cells: (f64, f64),
 }
 
 impl Viewpoint {
     /// The camera seen by `pose`.
-    pub fn of(pose: &BoardPose) -> Viewpoint {
-        let (lr, lc) = pose.grid.lattice_cells();
+    pub(crate) fn of(pose: &BoardPose) -> Viewpoint {
+        let (lr, lc) = pose.grid().lattice_cells();
         let cells = (lc as f64, lr as f64);
         let h = pose.homography().matrix();
         // Board cells to image pixels, with the principal point at the origin.
@@ -105,7 +105,7 @@ impl Viewpoint {
     /// Where the top of something `height` cells tall standing at board point `p`
     /// (board units) shows, in board units: displaced from `p` away from the point
     /// under the camera. None when it stands as tall as the camera.
-    pub fn top_of(&self, p: (f64, f64), height: f64) -> Option<(f64, f64)> {
+    pub(crate) fn top_of(&self, p: (f64, f64), height: f64) -> Option<(f64, f64)> {
         let gap = self.height - height;
         if gap <= 1e-6 {
             return None;

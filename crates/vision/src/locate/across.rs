@@ -20,10 +20,10 @@ use super::Located;
 /// of 0 takes the first grid found.
 #[derive(Clone, Copy, Debug)]
 pub struct Sampling {
-    pub search_step_s: f64,
-    pub search_looks: usize,
-    pub step_s: f64,
-    pub span_s: f64,
+    pub(crate) search_step_s: f64,
+    pub(crate) search_looks: usize,
+    pub(crate) step_s: f64,
+    pub(crate) span_s: f64,
 }
 
 impl Sampling {
@@ -57,22 +57,24 @@ impl Sampling {
 /// Two placements whose corners all lie within this many cells of each other
 /// are the same: a lattice run a line further along is a whole cell away, and
 /// the same lattice found in two frames is a small fraction of one apart.
-pub const AGREE_CELLS: f64 = 0.5;
+pub(crate) const AGREE_CELLS: f64 = 0.5;
 
 /// Sampling stops before the end of its span once this many frames in a row,
 /// the first ones with a grid, all agree and all saw at least
 /// `SETTLED_CONFIDENCE` of the grid's lines: the whole lattice in plain view
 /// (a grid squashed onto the half of a board left uncovered leaves most of its
 /// lines unseen).
-pub const SETTLED_FRAMES: usize = 4;
-pub const SETTLED_CONFIDENCE: f64 = 0.6;
+pub(crate) const SETTLED_FRAMES: usize = 4;
+pub(crate) const SETTLED_CONFIDENCE: f64 = 0.6;
 
 /// A frame looked at, and the grid found in it (None: none).
 #[derive(Clone, Copy, Debug)]
 pub struct Look {
     /// The caller's name for the frame (its index in the input).
     pub frame: usize,
+    /// Seconds from the start of the source.
     pub time_s: f64,
+    /// The grid found in it, if any.
     pub found: Option<Located>,
 }
 
@@ -81,7 +83,6 @@ pub struct Look {
 pub struct Choice {
     /// The frame it came from: the first of those that agree.
     pub frame: usize,
-    pub time_s: f64,
     /// The grid found in that frame.
     pub located: Located,
     /// Frames whose grid agrees with it (itself included).
@@ -92,6 +93,7 @@ pub struct Choice {
     pub elsewhere: usize,
     /// The times of the first and the last frame looked at from the first with a grid.
     pub from_s: f64,
+    /// The time of the last agreeing frame.
     pub to_s: f64,
 }
 
@@ -104,6 +106,7 @@ pub struct Across {
 }
 
 impl Across {
+    /// A search for `grid` across frames sampled as `sampling` says.
     pub fn new(grid: GridSpec, sampling: Sampling) -> Across {
         Across {
             grid,
@@ -146,7 +149,8 @@ impl Across {
     }
 
     /// The frames looked at, in order.
-    pub fn looks(&self) -> &[Look] {
+    #[cfg(test)]
+    pub(crate) fn looks(&self) -> &[Look] {
         &self.looks
     }
 
@@ -193,7 +197,6 @@ impl Across {
         let look = window[at];
         Some(Choice {
             frame: look.frame,
-            time_s: look.time_s,
             located,
             agreeing: best.members.len(),
             looked: window.len(),
@@ -429,7 +432,7 @@ mod tests {
             .collect();
         let c = run(Sampling::VIDEO, &found).0.unwrap();
         // Frames 0 to 22 looked at; 12 px = 0.48 cell either side of frame 12.
-        assert_eq!((c.frame, c.time_s, c.located.confidence), (0, 0.0, 0.5));
+        assert_eq!((c.frame, c.located.confidence), (0, 0.5));
         assert!(near(&c, WHOLE), "{c:?}");
         assert_eq!((c.agreeing, c.elsewhere), (12, 0));
         // Drifting faster, the first frames are more than half a cell from the

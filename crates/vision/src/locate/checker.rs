@@ -64,7 +64,7 @@ fn alternation(
 
 /// How checkered a run of `cols` x `rows` cells looks stepping along its rows: the
 /// median over its columns of their alternation (grey levels; 0 for plain cells).
-pub fn median_alternation(
+pub(crate) fn median_alternation(
     grey: &Mat,
     at: &impl Fn(f64, f64) -> Option<(f64, f64)>,
     cols: u32,
@@ -79,7 +79,7 @@ pub fn median_alternation(
 /// alternating columns, or 0 when the cells do not alternate (a lined board).
 /// `at(u, v)` maps lattice cell coordinates (columns, rows from the run's first
 /// lines) to working pixels.
-pub fn column_shift(
+pub(crate) fn column_shift(
     grey: &Mat,
     at: &impl Fn(f64, f64) -> Option<(f64, f64)>,
     cols: u32,

@@ -13,7 +13,7 @@ const OVERHANG: f64 = 0.3;
 
 /// The affine rectification: q = p / (1 + a x + b y).
 #[derive(Clone, Copy, Debug)]
-pub struct Affine {
+pub(crate) struct Affine {
     a: f64,
     b: f64,
 }
@@ -21,7 +21,7 @@ pub struct Affine {
 impl Affine {
     /// From the two vanishing points; `None` when their line passes too near the
     /// image centre (a view along the table, no board to see).
-    pub fn new(v1: [f64; 3], v2: [f64; 3]) -> Option<Affine> {
+    pub(crate) fn new(v1: [f64; 3], v2: [f64; 3]) -> Option<Affine> {
         let h = crate::geometry::mat3::cross(v1, v2);
         let n = (h[0] * h[0] + h[1] * h[1]).sqrt();
         if h[2].abs() < 0.6 * n {
@@ -33,18 +33,18 @@ impl Affine {
         })
     }
 
-    pub fn forward(&self, p: (f64, f64)) -> Option<(f64, f64)> {
+    pub(crate) fn forward(&self, p: (f64, f64)) -> Option<(f64, f64)> {
         let w = 1.0 + self.a * p.0 + self.b * p.1;
         (w > 0.05).then(|| (p.0 / w, p.1 / w))
     }
 
-    pub fn inverse(&self, q: (f64, f64)) -> Option<(f64, f64)> {
+    pub(crate) fn inverse(&self, q: (f64, f64)) -> Option<(f64, f64)> {
         let w = 1.0 - self.a * q.0 - self.b * q.1;
         (w > 1e-9).then(|| (q.0 / w, q.1 / w))
     }
 
     /// Unit normal, in rectified space, of the lines through `vp`.
-    pub fn normal(&self, vp: [f64; 3]) -> (f64, f64) {
+    pub(crate) fn normal(&self, vp: [f64; 3]) -> (f64, f64) {
         let (dx, dy) = (vp[0], vp[1]);
         let n = (dx * dx + dy * dy).sqrt().max(1e-300);
         (-dy / n, dx / n)
@@ -54,10 +54,10 @@ impl Affine {
 /// One segment seen in rectified space: its offset across its family, and the
 /// span it covers along it (in the other family's offset units).
 #[derive(Clone, Copy, Debug)]
-pub struct Obs {
-    pub rho: f64,
-    pub s0: f64,
-    pub s1: f64,
+pub(crate) struct Obs {
+    pub(crate) rho: f64,
+    pub(crate) s0: f64,
+    pub(crate) s1: f64,
 }
 
 impl Obs {
@@ -71,7 +71,7 @@ fn dotp(n: (f64, f64), q: (f64, f64)) -> f64 {
 }
 
 /// The observations of one family: offsets along `n_own`, spans along `n_other`.
-pub fn observe(
+pub(crate) fn observe(
     segs: &[NSeg],
     fam: &Family,
     aff: &Affine,
@@ -96,15 +96,15 @@ pub fn observe(
 
 /// Equally spaced lines at `o + k d`, with the grid's run starting at `k0`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Lattice {
-    pub d: f64,
-    pub o: f64,
-    pub k0: i64,
-    pub score: f64,
+pub(crate) struct Lattice {
+    pub(crate) d: f64,
+    pub(crate) o: f64,
+    pub(crate) k0: i64,
+    pub(crate) score: f64,
 }
 
 impl Lattice {
-    pub fn line(&self, k: i64) -> f64 {
+    pub(crate) fn line(&self, k: i64) -> f64 {
         self.o + k as f64 * self.d
     }
 }
@@ -233,7 +233,7 @@ fn refit(cl: &[Cluster], d: f64, o: f64, k0: i64, n: usize) -> (f64, f64) {
 
 /// The strongest distinct lattices of `n` lines among one family's observations,
 /// spacing within `d_range` (rectified units).
-pub fn hypotheses(obs: &[Obs], n: usize, d_range: (f64, f64), eps: f64) -> Vec<Lattice> {
+pub(crate) fn hypotheses(obs: &[Obs], n: usize, d_range: (f64, f64), eps: f64) -> Vec<Lattice> {
     let cl = clusters(obs, eps);
     if cl.len() < 2 {
         return Vec::new();
@@ -350,7 +350,7 @@ fn pair_score(
 
 /// The best pair of runs (family 1 with `n1` lines, family 2 with `n2`) and their
 /// mean coverage: 1 = every grid line fully seen.
-pub fn joint(
+pub(crate) fn joint(
     obs1: &[Obs],
     hyp1: &[Lattice],
     n1: usize,

@@ -25,7 +25,7 @@ const USED: u8 = 1;
 const UNDEFINED: u8 = 2;
 
 /// The segments of a grey image (`width` x `height` bytes, row-major).
-pub fn detect(grey: &[u8], width: usize, height: usize) -> Vec<Segment> {
+pub(crate) fn detect(grey: &[u8], width: usize, height: usize) -> Vec<Segment> {
     if width < 2 || height < 2 {
         return Vec::new();
     }

@@ -6,7 +6,7 @@
 //! fitted in the affinely rectified view, then a least-squares refinement on every
 //! segment that lies along a grid line. See `docs` of each stage.
 
-pub mod across;
+pub(crate) mod across;
 mod checker;
 mod lattice;
 mod linalg;
@@ -23,19 +23,30 @@ use opencv::prelude::*;
 
 use crate::geometry::{Corners, GridSpec, Homography};
 
-pub use across::{apart_cells, Across, Choice, Look, Sampling};
-pub use order::{allowed_turns, canonical, tl_cell_is_light, turned_like};
+pub use across::apart_cells;
+pub use across::Across;
+pub use across::Choice;
+pub use across::Look;
+pub use across::Sampling;
+pub use order::allowed_turns;
+pub(crate) use order::canonical;
+pub use order::tl_cell_is_light;
+pub use order::turned_like;
 
 /// A located grid: corners TL TR BR BL in canonical order (TL nearest the image's
 /// top left, clockwise) and a confidence from 0 to 1, the share of the grid's lines
 /// seen in the image.
 #[derive(Clone, Copy, Debug)]
 pub struct Located {
+    /// The grid's corners, TL TR BR BL.
     pub corners: Corners,
+    /// How sure the finder is, 0 to 1.
     pub confidence: f64,
 }
 
+/// Why no grid was found in an image.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LocateError {
     #[error("the image is empty")]
     EmptyImage,
@@ -52,7 +63,7 @@ impl From<opencv::Error> for LocateError {
 }
 
 /// Below this share of grid lines seen, a lattice is more likely chance than a board.
-pub const MIN_CONFIDENCE: f64 = 0.15;
+pub(crate) const MIN_CONFIDENCE: f64 = 0.15;
 
 /// A lattice with fewer lines seen, down to this share (a Go board under many
 /// stones), is still taken when, with its runs moved up to `RIDGE_SHIFT` lines to

@@ -10,7 +10,7 @@ use crate::geometry::{rectify, BoardPose, Corners, GridSpec, RectifyLayout};
 /// Puts corners found in lattice order (first and last column line by first and
 /// last row line) into canonical order. `quads[0]..[3]` are TL TR BR BL of the
 /// lattice as found, possibly mirrored.
-pub fn canonical(grid: GridSpec, quad: [(f64, f64); 4]) -> [(f64, f64); 4] {
+pub(crate) fn canonical(grid: GridSpec, quad: [(f64, f64); 4]) -> [(f64, f64); 4] {
     let mut q = quad;
     if signed_area(&q) < 0.0 {
         // Mirrored: swap the column order, which keeps TL-TR along the columns.
@@ -72,6 +72,8 @@ pub fn turned_like(grid: GridSpec, found: &Corners, like: &Corners) -> Corners {
         .unwrap_or(*found)
 }
 
+/// Whether the pose's top-left cell is the lighter colour of a checkered board
+/// (None where it cannot be told).
 pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
     let layout = RectifyLayout {
         cell_px: 16,
@@ -84,7 +86,7 @@ pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
     } else {
         grey = top;
     }
-    let (lr, lc) = pose.grid.lattice_cells();
+    let (lr, lc) = pose.grid().lattice_cells();
     let (mut even, mut odd) = (Vec::new(), Vec::new());
     for r in 0..lr as i32 {
         for c in 0..lc as i32 {

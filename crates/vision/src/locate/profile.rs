@@ -140,7 +140,7 @@ fn lined(g: &Grey, lat: &Lattice, (lr, lc): (u32, u32)) -> bool {
 /// test of ridges against steps (see `lined`) for a grid lined by its spec (Go):
 /// under many stones their edges' steps outweigh the lines' ridges, and the test
 /// would leave a run one line off where it is.
-pub fn run_shift(
+pub(crate) fn run_shift(
     grey: &Mat,
     h: &Homography,
     (lr, lc): (u32, u32),
@@ -189,7 +189,12 @@ pub fn run_shift(
 }
 
 /// The unit-square homography moved by whole lines: `dc` columns and `dr` rows.
-pub fn shifted(h: &Homography, (lr, lc): (u32, u32), dc: i64, dr: i64) -> Option<Homography> {
+pub(crate) fn shifted(
+    h: &Homography,
+    (lr, lc): (u32, u32),
+    dc: i64,
+    dr: i64,
+) -> Option<Homography> {
     let moved = h.moved_unit_square((dc as f64 / lc as f64, dr as f64 / lr as f64))?;
     let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
     Homography::from_points(&unit, &moved)
@@ -222,7 +227,12 @@ fn line_support(g: &Grey, lat: &Lattice, cols_family: bool, k: i64, m: u32) -> O
 /// run whose lines carry the most ridge support, and the lower of the two
 /// families' mean support over the shifted runs' lines (see `line_support`): a
 /// table's planks show ridges in one family only. (0, 0, 0.0) for no image.
-pub fn support_shift(grey: &Mat, h: &Homography, (lr, lc): (u32, u32), s: i64) -> (i64, i64, f64) {
+pub(crate) fn support_shift(
+    grey: &Mat,
+    h: &Homography,
+    (lr, lc): (u32, u32),
+    s: i64,
+) -> (i64, i64, f64) {
     let Some(g) = grey_view(grey) else {
         return (0, 0, 0.0);
     };
@@ -252,7 +262,7 @@ pub fn support_shift(grey: &Mat, h: &Homography, (lr, lc): (u32, u32), s: i64) -
 
 /// Ridge support (see `line_support`) of the grid's outermost lines: the first
 /// and last column lines, then the first and last row lines; 0 where unread.
-pub fn edge_support(grey: &Mat, h: &Homography, (lr, lc): (u32, u32)) -> [f64; 4] {
+pub(crate) fn edge_support(grey: &Mat, h: &Homography, (lr, lc): (u32, u32)) -> [f64; 4] {
     let Some(g) = grey_view(grey) else {
         return [0.0; 4];
     };

@@ -9,7 +9,7 @@ use crate::geometry::Homography;
 
 /// Board units (unit square) to working pixels, refined. `cells` is (rows, cols)
 /// of the lattice.
-pub fn by_lines(h: &Homography, cells: (u32, u32), segs: &[Segment]) -> Homography {
+pub(crate) fn by_lines(h: &Homography, cells: (u32, u32), segs: &[Segment]) -> Homography {
     let mut h = *h;
     for tol in [0.15, 0.08, 0.06] {
         match refit(&h, cells, segs, tol) {
@@ -81,7 +81,7 @@ fn refit(h: &Homography, (lr, lc): (u32, u32), segs: &[Segment], tol: f64) -> Op
 /// `i` is `col_lines[i]` and row line `j` `row_lines[j]` where fitted; a missing
 /// line is taken where `h` predicts it, with little weight. `None` for fewer than
 /// four fitted lines.
-pub fn from_lines(
+pub(crate) fn from_lines(
     h: &Homography,
     (lr, lc): (u32, u32),
     col_lines: &[Option<V3>],

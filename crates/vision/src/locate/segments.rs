@@ -11,29 +11,29 @@ use super::LocateError;
 
 /// Largest side of the working image: 1280x720 frames are searched at full size,
 /// because the far lines of an oblique 19x19 board are only a few pixels apart.
-pub const WORK_MAX_SIDE: i32 = 1280;
+pub(crate) const WORK_MAX_SIDE: i32 = 1280;
 
 /// One edge segment in working-image pixels.
 #[derive(Clone, Copy, Debug)]
-pub struct Segment {
-    pub a: (f64, f64),
-    pub b: (f64, f64),
+pub(crate) struct Segment {
+    pub(crate) a: (f64, f64),
+    pub(crate) b: (f64, f64),
 }
 
 impl Segment {
-    pub fn len(&self) -> f64 {
+    pub(crate) fn len(&self) -> f64 {
         ((self.b.0 - self.a.0).powi(2) + (self.b.1 - self.a.1).powi(2)).sqrt()
     }
 }
 
 /// The grey working image and the factor from its pixels to the original's.
-pub struct WorkImage {
-    pub grey: Mat,
+pub(crate) struct WorkImage {
+    pub(crate) grey: Mat,
     /// Original pixels per working pixel (1 when not shrunk).
-    pub scale: f64,
+    pub(crate) scale: f64,
 }
 
-pub fn work_image(image: &Mat) -> Result<WorkImage, LocateError> {
+pub(crate) fn work_image(image: &Mat) -> Result<WorkImage, LocateError> {
     if image.empty() {
         return Err(LocateError::EmptyImage);
     }
@@ -61,12 +61,12 @@ pub fn work_image(image: &Mat) -> Result<WorkImage, LocateError> {
 /// that costs less than full resolution and, measured, places their corners no
 /// worse (full scale lost an 8x8 scene of seed 3000; 0.7, with OpenCV's LSD, placed
 /// the corners less well: mean error 0.110 against 0.092 cell on the 8x8 scenes).
-pub const SPARSE_SCALE: f64 = 0.8;
+pub(crate) const SPARSE_SCALE: f64 = 0.8;
 
 /// Line segments by OpenCV's FastLineDetector (Canny edges joined into lines) at
 /// full resolution, at least `min_len` px long: about a third of LSD's time, ends
 /// on whole pixels.
-pub fn detect_fast(grey: &Mat, min_len: f64) -> Result<Vec<Segment>, LocateError> {
+pub(crate) fn detect_fast(grey: &Mat, min_len: f64) -> Result<Vec<Segment>, LocateError> {
     // Joining gap 1.414 px, Canny thresholds 50 and 50, aperture 3, no merging.
     let mut fld = ximgproc::create_fast_line_detector(min_len as i32, 1.414, 50.0, 50.0, 3, false)?;
     let mut lines: Vector<Vec4f> = Vector::new();
@@ -91,7 +91,7 @@ fn at_least(lines: &Vector<Vec4f>, min_len: f64) -> Vec<Segment> {
 /// resolution, which the thin lines of dense grids need), as OpenCV's LSD would
 /// shrink it: a Gaussian of sigma 0.6 / scale, then bilinear. Ends are in working
 /// pixels.
-pub fn detect(grey: &Mat, min_len: f64, scale: f64) -> Result<Vec<Segment>, LocateError> {
+pub(crate) fn detect(grey: &Mat, min_len: f64, scale: f64) -> Result<Vec<Segment>, LocateError> {
     // The image itself at full scale (no copy), else its shrunk copy.
     let mut small = Mat::default();
     let mut img = grey;

@@ -164,7 +164,7 @@ pub(super) fn robust_line(pts: &[(f64, f64)], min_pts: usize) -> Option<V3> {
 /// The unit-square homography `h` (to working pixels) of a lined grid of `cells`
 /// (rows, cols) sharpened on its lines' ridges; `h` itself where the image shows
 /// too few of them.
-pub fn by_ridges(grey: &Mat, h: &Homography, (lr, lc): (u32, u32)) -> Homography {
+pub(crate) fn by_ridges(grey: &Mat, h: &Homography, (lr, lc): (u32, u32)) -> Homography {
     let Some(g) = grey_view(grey) else {
         return *h;
     };

@@ -10,26 +10,26 @@ use crate::rng::Rng;
 /// A segment in normalised image coordinates: centred, the larger half-side = 1,
 /// so that homogeneous arithmetic is well conditioned.
 #[derive(Clone, Copy, Debug)]
-pub struct NSeg {
-    pub a: (f64, f64),
-    pub b: (f64, f64),
-    pub mid: (f64, f64),
-    pub dir: (f64, f64),
-    pub len: f64,
+pub(crate) struct NSeg {
+    pub(crate) a: (f64, f64),
+    pub(crate) b: (f64, f64),
+    pub(crate) mid: (f64, f64),
+    pub(crate) dir: (f64, f64),
+    pub(crate) len: f64,
     /// The segment's line, with a unit normal.
-    pub line: V3,
+    pub(crate) line: V3,
 }
 
 /// Working pixels to normalised coordinates and back.
 #[derive(Clone, Copy, Debug)]
-pub struct Frame {
-    pub cx: f64,
-    pub cy: f64,
-    pub f: f64,
+pub(crate) struct Frame {
+    pub(crate) cx: f64,
+    pub(crate) cy: f64,
+    pub(crate) f: f64,
 }
 
 impl Frame {
-    pub fn new(width: i32, height: i32) -> Frame {
+    pub(crate) fn new(width: i32, height: i32) -> Frame {
         Frame {
             cx: width as f64 / 2.0,
             cy: height as f64 / 2.0,
@@ -37,15 +37,15 @@ impl Frame {
         }
     }
 
-    pub fn to_norm(self, p: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn to_norm(self, p: (f64, f64)) -> (f64, f64) {
         ((p.0 - self.cx) / self.f, (p.1 - self.cy) / self.f)
     }
 
-    pub fn to_px(self, p: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn to_px(self, p: (f64, f64)) -> (f64, f64) {
         (p.0 * self.f + self.cx, p.1 * self.f + self.cy)
     }
 
-    pub fn segment(self, s: &Segment) -> NSeg {
+    pub(crate) fn segment(self, s: &Segment) -> NSeg {
         let (a, b) = (self.to_norm(s.a), self.to_norm(s.b));
         let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
         let dir = ((b.0 - a.0) / len, (b.1 - a.1) / len);
@@ -63,14 +63,14 @@ impl Frame {
 
 /// Segments converging on one vanishing point (homogeneous, unit length).
 #[derive(Clone, Debug)]
-pub struct Family {
-    pub vp: V3,
-    pub members: Vec<usize>,
+pub(crate) struct Family {
+    pub(crate) vp: V3,
+    pub(crate) members: Vec<usize>,
 }
 
 impl Family {
     /// Direction of the family's lines at image point `p`.
-    pub fn direction_at(&self, p: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn direction_at(&self, p: (f64, f64)) -> (f64, f64) {
         let u = (self.vp[0] - p.0 * self.vp[2], self.vp[1] - p.1 * self.vp[2]);
         let n = (u.0 * u.0 + u.1 * u.1).sqrt().max(1e-300);
         (u.0 / n, u.1 / n)
@@ -94,7 +94,7 @@ fn consistent(s: &NSeg, vp: V3, tol: f64) -> bool {
 /// Up to `max` families, strongest first. `tol` is the endpoint tolerance in
 /// normalised units; `cap` bounds one segment's vote so that a long table edge
 /// cannot outvote a grid.
-pub fn families(segs: &[NSeg], tol: f64, cap: f64, max: usize) -> Vec<Family> {
+pub(crate) fn families(segs: &[NSeg], tol: f64, cap: f64, max: usize) -> Vec<Family> {
     let mut free: Vec<usize> = (0..segs.len()).collect();
     let mut out = Vec::new();
     let mut rng = Rng::new(0x5eed_1a77);

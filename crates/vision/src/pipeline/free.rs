@@ -34,7 +34,7 @@ pub fn record_free(
     job: &RecordJob,
     events: &mut dyn EventSink,
 ) -> anyhow::Result<FreeSummary> {
-    let grid = job.pose.grid;
+    let grid = job.pose.grid();
     let side = job.white.unwrap_or(WhiteSide::Bottom);
     let names = site_names(side, grid.rows, grid.cols);
     let mut log = FreeLog::new(&grid.to_string(), &job.tags.date);

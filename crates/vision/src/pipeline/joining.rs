@@ -19,7 +19,7 @@ pub(super) fn join_under_way<R: Recordable>(
     let Some(cfg) = job.infer.join else {
         return Ok(None);
     };
-    let grid = job.pose.grid;
+    let grid = job.pose.grid();
     match join(game, probs, grid.rows, grid.cols, &cfg, to_move) {
         Joined::One { map, line } if job.white.is_none_or(|w| w == map.side) => {
             Ok(Some((map, line)))
@@ -144,7 +144,7 @@ pub(super) fn fits_a_position<R: Recordable>(
     job: &RecordJob,
     to_move: Option<crate::rules::Side>,
 ) -> bool {
-    let grid = job.pose.grid;
+    let grid = job.pose.grid();
     let (files, ranks) = game.dims();
     let start = SiteMap::all(grid.rows, grid.cols, files, ranks)
         .filter(|m| job.white.is_none_or(|w| w == m.side))

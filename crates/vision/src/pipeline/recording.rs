@@ -104,7 +104,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
         // game's start then.
         let held = before.moves.len();
         let base = record.plies().saturating_sub(held);
-        let grid = job.pose.grid;
+        let grid = job.pose.grid();
         let (files, ranks) = game.dims();
         match job.white {
             Some(side) if SiteMap::new(side, grid.rows, grid.cols, files, ranks).is_none() => {
@@ -165,14 +165,14 @@ impl<'a, R: Recordable> Recording<'a, R> {
 
     /// The grid's sites for the game with White at `side`, if it fits.
     fn fits(&self, side: crate::infer::WhiteSide) -> Option<SiteMap> {
-        let grid = self.job.pose.grid;
+        let grid = self.job.pose.grid();
         let (files, ranks) = self.game.dims();
         SiteMap::new(side, grid.rows, grid.cols, files, ranks)
     }
 
     /// Every way the game fits the grid.
     fn all_maps(&self) -> impl Iterator<Item = SiteMap> {
-        let grid = self.job.pose.grid;
+        let grid = self.job.pose.grid();
         let (files, ranks) = self.game.dims();
         SiteMap::all(grid.rows, grid.cols, files, ranks)
     }
@@ -251,7 +251,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
                 self.job.timeline.moment(still.time_s)
             ));
         }
-        self.pose = BoardPose::new(self.pose.grid, *corners);
+        self.pose = BoardPose::new(self.pose.grid(), *corners);
         self.events.emit(Event::Regrid {
             time: ms(still.time_s),
             corners: corner_list(corners),
@@ -389,7 +389,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
         let m = match self.job.white.and_then(|side| self.fits(side)) {
             Some(m) => m,
             None => {
-                let grid = self.job.pose.grid;
+                let grid = self.job.pose.grid();
                 let Some((_, m)) = start_likelihood(&self.game, probs, grid.rows, grid.cols) else {
                     unreachable!("a fitting orientation was checked when the recording began");
                 };
@@ -564,10 +564,10 @@ impl<'a, R: Recordable> Recording<'a, R> {
             time: ms(still.time_s),
             corners: corner_list(&c),
         });
-        self.pose = BoardPose::new(self.pose.grid, c);
+        self.pose = BoardPose::new(self.pose.grid(), c);
         self.last_view = None;
         self.unfit = 0;
-        self.again = Some(read_again(still, self.pose.grid.len()));
+        self.again = Some(read_again(still, self.pose.grid().len()));
         Ok(true)
     }
 
@@ -743,9 +743,9 @@ impl<'a, R: Recordable> Recording<'a, R> {
             job.timeline.moment(still.time_s)
         ));
         write(job, &self.record)?;
-        self.pose = BoardPose::new(self.pose.grid, c);
+        self.pose = BoardPose::new(self.pose.grid(), c);
         self.unfit = 0;
-        self.again = Some(read_again(still, self.pose.grid.len()));
+        self.again = Some(read_again(still, self.pose.grid().len()));
         Ok(())
     }
 

@@ -34,7 +34,7 @@ pub fn snap_to_start<R: Rules>(
     image: &Mat,
     pose: BoardPose,
 ) -> anyhow::Result<(BoardPose, (i32, i32))> {
-    let g = pose.grid;
+    let g = pose.grid();
     let (w, h) = (image.cols() as f64, image.rows() as f64);
     let inside = |(x, y): (f64, f64)| x >= 0.0 && y >= 0.0 && x <= w - 1.0 && y <= h - 1.0;
     let (lr, lc) = g.lattice_cells();

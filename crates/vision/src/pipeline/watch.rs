@@ -93,7 +93,7 @@ pub struct Watcher {
 
 impl Watcher {
     pub fn new(view: CropView, track: TrackConfig) -> Watcher {
-        let grid = view.pose.grid;
+        let grid = view.pose.grid();
         let cell_rects = (0..grid.rows)
             .flat_map(|r| (0..grid.cols).map(move |c| (r, c)))
             .map(|(r, c)| view.cell_rect(r, c))
@@ -187,10 +187,10 @@ impl Watcher {
         if self.view.pose.moved_cells(&corners) < min_cells {
             return Ok(None);
         }
-        let pose = BoardPose::new(self.view.pose.grid, corners);
+        let pose = BoardPose::new(self.view.pose.grid(), corners);
         let view = CropView::new(&pose);
         let rectified = view.rectify(frame)?;
-        let grid = pose.grid;
+        let grid = pose.grid();
         let cols = grid.cols as usize;
         let sites: Vec<usize> = (0..grid.len())
             .filter(|&i| wanted.is_none_or(|w| w[i]))
@@ -304,7 +304,7 @@ impl Watcher {
             Some(guard) => match guard.check(&frame.image, &self.view.pose)? {
                 GridCheck::Same => {}
                 GridCheck::Moved(corners) => {
-                    self.view = CropView::new(&BoardPose::new(self.view.pose.grid, corners));
+                    self.view = CropView::new(&BoardPose::new(self.view.pose.grid(), corners));
                     rectified = self.view.rectify(&frame.image)?;
                     regrid = Some(corners);
                     self.reanchor()?;
@@ -316,7 +316,7 @@ impl Watcher {
                             time: ms(still.time_s),
                             corners: corner_list(&corners),
                         });
-                        let pose = BoardPose::new(self.view.pose.grid, corners);
+                        let pose = BoardPose::new(self.view.pose.grid(), corners);
                         self.guard = Some(GridGuard::new(&frame.image, &pose)?);
                         self.view = CropView::new(&pose);
                         rectified = self.view.rectify(&frame.image)?;
@@ -372,7 +372,7 @@ impl Watcher {
         classifier: &mut Classifier,
         wanted: Option<&[bool]>,
     ) -> anyhow::Result<(Vec<bool>, Vec<Option<f32>>)> {
-        let grid = self.view.pose.grid;
+        let grid = self.view.pose.grid();
         let since_last = match &self.reference {
             Some(reference) => site_changes(reference, rectified, &self.cell_rects),
             None => Vec::new(),
@@ -445,11 +445,11 @@ impl Watcher {
 /// corners so that sites keep their names (a knock turns a board by degrees, not
 /// by quarter turns).
 fn relocate(image: &Mat, last: &BoardPose) -> Option<Corners> {
-    let found = crate::locate::locate(image, last.grid).ok()?;
+    let found = crate::locate::locate(image, last.grid()).ok()?;
     Some(crate::locate::turned_like(
-        last.grid,
+        last.grid(),
         &found.corners,
-        &last.corners,
+        &last.corners(),
     ))
 }
 

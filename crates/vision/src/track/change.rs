@@ -1,13 +1,16 @@
 //! Which sites changed between two still views: only those are classified again.
 
-use opencv::core::{Mat, Rect, Scalar};
+#[cfg(test)]
+use opencv::core::Scalar;
+use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
 
 /// Indices of the rectangles whose mean absolute difference between `reference` and
 /// `now` (same-size images) exceeds `level` grey levels, once the light is matched:
 /// a cloud or the camera's exposure scales the whole board's brightness (light
 /// squares more than dark ones), while a moving piece changes a few sites.
-pub fn changed_rects(reference: &Mat, now: &Mat, rects: &[Rect], level: f32) -> Vec<usize> {
+#[cfg(test)]
+pub(crate) fn changed_rects(reference: &Mat, now: &Mat, rects: &[Rect], level: f32) -> Vec<usize> {
     rect_diffs(reference, now, rects)
         .iter()
         .enumerate()
@@ -18,7 +21,8 @@ pub fn changed_rects(reference: &Mat, now: &Mat, rects: &[Rect], level: f32) -> 
 
 /// Mean absolute difference over each rectangle after matching the reference's
 /// brightness to `now` (None where a rectangle is not inside the images).
-pub fn rect_diffs(reference: &Mat, now: &Mat, rects: &[Rect]) -> Vec<Option<f32>> {
+#[cfg(test)]
+pub(crate) fn rect_diffs(reference: &Mat, now: &Mat, rects: &[Rect]) -> Vec<Option<f32>> {
     let gain = brightness_gain(reference, now, rects);
     let mut scaled = Mat::default();
     let mut diff = Mat::default();
@@ -34,6 +38,7 @@ pub fn rect_diffs(reference: &Mat, now: &Mat, rects: &[Rect]) -> Vec<Option<f32>
 
 /// The factor that best maps the reference's brightness onto `now`: the median ratio
 /// of the rectangles' mean brightness (robust to the few that really changed).
+#[cfg(test)]
 fn brightness_gain(reference: &Mat, now: &Mat, rects: &[Rect]) -> f64 {
     let mut ratios: Vec<f64> = rects
         .iter()
@@ -51,6 +56,7 @@ fn brightness_gain(reference: &Mat, now: &Mat, rects: &[Rect]) -> f64 {
 }
 
 /// Mean over a rectangle, averaged over channels.
+#[cfg(test)]
 fn rect_mean(img: &Mat, r: Rect) -> Option<f32> {
     let roi = Mat::roi(img, r).ok()?;
     let m: Scalar = opencv::core::mean(&roi, &opencv::core::no_array()).ok()?;

@@ -6,17 +6,19 @@ mod motion;
 mod regrid;
 mod skin;
 
-pub use change::{changed_rects, rect_diffs, site_changes};
-pub use motion::{BoardThumb, StillEvent, TrackConfig, Tracker};
-pub use regrid::{GridCheck, GridGuard};
-pub use skin::skin_fraction;
+pub use change::site_changes;
+pub use motion::TrackConfig;
+pub(crate) use motion::{BoardThumb, StillEvent, Tracker};
+pub use regrid::GridCheck;
+pub use regrid::GridGuard;
+pub(crate) use skin::skin_fraction;
 
 use opencv::core::{Mat, Size, ToInputArray};
 use opencv::imgproc;
 
 /// A BGR image shrunk by `scale` (area averaging; none at 1 or more) and made grey:
 /// what the motion thumbnail and the grid check compare.
-pub fn shrunk_grey(bgr: &impl ToInputArray, scale: f64) -> opencv::Result<Mat> {
+pub(crate) fn shrunk_grey(bgr: &impl ToInputArray, scale: f64) -> opencv::Result<Mat> {
     let mut grey = Mat::default();
     if scale >= 1.0 {
         imgproc::cvt_color_def(bgr, &mut grey, imgproc::COLOR_BGR2GRAY)?;

@@ -3,17 +3,17 @@
 /// A grey thumbnail of the rectified board (margin included, since hands come in
 /// from outside), with `tile` pixels per tile of the motion check (about a cell).
 #[derive(Clone, Debug, PartialEq)]
-pub struct BoardThumb {
-    pub width: usize,
-    pub height: usize,
-    pub pixels: Vec<u8>,
-    pub tile: usize,
+pub(crate) struct BoardThumb {
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+    pub(crate) pixels: Vec<u8>,
+    pub(crate) tile: usize,
 }
 
 impl BoardThumb {
     /// Whether the picture is blank: a camera warming up (black frames), a
     /// lens cap, a flash. Such a frame shows no board, and no motion either.
-    pub fn is_blank(&self) -> bool {
+    pub(crate) fn is_blank(&self) -> bool {
         let (lo, hi) = self
             .pixels
             .iter()
@@ -53,17 +53,28 @@ impl BoardThumb {
     }
 }
 
+/// When the board counts as still and what counts as motion: tuned here, set from
+/// outside only where a source differs (every photo of a folder is a still view).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TrackConfig {
     /// Seconds without motion before a view counts as still (0 for photo folders:
     /// every photo is a candidate state).
     pub quiet_s: f64,
     /// Grey levels of change in any tile between consecutive frames that count as
     /// motion.
-    pub motion_level: f32,
+    pub(crate) motion_level: f32,
     /// Grey levels of change in a site against the last still view that mark it
     /// for re-classification.
-    pub change_level: f32,
+    pub(crate) change_level: f32,
+}
+
+impl TrackConfig {
+    /// This configuration with `quiet_s` seconds without motion before a still view.
+    pub fn with_quiet_s(mut self, quiet_s: f64) -> TrackConfig {
+        self.quiet_s = quiet_s;
+        self
+    }
 }
 
 impl Default for TrackConfig {
@@ -78,12 +89,12 @@ impl Default for TrackConfig {
 
 /// A still view: the board has not moved for the quiet period.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StillEvent {
-    pub time_s: f64,
+pub(crate) struct StillEvent {
+    pub(crate) time_s: f64,
     /// Motion episodes (a hand coming over the board and leaving) since the last
     /// still view; None where it cannot be told (every photo of a folder is a
     /// still view, and the first view has nothing before it).
-    pub episodes: Option<usize>,
+    pub(crate) episodes: Option<usize>,
 }
 
 /// Motion that starts again after this many seconds of quiet is a new episode: a
@@ -103,7 +114,7 @@ const END_QUIET_S: f64 = 0.08;
 
 /// Watches thumbnails frame by frame and reports each new still view once.
 #[derive(Debug, Default)]
-pub struct Tracker {
+pub(crate) struct Tracker {
     cfg: TrackConfig,
     previous: Option<BoardThumb>,
     quiet_since: Option<f64>,
@@ -117,7 +128,7 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    pub fn new(cfg: TrackConfig) -> Tracker {
+    pub(crate) fn new(cfg: TrackConfig) -> Tracker {
         Tracker {
             cfg,
             ..Tracker::default()
@@ -125,13 +136,14 @@ impl Tracker {
     }
 
     /// Whether the last frame showed motion.
-    pub fn is_moving(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_moving(&self) -> bool {
         self.moving
     }
 
     /// Feeds one frame; returns a still event the first time the board has been
     /// quiet for the quiet period since the last motion.
-    pub fn update(&mut self, time_s: f64, thumb: BoardThumb) -> Option<StillEvent> {
+    pub(crate) fn update(&mut self, time_s: f64, thumb: BoardThumb) -> Option<StillEvent> {
         let moved = match &self.previous {
             Some(prev) if prev.pixels.len() == thumb.pixels.len() => {
                 prev.max_tile_diff(&thumb) > self.cfg.motion_level
@@ -170,7 +182,7 @@ impl Tracker {
     /// At the end of the input: the last frame as a still view, when the board
     /// stopped moving for a few frames but the input ended before the quiet
     /// period was over, and no still view has been reported since.
-    pub fn end(&mut self, time_s: f64) -> Option<StillEvent> {
+    pub(crate) fn end(&mut self, time_s: f64) -> Option<StillEvent> {
         let quiet = self.quiet_since.map_or(0.0, |since| time_s - since);
         if self.reported || self.moving || quiet < END_QUIET_S - 1e-9 || self.cfg.quiet_s == 0.0 {
             return None;

@@ -81,7 +81,7 @@ impl GridGuard {
         }
         match relocate(&self.grey, &now, &points, pose, self.roi, self.scale)? {
             Some(c) => {
-                *self = GridGuard::new(frame, &BoardPose::new(pose.grid, c))?;
+                *self = GridGuard::new(frame, &BoardPose::new(pose.grid(), c))?;
                 Ok(GridCheck::Moved(c))
             }
             None => Ok(GridCheck::Lost),
@@ -91,7 +91,7 @@ impl GridGuard {
 
 /// The grid's bounding box grown by the wide search margin, within the frame.
 fn region(frame: &Mat, pose: &BoardPose) -> Rect {
-    let pts = pose.corners.points();
+    let pts = pose.corners().points();
     let margin = (FIND_RADIUS + PATCH_CELLS) * pose.mean_cell_px();
     let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
     for (x, y) in pts {
@@ -112,7 +112,7 @@ fn work_image(frame: &Mat, roi: Rect, scale: f64) -> opencv::Result<Mat> {
 
 /// The grid lines' crossings with the grid outline, in working-image pixels.
 fn outline_points(pose: &BoardPose, roi: Rect, scale: f64) -> Vec<(f64, f64)> {
-    let (lr, lc) = pose.grid.lattice_cells();
+    let (lr, lc) = pose.grid().lattice_cells();
     let mut uv = Vec::new();
     for c in 0..=lc {
         let u = c as f64 / lc as f64;
@@ -256,7 +256,7 @@ fn relocate(
     let m = |r: i32, c: i32| -> opencv::Result<f64> { Ok(*h.at_2d::<f64>(r, c)?) };
     let mut out = [(0.0, 0.0); 4];
     let (ox, oy) = (roi.x as f64, roi.y as f64);
-    for (o, &(x, y)) in out.iter_mut().zip(pose.corners.points().iter()) {
+    for (o, &(x, y)) in out.iter_mut().zip(pose.corners().points().iter()) {
         let (x, y) = ((x - ox) * scale, (y - oy) * scale);
         let w = m(2, 0)? * x + m(2, 1)? * y + m(2, 2)?;
         if w.abs() < 1e-9 {

@@ -3,7 +3,7 @@
 /// Share of pixels in a BGR patch whose colour falls in the usual skin range
 /// (YCrCb box of Chai and Ngan, 1999). Only meaningful where the patch changed:
 /// light wood has skin-like colours too.
-pub fn skin_fraction(bgr: &[u8]) -> f32 {
+pub(crate) fn skin_fraction(bgr: &[u8]) -> f32 {
     let n = bgr.len() / 3;
     if n == 0 {
         return 0.0;
