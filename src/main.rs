@@ -16,15 +16,7 @@ use boardscribe_round::{round, server};
 use boardscribe_vision::{capture, classify, geometry, locate, pipeline, track};
 
 fn main() -> ExitCode {
-    // FFmpeg's log lines ("Connection refused" at every reconnection try, "Stream
-    // ends prematurely") come from inside OpenCV, which resets FFmpeg's level at
-    // every open unless told otherwise here; what matters reaches the user as our
-    // own warnings and errors. Set before any thread starts; a user's choice wins.
-    if std::env::var_os("OPENCV_FFMPEG_LOGLEVEL").is_none()
-        && std::env::var_os("OPENCV_FFMPEG_DEBUG").is_none()
-    {
-        std::env::set_var("OPENCV_FFMPEG_LOGLEVEL", "-8");
-    }
+    boardscribe_cli::quiet_ffmpeg();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if cli::lab::is_lab_command(&args) {
         return match cli::lab::run_lab(&args) {

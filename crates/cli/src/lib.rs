@@ -21,3 +21,16 @@ pub use bar::Bar;
 pub use exit::{error_line, exit_code, Incomplete, UsageError};
 pub use image::write_image;
 pub use model::ModelArgs;
+
+/// Silences FFmpeg's own log lines ("Connection refused" at every reconnection
+/// try, "Stream ends prematurely"), which come from inside OpenCV; it resets
+/// FFmpeg's level at every open unless told otherwise by this variable. What
+/// matters reaches the user as the program's own warnings and errors. Call it
+/// first in `main`, before any thread starts; a user's own setting wins.
+pub fn quiet_ffmpeg() {
+    if std::env::var_os("OPENCV_FFMPEG_LOGLEVEL").is_none()
+        && std::env::var_os("OPENCV_FFMPEG_DEBUG").is_none()
+    {
+        std::env::set_var("OPENCV_FFMPEG_LOGLEVEL", "-8");
+    }
+}

@@ -3,17 +3,15 @@
 //! ```text
 //! synth     the renderer: boards, pieces, hands, light and cameras; clips with exact truth
 //! sets      the labelled photo sets, rendered and real, and their measures
-//! commands  the `boardscribe-lab` binary's commands: bench, eval, render, dataset, demo
 //! ```
-
-#[macro_use]
-extern crate boardscribe_cli;
+//!
+//! The library reports and returns; the `boardscribe-lab` binary (`src/main.rs`,
+//! `src/commands/`) prints.
 
 // The other crates' modules under the names the lab uses (`crate::rules`, ...).
-use boardscribe_core::{infer, record, rng, rules};
-use boardscribe_vision::{capture, classify, geometry, locate, pipeline, track};
+use boardscribe_core::{infer, rng, rules};
+use boardscribe_vision::{capture, geometry, locate};
 
-pub mod commands;
 pub mod cputime;
 pub mod sets;
 pub mod synth;

@@ -1,22 +1,22 @@
-//! The `boardscribe-lab` command: parse the arguments, run the command, map its
-//! error to an exit status.
+//! The `boardscribe-lab` command: parse the arguments, run the command (the
+//! commands live in `commands/`), map its error to an exit status.
 
 use std::process::ExitCode;
 
-use boardscribe_lab::commands;
 use clap::Parser;
 
 #[macro_use]
 extern crate boardscribe_cli;
 
+// The commands print what the lab's library returns; the crates' modules under
+// the names they use (`crate::synth`, ...).
+mod commands;
+use boardscribe_core::{infer, record, rules};
+use boardscribe_lab::{cputime, sets, synth};
+use boardscribe_vision::{capture, classify, geometry, locate, pipeline, track};
+
 fn main() -> ExitCode {
-    // FFmpeg's log lines come from inside OpenCV unless told otherwise here (see
-    // the `boardscribe` binary); a user's choice wins.
-    if std::env::var_os("OPENCV_FFMPEG_LOGLEVEL").is_none()
-        && std::env::var_os("OPENCV_FFMPEG_DEBUG").is_none()
-    {
-        std::env::set_var("OPENCV_FFMPEG_LOGLEVEL", "-8");
-    }
+    boardscribe_cli::quiet_ffmpeg();
     // A closed pipe (`boardscribe-lab eval ... | head -1`) ends the program quietly.
     #[cfg(unix)]
     unsafe {
