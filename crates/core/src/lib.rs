@@ -16,6 +16,7 @@
 //! assert_eq!(game.legal_moves().len(), 20);
 //! ```
 
+#![warn(unreachable_pub, missing_docs)]
 pub mod game;
 pub mod infer;
 pub mod record;

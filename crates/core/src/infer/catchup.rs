@@ -16,7 +16,12 @@ use crate::rules::{Occupant, Rules};
 pub enum CatchUp {
     /// The position after half-move `ply` of the record's `of` (`ply < of`): the
     /// past, skipped.
-    Past { ply: usize, of: usize },
+    Past {
+        /// The half-move the view shows the position after.
+        ply: usize,
+        /// The half-moves the record holds.
+        of: usize,
+    },
     /// The record's last position, or play after it, and also an earlier position
     /// of the game (a repetition, or a piece moved back): later views tell.
     Undecided,

@@ -17,27 +17,41 @@ pub enum Irregularity {
     /// One piece went from `from` to `to` (taking what stood there, if
     /// `captured`) where no legal move goes.
     IllegalMove {
+        /// The piece's side.
         side: Side,
+        /// The piece, in words (`knight`).
         piece: &'static str,
+        /// Where it stood.
         from: Square,
+        /// Where it stands now.
         to: Square,
+        /// Whether a piece stood on `to` before.
         captured: bool,
         /// The side whose turn it was.
         to_move: Side,
     },
     /// A piece left the board with no legal move taking it.
     Removed {
+        /// The piece's side.
         side: Side,
+        /// The piece, in words.
         piece: &'static str,
+        /// Where it stood.
         at: Square,
     },
     /// Pieces moved or knocked over on or near their squares: their squares
     /// changed while the board reads the same pieces, or the change is not one
     /// piece going from one square to another.
-    Displaced { squares: Vec<Square> },
+    Displaced {
+        /// The squares that changed.
+        squares: Vec<Square>,
+    },
     /// Squares whose readings disagree with the position but are too unsure to be
     /// a move: a shadow, a reflection, a piece the camera cannot make out.
-    Unreadable { squares: Vec<Square> },
+    Unreadable {
+        /// The squares read unsurely.
+        squares: Vec<Square>,
+    },
 }
 
 impl Irregularity {

@@ -7,9 +7,13 @@ use crate::rules::Square;
 /// The edge of the corner quadrilateral on White's side. `Bottom` is the BL→BR edge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WhiteSide {
+    /// The BL→BR edge: White sits at the bottom of the picture.
     Bottom,
+    /// The TL→TR edge.
     Top,
+    /// The TL→BL edge.
     Left,
+    /// The TR→BR edge.
     Right,
 }
 

@@ -9,7 +9,9 @@ use crate::rules::{FenError, IllegalMove, MoveError, ReplayError};
 /// A place in a text: line and column (in characters), both from 1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TextPos {
+    /// The line, from 1.
     pub line: usize,
+    /// The column in characters (not bytes), from 1.
     pub column: usize,
 }
 
@@ -37,7 +39,9 @@ impl std::fmt::Display for TextPos {
 pub struct PgnError {
     /// Which game of the text, from 1.
     pub game: usize,
+    /// Where in the text.
     pub at: TextPos,
+    /// What is wrong there, in words.
     pub why: String,
 }
 
@@ -45,7 +49,9 @@ pub struct PgnError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: {why}")]
 pub struct PdnError {
+    /// Where in the text.
     pub at: TextPos,
+    /// What is wrong there, in words.
     pub why: String,
 }
 
@@ -53,7 +59,9 @@ pub struct PdnError {
 /// in memory and written or replayed, its moves or tags (`at` is None).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct TablutRecordError {
+    /// Where in the text; None for a record built in memory.
     pub at: Option<TextPos>,
+    /// What is wrong, in words.
     pub why: String,
 }
 
@@ -70,7 +78,9 @@ impl std::fmt::Display for TablutRecordError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: {why}")]
 pub struct FreeLogError {
+    /// Where in the text.
     pub at: TextPos,
+    /// What is wrong there, in words.
     pub why: String,
 }
 
@@ -78,17 +88,24 @@ pub struct FreeLogError {
 /// cannot be: its text, its start position or one of its moves.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
+    /// The PGN text.
     #[error(transparent)]
     Pgn(#[from] PgnError),
+    /// The PDN text.
     #[error(transparent)]
     Pdn(#[from] PdnError),
+    /// The Tablut record's text.
     #[error(transparent)]
     Tablut(#[from] TablutRecordError),
+    /// The start position or a move, replayed.
     #[error(transparent)]
     Replay(#[from] ReplayError),
     /// Move `number` (from 1) is not legal where it stands.
     #[error("move {number} of the record is not legal")]
-    Illegal { number: usize },
+    Illegal {
+        /// The move's number in the record, from 1.
+        number: usize,
+    },
 }
 
 impl From<FenError> for ReadError {
@@ -116,14 +133,24 @@ pub enum EditError {
     /// Not a result a PDN file can hold.
     #[error("{0:?} is not a PDN result")]
     NotAPdnResult(String),
+    /// A tag name PDN does not allow (letters, digits and `_` only).
     #[error("tag name {0:?} is not a PDN tag name")]
     BadTagName(String),
+    /// A tag the record writes from the game itself (the result, the start).
     #[error("tag {0:?} is derived from the game; use set_result or the start position")]
     DerivedTag(String),
+    /// A comment on a move the record does not hold.
     #[error("no move {index} to comment (the record has {moves} moves)")]
-    NoMove { index: usize, moves: usize },
+    NoMove {
+        /// The move asked for, from 0.
+        index: usize,
+        /// How many moves the record holds.
+        moves: usize,
+    },
+    /// A move the rules do not allow where it stands.
     #[error(transparent)]
     Illegal(#[from] IllegalMove),
+    /// A move that cannot be read.
     #[error(transparent)]
     Move(#[from] MoveError),
 }
@@ -132,14 +159,20 @@ pub enum EditError {
 /// [`crate::record::FolderLock::acquire`]).
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
+    /// The folder of the lock cannot be made.
     #[error("cannot create the folder '{}': {source}", dir.display())]
     Folder {
+        /// The folder.
         dir: PathBuf,
+        /// Why not.
         source: std::io::Error,
     },
+    /// The lock file cannot be opened or created.
     #[error("cannot open the lock file '{}': {source}", path.display())]
     Open {
+        /// The lock file.
         path: PathBuf,
+        /// Why not.
         source: std::io::Error,
     },
     /// The lock file's name holds something no lock is written into.
@@ -147,7 +180,12 @@ pub enum LockError {
         "the lock file '{}' is {what}; it is left untouched: remove it (when no recorder is running there) and start again",
         path.display()
     )]
-    NotALockFile { path: PathBuf, what: String },
+    NotALockFile {
+        /// The lock file's path.
+        path: PathBuf,
+        /// What is there instead (a folder, a non-empty file of another kind).
+        what: String,
+    },
     /// Another recorder holds the record; `holder` says who, when it wrote it.
     #[error(
         "another recorder{} is writing '{}'; stop it first, or record into another file",
@@ -155,7 +193,9 @@ pub enum LockError {
         record.display()
     )]
     Held {
+        /// The record.
         record: PathBuf,
+        /// The holder's command line and start time, when it wrote them.
         holder: Option<String>,
     },
     /// Another `event` records into the folder.
@@ -165,7 +205,9 @@ pub enum LockError {
         dir.display()
     )]
     FolderHeld {
+        /// The round's folder.
         dir: PathBuf,
+        /// The holder's command line and start time, when it wrote them.
         holder: Option<String>,
     },
 }

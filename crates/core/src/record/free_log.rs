@@ -20,11 +20,14 @@ use std::fmt::Write as _;
 /// What stands on a site.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stone {
+    /// A white piece or stone.
     White,
+    /// A black piece or stone.
     Black,
 }
 
 impl Stone {
+    /// The log's letter for it: `w` or `b`.
     pub fn letter(self) -> char {
         match self {
             Stone::White => 'w',
@@ -32,6 +35,7 @@ impl Stone {
         }
     }
 
+    /// The word for it in messages: `white` or `black`.
     pub fn word(self) -> &'static str {
         match self {
             Stone::White => "white",
@@ -51,30 +55,40 @@ impl Stone {
 /// One placement or removal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edit {
+    /// True for a placement, false for a removal.
     pub placed: bool,
+    /// What was placed or removed.
     pub stone: Stone,
+    /// The site, as the grid names it (`c17`).
     pub site: String,
 }
 
 /// All edits seen between two still views.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
+    /// When the view that showed it was taken, in seconds from the start.
     pub time_s: f64,
+    /// The placements and removals, in site order.
     pub edits: Vec<Edit>,
 }
 
+/// A free log (`record --game free`): the grid, tags, what stood on the board at the first still view, and every change after it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FreeLog {
+    /// The grid, as `--grid` takes it (`18x18`).
     pub grid: String,
+    /// `YYYY.MM.DD`, `?` for unknown digits.
     pub date: String,
     /// Other tags (Event, Site, Round, White, Black), written after the date.
     pub tags: Vec<(String, String)>,
     /// Time of the first still view and what stood on the board then.
     pub start: Option<(f64, Vec<(Stone, String)>)>,
+    /// The changes seen after the first still view, in order.
     pub changes: Vec<Change>,
 }
 
 impl FreeLog {
+    /// An empty log of `grid`, dated `date`.
     pub fn new(grid: &str, date: &str) -> FreeLog {
         FreeLog {
             grid: grid.to_string(),
@@ -85,6 +99,7 @@ impl FreeLog {
         }
     }
 
+    /// The log's text: tags, the start, one line per change.
     pub fn render(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "[Grid \"{}\"]", self.grid);

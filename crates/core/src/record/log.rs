@@ -43,6 +43,7 @@ pub trait GameRecord<R: Rules> {
 /// (FIDE 7.5 leaves it to the arbiter), so nothing seen is lost.
 pub struct RecordFile<R: Recordable> {
     done: Vec<String>,
+    /// The game being written: the file's last.
     pub current: R::Record,
     tags: Tags,
 }
@@ -150,6 +151,7 @@ pub fn split_games(text: &str) -> Vec<String> {
 
 /// Games that have a record format.
 pub trait Recordable: Rules {
+    /// The record format of this game (PGN, PDN, the Tablut record).
     type Record: GameRecord<Self>;
     /// A draw the players may claim in the current position.
     fn claimable(&self) -> Option<String> {

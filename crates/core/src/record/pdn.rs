@@ -62,6 +62,7 @@ impl PdnRecord {
         }
     }
 
+    /// A tag's value, by name.
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags.get(name)
     }
@@ -91,6 +92,7 @@ impl PdnRecord {
         &self.game
     }
 
+    /// The moves recorded, in order.
     pub fn moves(&self) -> &[Move] {
         self.game.moves()
     }
@@ -138,6 +140,7 @@ impl PdnRecord {
         self.comments.truncate(len);
     }
 
+    /// The comment after move `index` (from 0), if any.
     pub fn comment(&self, index: usize) -> Option<&str> {
         self.comments.get(index).and_then(|c| c.as_deref())
     }
@@ -153,10 +156,12 @@ impl PdnRecord {
         Ok(())
     }
 
+    /// The comment before the first move, if any.
     pub fn intro_comment(&self) -> Option<&str> {
         self.intro.as_deref()
     }
 
+    /// Sets (or, with None, removes) the comment before the first move.
     pub fn set_intro_comment(&mut self, text: Option<&str>) {
         self.intro = text.and_then(clean_comment);
     }

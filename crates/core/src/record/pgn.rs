@@ -13,7 +13,9 @@ use crate::rules::{FenError, Outcome, ReplayError, Rules};
 /// One half-move of the log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PgnMove {
+    /// The move in Standard Algebraic Notation (`Nf3`).
     pub san: String,
+    /// The move in UCI notation (`g1f3`).
     pub uci: String,
     /// Time the player spent on the move, written as `[%emt H:MM:SS]`.
     pub emt_seconds: Option<f64>,
@@ -22,6 +24,7 @@ pub struct PgnMove {
 }
 
 impl PgnMove {
+    /// A move without time or comments.
     pub fn new(san: &str, uci: &str) -> PgnMove {
         PgnMove {
             san: san.to_string(),
@@ -44,6 +47,7 @@ pub struct PgnRecord {
     pub start_fen: Option<String>,
     /// Comments before the first move.
     pub opening_comments: Vec<String>,
+    /// The half-moves, in order.
     pub moves: Vec<PgnMove>,
 }
 
@@ -67,6 +71,7 @@ impl PgnRecord {
         }
     }
 
+    /// Sets the Date tag to `YYYY.MM.DD`.
     pub fn set_date(&mut self, year: u32, month: u32, day: u32) {
         self.tags.date = format!("{year:04}.{month:02}.{day:02}");
     }
@@ -82,6 +87,7 @@ impl PgnRecord {
         }
     }
 
+    /// A tag's value, by name (the roster's and the others).
     pub fn tag(&self, name: &str) -> Option<&str> {
         match name {
             "Result" => Some(&self.result),
@@ -96,6 +102,7 @@ impl PgnRecord {
         self.result = outcome.map_or("*", Outcome::result_token).to_string();
     }
 
+    /// Appends a half-move with the time spent on it.
     pub fn push_move(&mut self, san: &str, uci: &str, emt_seconds: Option<f64>) {
         let mut mv = PgnMove::new(san, uci);
         mv.emt_seconds = emt_seconds;
@@ -116,6 +123,7 @@ impl PgnRecord {
         }
     }
 
+    /// The moves in UCI notation, in order.
     pub fn ucis(&self) -> Vec<String> {
         self.moves.iter().map(|m| m.uci.clone()).collect()
     }

@@ -68,8 +68,11 @@ impl<R: Recordable> Resumed<R> {
 /// a new game), and the half-move an arbiter just took back, when that is why it
 /// goes on.
 pub struct Before<R: Rules> {
+    /// The position before each half-move, the record's start first.
     pub positions: Vec<R>,
+    /// The half-moves the record holds.
     pub moves: Vec<R::Move>,
+    /// The half-move an arbiter just took back, in the record's notation.
     pub taken_back: Option<String>,
 }
 

@@ -8,12 +8,17 @@
 /// empty ones, as the formats want for unknown values.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tags {
+    /// The Event tag: the tournament or match.
     pub event: String,
+    /// The Site tag: where the game is played.
     pub site: String,
     /// `YYYY.MM.DD`, `?` for unknown digits.
     pub date: String,
+    /// The Round tag.
     pub round: String,
+    /// The player of the white pieces.
     pub white: String,
+    /// The player of the black pieces.
     pub black: String,
     /// Tags beyond the roster, in order.
     pub extra: Vec<(String, String)>,

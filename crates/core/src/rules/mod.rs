@@ -22,8 +22,10 @@ pub(crate) use error::MoveErrorKind;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReplayError {
+    /// The start position.
     #[error(transparent)]
     Start(#[from] FenError),
+    /// One of the moves.
     #[error(transparent)]
     Move(#[from] MoveError),
 }
@@ -31,7 +33,9 @@ pub enum ReplayError {
 /// A player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Side {
+    /// White (in Tablut, the defenders).
     White,
+    /// Black (in Tablut, the attackers).
     Black,
 }
 
@@ -49,8 +53,11 @@ impl Side {
 /// Piece types (king, queen, draughts king) are the rules' business, not the camera's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Occupant {
+    /// Nothing on it.
     Empty,
+    /// A white piece.
     White,
+    /// A black piece.
     Black,
 }
 
@@ -69,15 +76,25 @@ impl Side {
 /// Kinds of pieces across the games, for drawing and for records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PieceType {
+    /// Chess: a pawn.
     Pawn,
+    /// Chess: a knight.
     Knight,
+    /// Chess: a bishop.
     Bishop,
+    /// Chess: a rook.
     Rook,
+    /// Chess: a queen.
     Queen,
+    /// Chess: the king.
     King,
+    /// Draughts: a man.
     Man,
+    /// Draughts: a king.
     DraughtsKing,
+    /// Tablut: a soldier (attacker or defender).
     Soldier,
+    /// Tablut: the king.
     TablutKing,
 }
 
@@ -137,8 +154,18 @@ impl Square {
 /// How a game ended (or what draw the rules impose or allow).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    Win { winner: Side, reason: String },
-    Draw { reason: String },
+    /// One side won.
+    Win {
+        /// The winner.
+        winner: Side,
+        /// How (`checkmate`, `no moves left`).
+        reason: String,
+    },
+    /// A draw.
+    Draw {
+        /// Why (`stalemate`, `insufficient material`).
+        reason: String,
+    },
 }
 
 impl Outcome {
@@ -162,6 +189,7 @@ impl Outcome {
 /// rules need (repetition, move-count draws). Generic code (move inference,
 /// perft) works only through this trait.
 pub trait Rules: Clone {
+    /// A move of this game.
     type Move: Clone + PartialEq + Debug;
 
     /// Board size as (files, ranks).
@@ -170,7 +198,9 @@ pub trait Rules: Clone {
     fn is_playable(&self, _sq: Square) -> bool {
         true
     }
+    /// Who moves next.
     fn side_to_move(&self) -> Side;
+    /// What stands on a square, as a camera can tell it.
     fn occupant(&self, sq: Square) -> Occupant;
     /// The kind of piece on a square, if any.
     fn piece_type(&self, sq: Square) -> Option<PieceType>;

@@ -97,45 +97,78 @@ pub struct Frame {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CaptureError {
+    /// The input names no file, folder, camera or stream that exists.
     #[error("input '{0}' does not exist")]
     Missing(String),
+    /// A folder without images.
     #[error(
         "folder '{0}' holds no images (looked for .jpg, .jpeg, .png, .bmp, .tif, .tiff, .webp)"
     )]
     NoImages(String),
+    /// A folder that cannot be listed.
     #[error("cannot read folder '{path}': {why}")]
-    Folder { path: String, why: String },
+    Folder {
+        /// The folder.
+        path: String,
+        /// The system's reason.
+        why: String,
+    },
+    /// A camera that does not open.
     #[error("camera {0} could not be opened (is it connected, and free?)")]
     Camera(i32),
+    /// `camera:` followed by something else than an index.
     #[error("'{0}' is not a camera: use camera:N with N a camera index such as 0")]
     BadCamera(String),
+    /// A stream URL that does not open.
     #[error("stream '{0}' could not be opened")]
     Stream(String),
+    /// A video file that does not open.
     #[error("video '{0}' could not be opened (not a video OpenCV's FFmpeg backend reads)")]
     Video(String),
+    /// An image file that does not decode.
     #[error("image '{0}' could not be read")]
     Image(String),
+    /// A JPEG without its end.
     #[error("image '{0}' is cut short (a JPEG without its end): its missing part would read as grey squares")]
     CutShort(String),
+    /// OpenCV failed while reading.
     #[error("reading '{source_name}': OpenCV: {why}")]
-    OpenCv { source_name: String, why: String },
+    OpenCv {
+        /// The input.
+        source_name: String,
+        /// OpenCV's message.
+        why: String,
+    },
+    /// An image too large to read safely.
     #[error("image '{name}' is {width}x{height} pixels, more than the {} million this program reads; scale it down first", MAX_PIXELS / 1_000_000)]
     TooLarge {
+        /// The image.
         name: String,
+        /// Its width in pixels.
         width: u64,
+        /// Its height in pixels.
         height: u64,
     },
+    /// A frame of another size than the first.
     #[error("frame {index} of '{source_name}' is {size}, where the first frame was {first}: the input changed its picture size")]
     SizeChanged {
+        /// The input.
         source_name: String,
+        /// The frame's index, from 0.
         index: usize,
+        /// The frame's size, `WxH`.
         size: String,
+        /// The first frame's size, `WxH`.
         first: String,
     },
+    /// A frame that could not be undistorted.
     #[error("undistorting frame {index} of '{source_name}': {why}")]
     Undistort {
+        /// The input.
         source_name: String,
+        /// The frame's index, from 0.
         index: usize,
+        /// OpenCV's message.
         why: String,
     },
 }

@@ -20,13 +20,13 @@
 //! works on whole images here; mapping points needs none of its types.
 
 /// A 3x3 matrix, rows first.
-pub type Mat3 = [[f64; 3]; 3];
+pub(crate) type Mat3 = [[f64; 3]; 3];
 
 /// A homogeneous point or line of the plane.
-pub type V3 = [f64; 3];
+pub(crate) type V3 = [f64; 3];
 
 /// The product `a * b`.
-pub fn mul(a: &Mat3, b: &Mat3) -> Mat3 {
+pub(crate) fn mul(a: &Mat3, b: &Mat3) -> Mat3 {
     let mut r = [[0.0; 3]; 3];
     for (i, row) in r.iter_mut().enumerate() {
         for (j, v) in row.iter_mut().enumerate() {
@@ -37,7 +37,7 @@ pub fn mul(a: &Mat3, b: &Mat3) -> Mat3 {
 }
 
 /// The inverse; `None` when `m` is singular (or nearly, for its scale) or not finite.
-pub fn invert(m: &Mat3) -> Option<Mat3> {
+pub(crate) fn invert(m: &Mat3) -> Option<Mat3> {
     let c =
         |r0: usize, c0: usize, r1: usize, c1: usize| m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0];
     let cof = [
@@ -60,7 +60,7 @@ pub fn invert(m: &Mat3) -> Option<Mat3> {
 }
 
 /// The point `m` maps `(x, y)` to; `None` when it lands on the line at infinity.
-pub fn apply(m: &Mat3, (x, y): (f64, f64)) -> Option<(f64, f64)> {
+pub(crate) fn apply(m: &Mat3, (x, y): (f64, f64)) -> Option<(f64, f64)> {
     let w = m[2][0] * x + m[2][1] * y + m[2][2];
     if w.abs() < 1e-12 {
         return None;
@@ -76,7 +76,7 @@ pub fn apply(m: &Mat3, (x, y): (f64, f64)) -> Option<(f64, f64)> {
 /// different scales (thousands of pixels against the unit square) is well
 /// conditioned.
 #[derive(Clone, Copy, Debug)]
-pub struct Normaliser {
+pub(crate) struct Normaliser {
     scale: f64,
     cx: f64,
     cy: f64,
@@ -84,7 +84,7 @@ pub struct Normaliser {
 
 impl Normaliser {
     /// `None` for no points, points all in one place, or points not finite.
-    pub fn of(points: &[(f64, f64)]) -> Option<Normaliser> {
+    pub(crate) fn of(points: &[(f64, f64)]) -> Option<Normaliser> {
         let n = points.len() as f64;
         let cx = points.iter().map(|q| q.0).sum::<f64>() / n;
         let cy = points.iter().map(|q| q.1).sum::<f64>() / n;
@@ -101,11 +101,11 @@ impl Normaliser {
     }
 
     /// A point moved.
-    pub fn apply(&self, (x, y): (f64, f64)) -> (f64, f64) {
+    pub(crate) fn apply(&self, (x, y): (f64, f64)) -> (f64, f64) {
         (self.scale * (x - self.cx), self.scale * (y - self.cy))
     }
 
-    pub fn matrix(&self) -> Mat3 {
+    pub(crate) fn matrix(&self) -> Mat3 {
         let s = self.scale;
         [
             [s, 0.0, -s * self.cx],
@@ -114,7 +114,7 @@ impl Normaliser {
         ]
     }
 
-    pub fn inverse_matrix(&self) -> Mat3 {
+    pub(crate) fn inverse_matrix(&self) -> Mat3 {
         [
             [1.0 / self.scale, 0.0, self.cx],
             [0.0, 1.0 / self.scale, self.cy],
@@ -125,11 +125,11 @@ impl Normaliser {
 
 /// The map `h`, fitted between normalised points, in the points' own
 /// coordinates: `to^-1 * h * from`.
-pub fn denormalised(h: &Mat3, from: &Normaliser, to: &Normaliser) -> Mat3 {
+pub(crate) fn denormalised(h: &Mat3, from: &Normaliser, to: &Normaliser) -> Mat3 {
     mul(&to.inverse_matrix(), &mul(h, &from.matrix()))
 }
 
-pub fn cross(a: V3, b: V3) -> V3 {
+pub(crate) fn cross(a: V3, b: V3) -> V3 {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -137,11 +137,11 @@ pub fn cross(a: V3, b: V3) -> V3 {
     ]
 }
 
-pub fn dot(a: V3, b: V3) -> f64 {
+pub(crate) fn dot(a: V3, b: V3) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-pub fn unit(a: V3) -> V3 {
+pub(crate) fn unit(a: V3) -> V3 {
     let n = dot(a, a).sqrt();
     if n > 0.0 {
         [a[0] / n, a[1] / n, a[2] / n]
@@ -151,7 +151,7 @@ pub fn unit(a: V3) -> V3 {
 }
 
 /// A line scaled so that (a, b) is a unit normal: `dot(l, p)` is then a signed distance.
-pub fn line_normalised(l: V3) -> V3 {
+pub(crate) fn line_normalised(l: V3) -> V3 {
     let n = (l[0] * l[0] + l[1] * l[1]).sqrt();
     if n > 0.0 {
         [l[0] / n, l[1] / n, l[2] / n]
@@ -161,7 +161,7 @@ pub fn line_normalised(l: V3) -> V3 {
 }
 
 /// Intersection of two lines as a Euclidean point; `None` when they are parallel.
-pub fn meet(a: V3, b: V3) -> Option<(f64, f64)> {
+pub(crate) fn meet(a: V3, b: V3) -> Option<(f64, f64)> {
     let p = cross(a, b);
     let scale = (p[0].abs() + p[1].abs()).max(1e-300);
     (p[2].abs() > 1e-12 * scale).then(|| (p[0] / p[2], p[1] / p[2]))

@@ -41,16 +41,37 @@ pub(crate) use viewpoint::Viewpoint;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GeometryError {
+    /// A `--grid` that does not read.
     #[error(transparent)]
     BadGrid(#[from] GridSpecError),
+    /// `--corners` that do not read, or are not a board.
     #[error(transparent)]
     BadCorners(#[from] CornersError),
+    /// A board profile that does not read.
     #[error("bad board profile '{path}': {why}")]
-    BadProfile { path: String, why: String },
+    BadProfile {
+        /// The profile's file.
+        path: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A camera profile that does not read.
     #[error("bad camera profile '{path}': {why}")]
-    BadCameraProfile { path: String, why: String },
+    BadCameraProfile {
+        /// The profile's file.
+        path: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A calibration pattern that does not read.
     #[error("bad checkerboard pattern '{pattern}': {why}")]
-    BadPattern { pattern: String, why: String },
+    BadPattern {
+        /// The pattern as given.
+        pattern: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A camera profile measured at another aspect ratio than the frames.
     #[error("the frame is {}x{} but the camera profile was measured on {}x{} photos, another aspect ratio (a cropped camera mode?); calibrate again at {}x{}", frame.0, frame.1, profile.0, profile.1, frame.0, frame.1)]
     OtherAspect {
         /// The frame's size in pixels.
@@ -58,8 +79,10 @@ pub enum GeometryError {
         /// The size the profile was measured at.
         profile: (u32, u32),
     },
+    /// An image without pixels.
     #[error("the image is empty")]
     EmptyImage,
+    /// OpenCV failed.
     #[error("OpenCV: {0}")]
     OpenCv(String),
 }

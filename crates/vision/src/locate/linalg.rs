@@ -8,7 +8,7 @@ use crate::geometry::Homography;
 /// Eigen-decomposition of a symmetric n x n matrix (cyclic Jacobi): eigenvalues
 /// ascending, with their eigenvectors as rows.
 #[allow(clippy::needless_range_loop)] // index pairs (p, q) are the algorithm
-pub fn sym_eigen(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<Vec<f64>>) {
+pub(crate) fn sym_eigen(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = a.len();
     let mut v: Vec<Vec<f64>> = (0..n)
         .map(|i| (0..n).map(|j| f64::from(u8::from(i == j))).collect())
@@ -62,7 +62,7 @@ pub fn sym_eigen(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<Vec<f64>>) {
 
 /// The unit vector `x` minimising `sum w (l . x)^2`: the point nearest to all lines
 /// (or the line nearest to all points).
-pub fn least_squares_null(rows: &[(V3, f64)]) -> Option<V3> {
+pub(crate) fn least_squares_null(rows: &[(V3, f64)]) -> Option<V3> {
     let mut m = vec![vec![0.0; 3]; 3];
     for (l, w) in rows {
         for i in 0..3 {
@@ -78,7 +78,7 @@ pub fn least_squares_null(rows: &[(V3, f64)]) -> Option<V3> {
 }
 
 /// The weighted total-least-squares line through points, normalised.
-pub fn fit_line(pts: &[((f64, f64), f64)]) -> Option<V3> {
+pub(crate) fn fit_line(pts: &[((f64, f64), f64)]) -> Option<V3> {
     let sw: f64 = pts.iter().map(|p| p.1).sum();
     if pts.len() < 2 || sw <= 0.0 {
         return None;
@@ -100,7 +100,7 @@ pub fn fit_line(pts: &[((f64, f64), f64)]) -> Option<V3> {
 
 /// The homography mapping `src[i]` to `dst[i]` best in the algebraic least-squares
 /// sense (normalised DLT), from four or more correspondences.
-pub fn fit_homography(src: &[(f64, f64)], dst: &[(f64, f64)], w: &[f64]) -> Option<Homography> {
+pub(crate) fn fit_homography(src: &[(f64, f64)], dst: &[(f64, f64)], w: &[f64]) -> Option<Homography> {
     if src.len() < 4 || src.len() != dst.len() || w.len() != src.len() {
         return None;
     }

@@ -48,10 +48,13 @@ pub struct Located {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LocateError {
+    /// An image without pixels.
     #[error("the image is empty")]
     EmptyImage,
+    /// No grid of this size was found in the image.
     #[error("no {0} grid found")]
     NotFound(GridSpec),
+    /// OpenCV failed.
     #[error("OpenCV: {0}")]
     OpenCv(String),
 }
