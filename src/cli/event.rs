@@ -20,7 +20,7 @@ use crate::record::date::today;
 use crate::record::resume::Resume;
 use crate::record::{FolderLock, RecordLock};
 use crate::round::{
-    self, Board, BoardEnd, BoardRunner, BoardSpec, Round, RoundFile, RoundFileError, Status, Update,
+    self, Board, BoardEnd, BoardError, BoardRunner, BoardSpec, Round, RoundFile, Status, Update,
 };
 use crate::track::TrackConfig;
 use boardscribe_cli::{usage, Incomplete};
@@ -122,9 +122,14 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
 /// malformed, a grid that is not the game's), 1 otherwise (a start position
 /// that is not one, a profile that cannot be read), as `record` does.
 fn load_round(path: &Path) -> anyhow::Result<RoundFile> {
-    let file = RoundFile::load(path).map_err(|e| match e.downcast_ref::<RoundFileError>() {
-        Some(r) if r.is_usage() => usage!("{e:#}"),
-        _ => e,
+    let file = RoundFile::load(path).map_err(|e| {
+        let usage = e.is_usage();
+        let e = anyhow::Error::new(e);
+        if usage {
+            usage!("{e:#}")
+        } else {
+            e
+        }
     })?;
     let mut bad = Vec::new();
     let mut usage = false;
@@ -348,7 +353,15 @@ struct CliRunner {
 }
 
 impl BoardRunner for CliRunner {
-    fn run(&self, round: &Round, board: &Board) -> anyhow::Result<BoardEnd> {
+    fn run(&self, round: &Round, board: &Board) -> Result<BoardEnd, BoardError> {
+        self.attempt(round, board)
+            .map_err(|e| BoardError::Runner(e.into()))
+    }
+}
+
+impl CliRunner {
+    /// One attempt at the board, its failures with the command line's context.
+    fn attempt(&self, round: &Round, board: &Board) -> anyhow::Result<BoardEnd> {
         let spec = &board.spec;
         let args = board_args(spec)?;
         let mut classifier = self.model.load()?;
@@ -534,7 +547,9 @@ fn record<R: Resume>(
         job.pose = pose;
     }
     board.set_pose(&job.pose);
-    round::record_board(round, board, game, classifier, source, &job, inner)
+    Ok(round::record_board(
+        round, board, game, classifier, source, &job, inner,
+    )?)
 }
 
 /// `record --serve ADDR`: the live page for the one board `record` records.

@@ -148,18 +148,21 @@ pub struct RoundFile {
 
 impl RoundFile {
     /// Reads and checks a round file; relative paths are taken from its folder.
-    pub fn load(path: &Path) -> anyhow::Result<RoundFile> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read the round file '{}': {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<RoundFile, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let base = path.parent().unwrap_or(Path::new(""));
-        RoundFile::parse(&text, base)
-            .map_err(|e| anyhow::Error::new(e).context(format!("round file '{}'", path.display())))
+        RoundFile::parse(&text, base).map_err(|source| LoadError::Refused {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// Parses and checks a round file's text; relative paths are joined to `base`.
     pub fn parse(text: &str, base: &Path) -> Result<RoundFile, RoundFileError> {
-        let mut round =
-            RoundFile::parse_unchecked(text, base).map_err(RoundFileError::Malformed)?;
+        let mut round = RoundFile::parse_unchecked(text, base)?;
         let mut bad: Vec<BadValue> = Vec::new();
         for b in &mut round.boards {
             let (mistakes, setup) = b.read();
@@ -176,26 +179,26 @@ impl RoundFile {
     }
 
     /// The file's structure read and checked; the boards' values not yet.
-    fn parse_unchecked(text: &str, base: &Path) -> Result<RoundFile, String> {
-        let mut round: RoundFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    fn parse_unchecked(text: &str, base: &Path) -> Result<RoundFile, RoundFileError> {
+        let mut round: RoundFile = toml::from_str(text)?;
         if round.boards.is_empty() {
-            return Err("no [[board]] given".into());
+            return Err(RoundFileError::NoBoards);
         }
         round.boards.sort_by_key(|b| b.number);
         for (i, b) in round.boards.iter().enumerate() {
             if b.number == 0 {
-                return Err("board numbers start at 1".into());
+                return Err(RoundFileError::BoardZero);
             }
             if i > 0 && round.boards[i - 1].number == b.number {
-                return Err(format!("board {} is given twice", b.number));
+                return Err(RoundFileError::Twice(b.number));
             }
             if b.input.trim().is_empty() {
-                return Err(format!("board {}: no input", b.number));
+                return Err(RoundFileError::NoInput(b.number));
             }
         }
         if let Some(d) = &round.event.date {
             if !valid_date(d) {
-                return Err(format!("date '{d}' is not YYYY.MM.DD"));
+                return Err(RoundFileError::Date(d.clone()));
             }
         }
         let join = |p: &Path| {
@@ -216,28 +219,39 @@ impl RoundFile {
     }
 }
 
-/// A round file refused.
-#[derive(Debug, Clone, PartialEq)]
+/// A round file's text refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RoundFileError {
-    /// Not a round file: TOML, an unknown key, boards missing or given twice.
-    Malformed(String),
+    /// Not TOML, or not a round file's keys (an unknown key, a value of the
+    /// wrong type, a game that is not one).
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// No `[[board]]` in the file.
+    #[error("no [[board]] given")]
+    NoBoards,
+    /// A board numbered 0.
+    #[error("board numbers start at 1")]
+    BoardZero,
+    /// Two boards with this number.
+    #[error("board {0} is given twice")]
+    Twice(u32),
+    /// This board's `input` is empty.
+    #[error("board {0}: no input")]
+    NoInput(u32),
+    /// `[event] date`, not `YYYY.MM.DD`.
+    #[error("date '{0}' is not YYYY.MM.DD")]
+    Date(String),
     /// Values refused, each naming its board and key (every one found).
+    #[error("{}", said_all(.0))]
     Values(Vec<BadValue>),
 }
 
-impl std::fmt::Display for RoundFileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RoundFileError::Malformed(why) => f.write_str(why),
-            RoundFileError::Values(bad) => {
-                let lines: Vec<String> = bad.iter().map(BadValue::to_string).collect();
-                f.write_str(&lines.join("; "))
-            }
-        }
-    }
+/// Every value refused, on one line.
+fn said_all(bad: &[BadValue]) -> String {
+    let lines: Vec<String> = bad.iter().map(BadValue::to_string).collect();
+    lines.join("; ")
 }
-
-impl std::error::Error for RoundFileError {}
 
 impl RoundFileError {
     /// Whether `record` would refuse the same mistake in its flags as a usage
@@ -245,8 +259,37 @@ impl RoundFileError {
     /// an input it cannot use (a start position that is not a position: 1).
     pub fn is_usage(&self) -> bool {
         match self {
-            RoundFileError::Malformed(_) => false,
             RoundFileError::Values(bad) => bad.iter().any(|b| b.usage),
+            _ => false,
+        }
+    }
+}
+
+/// A round file that cannot be used ([`RoundFile::load`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("cannot read the round file '{}'", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file was read; what it says is refused.
+    #[error("round file '{}'", path.display())]
+    Refused {
+        path: PathBuf,
+        source: RoundFileError,
+    },
+}
+
+impl LoadError {
+    /// Whether `record` would refuse the same mistake in its flags as a usage
+    /// error (see [`RoundFileError::is_usage`]).
+    pub fn is_usage(&self) -> bool {
+        match self {
+            LoadError::Refused { source, .. } => source.is_usage(),
+            LoadError::Read { .. } => false,
         }
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use super::diagram::Diagram;
+use super::error::{said, RecordError};
 use super::file::{BoardSpec, EventInfo};
 use crate::capture::FrameSlot;
 use crate::game::{GameKind, GameSetup, GameVisitor};
@@ -157,7 +158,7 @@ pub enum Edit {
 pub(crate) struct Reply(Arc<(Mutex<Option<Outcome>>, std::sync::Condvar)>);
 
 /// What an edit did (`Ok`, in the record's words) or why it was refused.
-type Outcome = Result<String, String>;
+type Outcome = Result<String, RecordError>;
 
 impl std::fmt::Debug for Reply {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -323,7 +324,7 @@ impl Board {
     }
 
     /// Reads the record on disk (None when there is none yet).
-    pub fn read<R: Resume>(&self, like: &R) -> anyhow::Result<Option<Resumed<R>>> {
+    pub fn read<R: Resume>(&self, like: &R) -> Result<Option<Resumed<R>>, RecordError> {
         Ok(self.read_file(like)?.map(|(_, r)| r))
     }
 
@@ -332,21 +333,23 @@ impl Board {
     pub fn read_file<R: Resume>(
         &self,
         like: &R,
-    ) -> anyhow::Result<Option<(Vec<String>, Resumed<R>)>> {
+    ) -> Result<Option<(Vec<String>, Resumed<R>)>, RecordError> {
         if !self.has_record() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&self.path)
-            .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", self.path.display()))?;
+        let text = std::fs::read_to_string(&self.path).map_err(|source| RecordError::Read {
+            path: self.path.clone(),
+            source,
+        })?;
         let mut games = crate::record::log::split_games(&text);
         let last = games.pop().unwrap_or_default();
-        R::read_record(&last, like).map(|r| Some((games, r))).map_err(|e| {
-            anyhow::anyhow!(
-                "board {}: the record '{}' cannot be taken up ({e}); move it away to start the game afresh",
-                self.number(),
-                self.path.display()
-            )
-        })
+        R::read_record(&last, like)
+            .map(|r| Some((games, r)))
+            .map_err(|why| RecordError::TakeUp {
+                board: self.number(),
+                path: self.path.clone(),
+                why,
+            })
     }
 
     /// Says the recorder runs (arbiter actions are queued for it) or not (they are
@@ -408,7 +411,7 @@ impl Board {
 }
 
 /// Reads a record on disk into what the page shows.
-fn load<R: Resume>(board: &Board, like: &R) -> anyhow::Result<()> {
+fn load<R: Resume>(board: &Board, like: &R) -> Result<(), RecordError> {
     let Some((earlier, r)) = board.read_file(like)? else {
         return Ok(());
     };
@@ -500,8 +503,8 @@ impl GameVisitor for ShowStart<'_> {
 struct Load<'a>(&'a Board);
 
 impl GameVisitor for Load<'_> {
-    type Output = anyhow::Result<()>;
-    fn visit<G: Resume>(self, like: &G) -> anyhow::Result<()> {
+    type Output = Result<(), RecordError>;
+    fn visit<G: Resume>(self, like: &G) -> Result<(), RecordError> {
         load(self.0, like)
     }
 }
@@ -530,8 +533,8 @@ impl GameVisitor for LastOnDisk<'_> {
 struct Apply<'a>(&'a Board, &'a Queued);
 
 impl GameVisitor for Apply<'_> {
-    type Output = anyhow::Result<Done>;
-    fn visit<G: Resume>(self, like: &G) -> anyhow::Result<Done> {
+    type Output = Result<Done, RecordError>;
+    fn visit<G: Resume>(self, like: &G) -> Result<Done, RecordError> {
         let Apply(board, q) = self;
         match q {
             Queued::Note(t) => apply_note(board, like, t).map(|()| Done {
@@ -545,7 +548,11 @@ impl GameVisitor for Apply<'_> {
 
 /// Applies an arbiter's edit to a record on disk (the recorder is stopped).
 /// Returns what was done, in the record's words.
-pub(crate) fn apply_edit<R: Resume>(board: &Board, like: &R, edit: &Edit) -> anyhow::Result<Done> {
+pub(crate) fn apply_edit<R: Resume>(
+    board: &Board,
+    like: &R,
+    edit: &Edit,
+) -> Result<Done, RecordError> {
     match edit {
         Edit::SetResult { token, note } => {
             set_board_result(board, like, token, note)?;
@@ -605,18 +612,32 @@ fn set_board_result<R: Resume>(
     like: &R,
     token: &str,
     note: &str,
-) -> anyhow::Result<()> {
+) -> Result<(), RecordError> {
     if !board.has_record() {
-        anyhow::bail!("board {} has no record yet", board.number());
+        return Err(RecordError::NoRecord {
+            board: board.number(),
+        });
     }
-    let text = std::fs::read_to_string(&board.path)
-        .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", board.path.display()))?;
+    let text = std::fs::read_to_string(&board.path).map_err(|source| RecordError::Read {
+        path: board.path.clone(),
+        source,
+    })?;
     match set_result_in(&text, like, token, note) {
-        Ok(Some(text)) => write_atomic(&board.path, &text)
-            .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", board.path.display())),
+        Ok(Some(text)) => write_record(board, &text),
         Ok(None) => Ok(()),
-        Err(e) => anyhow::bail!("board {}: {e}", board.number()),
+        Err(why) => Err(RecordError::Result {
+            board: board.number(),
+            why,
+        }),
     }
+}
+
+/// Writes the board's record file (atomically).
+fn write_record(board: &Board, text: &str) -> Result<(), RecordError> {
+    write_atomic(&board.path, text).map_err(|source| RecordError::Write {
+        path: board.path.clone(),
+        source,
+    })
 }
 
 /// Takes recorded move `ply`, `san`, back on disk when it is the last (of the
@@ -627,24 +648,30 @@ fn take_back<R: Resume>(
     ply: usize,
     san: Option<&str>,
     by: &str,
-) -> anyhow::Result<Done> {
+) -> Result<Done, RecordError> {
+    let number = board.number();
     let Some((earlier, r)) = board.read_file(like)? else {
-        anyhow::bail!("board {} has no record yet", board.number());
+        return Err(RecordError::NoRecord { board: number });
     };
     let mut record = r.record;
     let n = r.moves.len();
-    anyhow::ensure!(n > 0, "board {} has no move to take back", board.number());
+    if n == 0 {
+        return Err(RecordError::NoMove { board: number });
+    }
     let mut g = r.start.clone();
     for m in &r.moves[..n - 1] {
         g.play_legal(m);
     }
     let last = g.notation(&r.moves[n - 1]);
-    anyhow::ensure!(
-        n == ply && san.is_none_or(|s| s == last),
-        "board {}'s record ends with move {n} ({last}), not move {ply}{}: nothing taken back",
-        board.number(),
-        san.map_or(String::new(), |s| format!(" ({s})"))
-    );
+    if n != ply || san.is_some_and(|s| s != last) {
+        return Err(RecordError::NotLast {
+            board: number,
+            moves: n,
+            last,
+            ply,
+            san: san.map(str::to_string),
+        });
+    }
     let note = format!("{by}: took back move {n} ({last})");
     record.truncate(n - 1);
     record.note(&note);
@@ -659,9 +686,11 @@ fn take_back<R: Resume>(
 
 /// Adds a comment to a record on disk (the recorder is stopped), after the last
 /// game's last move.
-fn apply_note<R: Resume>(board: &Board, like: &R, note: &str) -> anyhow::Result<()> {
+fn apply_note<R: Resume>(board: &Board, like: &R, note: &str) -> Result<(), RecordError> {
     let Some((earlier, r)) = board.read_file(like)? else {
-        anyhow::bail!("board {} has no record yet", board.number());
+        return Err(RecordError::NoRecord {
+            board: board.number(),
+        });
     };
     let mut record = r.record;
     record.note(note);
@@ -673,10 +702,9 @@ fn write_games<R: Resume>(
     board: &Board,
     earlier: Vec<String>,
     last: R::Record,
-) -> anyhow::Result<()> {
+) -> Result<(), RecordError> {
     let file = crate::record::log::RecordFile::<R>::after(earlier, last, &Default::default());
-    write_atomic(&board.path, &file.render())
-        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", board.path.display()))
+    write_record(board, &file.render())
 }
 
 /// An arbiter's action, as the page sends it.
@@ -699,13 +727,20 @@ pub enum Action {
     },
 }
 
-/// Why an action was refused.
+/// Why an action was refused. The texts are the arbiter's to read, causes
+/// included: the page shows them as they are.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ActionError {
+    /// No board has that number.
     #[error("no board {0}")]
     NoBoard(u32),
+    /// The action does not fit the board or its record as they stand (no such
+    /// open alert, no move to take back, a result the record refuses).
     #[error("{0}")]
     Refused(String),
+    /// The action could not be carried out: the recorder did not stop for it,
+    /// or the record could not be read back.
     #[error("{0}")]
     Failed(String),
 }
@@ -719,7 +754,7 @@ impl Round {
         boards: Vec<BoardSpec>,
         out_dir: &Path,
         token: String,
-    ) -> anyhow::Result<Arc<Round>> {
+    ) -> Result<Arc<Round>, RecordError> {
         let boards = boards
             .into_iter()
             .map(|spec| {
@@ -750,7 +785,7 @@ impl Round {
         tags: Tags,
         path: PathBuf,
         token: String,
-    ) -> anyhow::Result<Arc<Round>> {
+    ) -> Result<Arc<Round>, RecordError> {
         let info = EventInfo {
             name: tags.event.clone(),
             site: tags.site.clone(),
@@ -769,7 +804,7 @@ impl Round {
         boards: Vec<Arc<Board>>,
         out_dir: Option<PathBuf>,
         token: String,
-    ) -> anyhow::Result<Arc<Round>> {
+    ) -> Result<Arc<Round>, RecordError> {
         let (updates, _) = broadcast::channel(1024);
         let round = Arc::new(Round {
             info,
@@ -836,13 +871,13 @@ impl Round {
     }
 
     /// Reads a board's record on disk into its live state.
-    fn load(&self, board: &Board) -> anyhow::Result<()> {
+    fn load(&self, board: &Board) -> Result<(), RecordError> {
         board.game().visit(Load(board))
     }
 
     /// The record on disk changed: the page, the board's PGN and the round PGN
     /// follow it.
-    pub fn refresh(&self, board: &Board) -> anyhow::Result<()> {
+    pub fn refresh(&self, board: &Board) -> Result<(), RecordError> {
         let r = self.load(board);
         if board.kind().records_pgn() {
             self.write_pgn()?;
@@ -858,7 +893,7 @@ impl Round {
 
     /// Composes the round PGN from every chess board, in board order, and writes it
     /// (atomically) to `round.pgn`.
-    fn write_pgn(&self) -> anyhow::Result<()> {
+    fn write_pgn(&self) -> Result<(), RecordError> {
         let mut guard = lock(&self.pgn);
         let mut text = String::new();
         for b in self.boards.iter().filter(|b| b.kind().records_pgn()) {
@@ -876,8 +911,7 @@ impl Round {
         }
         if let Some(dir) = &self.out_dir {
             let path = dir.join("round.pgn");
-            write_atomic(&path, &text)
-                .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))?;
+            write_atomic(&path, &text).map_err(|source| RecordError::Write { path, source })?;
         }
         *guard = Arc::from(text);
         Ok(())
@@ -972,7 +1006,7 @@ impl Round {
                 };
                 return match reply.wait(EDIT_WAIT) {
                     Some(Ok(said)) => Ok(format!("{said}; {}", ends_with(board))),
-                    Some(Err(e)) => Err(ActionError::Refused(e)),
+                    Some(Err(e)) => Err(ActionError::Refused(said(&e))),
                     None => Err(ActionError::Failed(format!(
                         "board {number}'s recorder did not stop within {} s; the action waits for it",
                         EDIT_WAIT.as_secs()
@@ -982,13 +1016,13 @@ impl Round {
             // Stopped: changed on disk at once, the control held so that no
             // recorder starts meanwhile.
             self.apply(board, &queued)
-                .map_err(|e| ActionError::Refused(format!("{e:#}")))?
+                .map_err(|e| ActionError::Refused(said(&e)))?
         };
         if matches!(&action, Action::SetResult { result } if result != "*") {
             board.change(|s| s.status = Status::Finished);
         }
         self.refresh(board)
-            .map_err(|e| ActionError::Failed(format!("{e:#}")))?;
+            .map_err(|e| ActionError::Failed(said(&e)))?;
         if matches!(queued, Queued::Edit(..)) {
             return Ok(format!("{}; {}", done.said, ends_with(board)));
         }
@@ -996,7 +1030,7 @@ impl Round {
     }
 
     /// Applies something queued for a recorder to the record on disk.
-    pub(crate) fn apply(&self, board: &Board, q: &Queued) -> anyhow::Result<Done> {
+    pub(crate) fn apply(&self, board: &Board, q: &Queued) -> Result<Done, RecordError> {
         board.game().visit(Apply(board, q))
     }
 }

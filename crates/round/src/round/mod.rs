@@ -6,6 +6,7 @@
 //! ([`Action`]) reach a running recorder as commands between frames.
 
 mod diagram;
+mod error;
 mod file;
 mod live;
 mod sink;
@@ -14,7 +15,10 @@ mod supervise;
 pub use diagram::Diagram;
 // The game's kind, as the round file names it (`game = "chess"`).
 pub use crate::game::GameKind;
-pub use file::{BadValue, BoardSpec, EventInfo, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S};
+pub use error::{BoardError, RecordError};
+pub use file::{
+    BadValue, BoardSpec, EventInfo, LoadError, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S,
+};
 pub use live::{
     Action, ActionError, Alert, AlertKind, Board, BoardState, Edit, Round, Status, Update,
 };

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use super::error::{said, BoardError, RecordError};
 use super::live::{AlertKind, Board, Edit, Queued, Reply, Round, Status};
 use crate::capture::FrameSource;
 use crate::classify::Classifier;
@@ -49,18 +50,17 @@ impl<'a, 'b> BoardSink<'a, 'b> {
             s.detail = None;
         });
     }
-}
 
-impl EventSink for BoardSink<'_, '_> {
-    fn emit(&mut self, event: Event) {
-        if let Some(inner) = self.inner.as_deref_mut() {
-            inner.emit(event.clone());
-        }
+    /// Changes the board's live state (status, alerts, corners) as the event
+    /// says; whether it changed.
+    fn follow(&mut self, event: &Event) -> bool {
         let b = self.board;
-        let mut changed = true;
-        match &event {
-            Event::Progress { .. } | Event::Readings { .. } => return,
-            Event::Orientation { .. } => self.status(Status::InSync),
+        match event {
+            Event::Progress { .. }
+            | Event::Readings { .. }
+            | Event::Start { .. }
+            | Event::Change { .. } => return false,
+            Event::Orientation { .. } | Event::TakenUp { .. } => self.status(Status::InSync),
             Event::Move {
                 ply,
                 san,
@@ -68,39 +68,8 @@ impl EventSink for BoardSink<'_, '_> {
                 assumed,
                 alternatives,
                 ..
-            } => {
-                self.dirty = true;
-                if b.state().status != Status::InSync {
-                    self.status(Status::InSync);
-                }
-                if *assumed || *confidence < UNSURE_BELOW || !alternatives.is_empty() {
-                    let why = if *assumed {
-                        "the promoted piece is assumed".to_string()
-                    } else if !alternatives.is_empty() {
-                        format!("the views also support {}", alternatives.join(" or "))
-                    } else {
-                        format!("confidence {confidence:.2}")
-                    };
-                    b.alert(
-                        AlertKind::Unsure,
-                        format!("move {ply} {san} ({why})"),
-                        Some(*ply),
-                    );
-                }
-            }
-            Event::Unexplained { time, squares } => {
-                self.dirty = true;
-                self.status(Status::OutOfSync);
-                b.alert(
-                    AlertKind::Unexplained,
-                    format!(
-                        "unexplained change at {}: {} (possible illegal move; recording waits for a legal position)",
-                        clock(*time),
-                        squares.join(",")
-                    ),
-                    None,
-                );
-            }
+            } => self.moved(*ply, san, *confidence, *assumed, alternatives),
+            Event::Unexplained { time, squares } => self.unexplained(*time, squares),
             Event::IllegalMove {
                 time, text, waits, ..
             }
@@ -112,47 +81,10 @@ impl EventSink for BoardSink<'_, '_> {
             }
             | Event::Unreadable {
                 time, text, waits, ..
-            } => {
-                self.dirty = true;
-                if *waits {
-                    self.status(Status::OutOfSync);
-                }
-                let then = if *waits {
-                    "recording waits for a legal position"
-                } else {
-                    "not a move; recording goes on"
-                };
-                b.alert(
-                    AlertKind::Unexplained,
-                    format!("{text} at {} ({then})", clock(*time)),
-                    None,
-                );
-            }
-            Event::NotStart { time, advice, .. } => {
-                self.status(Status::Waiting);
-                b.alert(
-                    AlertKind::Warning,
-                    format!(
-                        "the view at {} is not the position the game starts from: {advice}",
-                        clock(*time)
-                    ),
-                    None,
-                );
-            }
+            } => self.irregular(*time, text, *waits),
+            Event::NotStart { time, advice, .. } => self.not_start(*time, advice),
             Event::Past { .. } => self.status(Status::Waiting),
-            Event::TakenUp { .. } => self.status(Status::InSync),
-            Event::Joined { time, plies, .. } => {
-                self.status(Status::InSync);
-                b.alert(
-                    AlertKind::Unsure,
-                    format!(
-                        "the game was under way at {}: {} half-moves reconstructed from that view, not seen",
-                        clock(*time),
-                        plies.len()
-                    ),
-                    None,
-                );
-            }
+            Event::Joined { time, plies, .. } => self.joined(*time, plies.len()),
             Event::SeenTogether { first, last, .. } => {
                 b.alert(
                     AlertKind::Unsure,
@@ -160,46 +92,11 @@ impl EventSink for BoardSink<'_, '_> {
                     Some(*last),
                 );
             }
-            Event::DrawClaimable { time, ply, reason } => {
-                self.dirty = true;
-                b.alert(
-                    AlertKind::DrawClaim,
-                    format!(
-                        "a draw may be claimed after move {ply} ({reason}) at {}; the game goes on until a result is set",
-                        clock(*time)
-                    ),
-                    Some(*ply),
-                );
-            }
+            Event::DrawClaimable { time, ply, reason } => self.draw_claimable(*time, *ply, reason),
             Event::NewGame {
                 time, game, after, ..
-            } => {
-                self.dirty = true;
-                self.status(Status::InSync);
-                b.alert(
-                    AlertKind::Unexplained,
-                    format!(
-                        "play went on after an irregularity ({after}) at {}: the record goes on as game {game} of the board's file",
-                        clock(*time)
-                    ),
-                    None,
-                );
-            }
-            Event::Resynced { time, .. } => {
-                self.dirty = true;
-                self.status(Status::InSync);
-                b.change(|s| {
-                    for a in s
-                        .alerts
-                        .iter_mut()
-                        .filter(|a| a.open && a.kind == AlertKind::Unexplained)
-                    {
-                        if a.resolution.is_none() {
-                            a.resolution = Some(format!("back in sync at {}", clock(*time)));
-                        }
-                    }
-                });
-            }
+            } => self.new_game(*time, *game, after),
+            Event::Resynced { time, .. } => self.resynced(*time),
             Event::Corrected { ply, san, .. } => {
                 self.dirty = true;
                 b.alert(
@@ -210,47 +107,24 @@ impl EventSink for BoardSink<'_, '_> {
             }
             Event::Regrid { corners, .. }
             | Event::Relocated { corners, .. }
-            | Event::PlacedAgain { corners, .. } => {
-                self.dirty = true;
-                let c = *corners;
-                b.change(|s| s.corners = Some(c));
-                if matches!(event, Event::Relocated { .. }) {
-                    b.alert(
-                        AlertKind::Warning,
-                        "the board moved too far to follow and was found again".into(),
-                        None,
-                    );
-                }
-                if matches!(event, Event::PlacedAgain { .. }) {
-                    b.alert(
-                        AlertKind::Warning,
-                        "the readings fit no position through the grid used: it was placed again"
-                            .into(),
-                        None,
-                    );
-                }
-            }
+            | Event::PlacedAgain { corners, .. } => self.grid_moved(event, *corners),
             Event::GridSnapped { corners, .. } => {
                 let c = *corners;
                 b.change(|s| s.corners = Some(c));
             }
-            Event::BoardLost { time } => {
-                self.status(Status::Waiting);
-                b.alert(
-                    AlertKind::BoardLost,
-                    format!(
-                        "the board moved and was not found again at {}; recording waits for it",
-                        clock(*time)
-                    ),
-                    None,
-                );
-            }
+            Event::BoardLost { time } => self.board_lost(*time),
             Event::SourceWarning { message } => {
                 b.alert(AlertKind::Warning, message.clone(), None);
             }
-            Event::Start { .. } | Event::Change { .. } => changed = false,
         }
-        let mut json = serde_json::to_value(&event).unwrap_or_default();
+        true
+    }
+
+    /// Sends the event to the pages (with the board's number) and, when it
+    /// changed the board, the board's new state.
+    fn forward(&self, event: &Event, changed: bool) {
+        let b = self.board;
+        let mut json = serde_json::to_value(event).unwrap_or_default();
         if let Some(o) = json.as_object_mut() {
             o.insert("board".into(), b.number().into());
         }
@@ -261,6 +135,187 @@ impl EventSink for BoardSink<'_, '_> {
         if changed {
             self.round.publish(b);
         }
+    }
+
+    /// A move recorded; raised for the arbiter when it is not certain.
+    fn moved(
+        &mut self,
+        ply: usize,
+        san: &str,
+        confidence: f64,
+        assumed: bool,
+        alternatives: &[String],
+    ) {
+        self.dirty = true;
+        if self.board.state().status != Status::InSync {
+            self.status(Status::InSync);
+        }
+        if assumed || confidence < UNSURE_BELOW || !alternatives.is_empty() {
+            let why = if assumed {
+                "the promoted piece is assumed".to_string()
+            } else if !alternatives.is_empty() {
+                format!("the views also support {}", alternatives.join(" or "))
+            } else {
+                format!("confidence {confidence:.2}")
+            };
+            self.board.alert(
+                AlertKind::Unsure,
+                format!("move {ply} {san} ({why})"),
+                Some(ply),
+            );
+        }
+    }
+
+    /// A change no legal move explains: recording waits.
+    fn unexplained(&mut self, time: f64, squares: &[String]) {
+        self.dirty = true;
+        self.status(Status::OutOfSync);
+        self.board.alert(
+            AlertKind::Unexplained,
+            format!(
+                "unexplained change at {}: {} (possible illegal move; recording waits for a legal position)",
+                clock(time),
+                squares.join(",")
+            ),
+            None,
+        );
+    }
+
+    /// An illegal move, a piece removed or displaced, a view unreadable; `waits`:
+    /// recording waits for a legal position.
+    fn irregular(&mut self, time: f64, text: &str, waits: bool) {
+        self.dirty = true;
+        if waits {
+            self.status(Status::OutOfSync);
+        }
+        let then = if waits {
+            "recording waits for a legal position"
+        } else {
+            "not a move; recording goes on"
+        };
+        self.board.alert(
+            AlertKind::Unexplained,
+            format!("{text} at {} ({then})", clock(time)),
+            None,
+        );
+    }
+
+    /// The view is not the position the game starts from.
+    fn not_start(&mut self, time: f64, advice: &str) {
+        self.status(Status::Waiting);
+        self.board.alert(
+            AlertKind::Warning,
+            format!(
+                "the view at {} is not the position the game starts from: {advice}",
+                clock(time)
+            ),
+            None,
+        );
+    }
+
+    /// The game was joined under way: its first `plies` half-moves reconstructed.
+    fn joined(&mut self, time: f64, plies: usize) {
+        self.status(Status::InSync);
+        self.board.alert(
+            AlertKind::Unsure,
+            format!(
+                "the game was under way at {}: {plies} half-moves reconstructed from that view, not seen",
+                clock(time),
+            ),
+            None,
+        );
+    }
+
+    /// A draw the players may claim: no result until the arbiter sets one.
+    fn draw_claimable(&mut self, time: f64, ply: usize, reason: &str) {
+        self.dirty = true;
+        self.board.alert(
+            AlertKind::DrawClaim,
+            format!(
+                "a draw may be claimed after move {ply} ({reason}) at {}; the game goes on until a result is set",
+                clock(time)
+            ),
+            Some(ply),
+        );
+    }
+
+    /// Play went on after an irregularity: the record goes on as another game.
+    fn new_game(&mut self, time: f64, game: usize, after: &str) {
+        self.dirty = true;
+        self.status(Status::InSync);
+        self.board.alert(
+            AlertKind::Unexplained,
+            format!(
+                "play went on after an irregularity ({after}) at {}: the record goes on as game {game} of the board's file",
+                clock(time)
+            ),
+            None,
+        );
+    }
+
+    /// Back in sync: the open unexplained alerts say when.
+    fn resynced(&mut self, time: f64) {
+        self.dirty = true;
+        self.status(Status::InSync);
+        self.board.change(|s| {
+            for a in s
+                .alerts
+                .iter_mut()
+                .filter(|a| a.open && a.kind == AlertKind::Unexplained)
+            {
+                if a.resolution.is_none() {
+                    a.resolution = Some(format!("back in sync at {}", clock(time)));
+                }
+            }
+        });
+    }
+
+    /// The grid moved (followed, found again or placed again).
+    fn grid_moved(&mut self, event: &Event, corners: [[f64; 2]; 4]) {
+        self.dirty = true;
+        self.board.change(|s| s.corners = Some(corners));
+        if matches!(event, Event::Relocated { .. }) {
+            self.board.alert(
+                AlertKind::Warning,
+                "the board moved too far to follow and was found again".into(),
+                None,
+            );
+        }
+        if matches!(event, Event::PlacedAgain { .. }) {
+            self.board.alert(
+                AlertKind::Warning,
+                "the readings fit no position through the grid used: it was placed again".into(),
+                None,
+            );
+        }
+    }
+
+    /// The board left the view: recording waits for it.
+    fn board_lost(&mut self, time: f64) {
+        self.status(Status::Waiting);
+        self.board.alert(
+            AlertKind::BoardLost,
+            format!(
+                "the board moved and was not found again at {}; recording waits for it",
+                clock(time)
+            ),
+            None,
+        );
+    }
+}
+
+impl EventSink for BoardSink<'_, '_> {
+    fn emit(&mut self, event: Event) {
+        if let Some(inner) = self.inner.as_deref_mut() {
+            inner.emit(event.clone());
+        }
+        // Progress and readings are the presenter's alone: the pages never hear
+        // of them.
+        if matches!(event, Event::Progress { .. } | Event::Readings { .. }) {
+            return;
+        }
+        let changed = self.follow(&event);
+        self.forward(&event, changed);
     }
 
     fn poll(&mut self) -> Option<Command> {
@@ -310,7 +365,7 @@ pub fn record_board<R: Resume>(
     source: &mut dyn FrameSource,
     job: &RecordJob,
     mut inner: Option<&mut dyn EventSink>,
-) -> anyhow::Result<BoardEnd> {
+) -> Result<BoardEnd, BoardError> {
     // The move an arbiter just took back: the recording that takes the game up
     // next marks what it finds.
     let mut taken_back: Option<String> = None;
@@ -321,14 +376,7 @@ pub fn record_board<R: Resume>(
         // From here on the arbiter's actions wait for the recorder, so that none is
         // made on disk between reading the record and writing it again.
         let running = Running::start(round, board);
-        let fresh = board.take_fresh();
-        let (earlier, resumed) = match (fresh, board.read_file(&start)?) {
-            (false, Some(r)) => r,
-            _ => (
-                Vec::new(),
-                Resumed::fresh(start.clone(), R::Record::start(&start, &job.tags)),
-            ),
-        };
+        let (earlier, resumed) = take_up(board, &start, job)?;
         if resumed.finished() {
             drop(running);
             board.change(|s| s.status = Status::Finished);
@@ -362,66 +410,90 @@ pub fn record_board<R: Resume>(
         // What the arbiter sent as the recorder stopped is made on disk now.
         drop(running);
         round.refresh(board)?;
-        let summary = result?;
+        let summary = result.map_err(|e| BoardError::Recording(e.into()))?;
         if summary.taken_up {
             taken_back = None;
         }
         let Some((edit, reply)) = pending else {
-            let finished = board.state().result != "*";
-            board.change(|s| {
-                s.status = if finished {
-                    Status::Finished
-                } else {
-                    Status::Ended
-                }
-            });
-            round.publish(board);
-            return Ok(BoardEnd {
-                finished,
-                summary: Some(summary),
-            });
+            let status = if board.state().result != "*" {
+                Status::Finished
+            } else {
+                Status::Ended
+            };
+            return Ok(end_with(round, board, status, summary));
         };
-        let running = Running::start(round, board);
-        let applied = round.apply(board, &Queued::Edit(edit.clone(), reply.clone()));
-        drop(running);
-        round.refresh(board)?;
-        reply.send(
-            applied
-                .as_ref()
-                .map(|d| d.said.clone())
-                .map_err(|e| format!("{e:#}")),
-        );
-        if let Some(san) = applied.as_ref().ok().and_then(|d| d.taken_back.clone()) {
-            taken_back = Some(san);
-        }
+        let made = make_edit(round, board, &edit, &reply, &mut taken_back)?;
         source.rewind();
-        if let Err(e) = &applied {
-            // Refused (a result the rules' own contradicts) or failed: said on
-            // the page, and the game goes on from its record.
-            board.alert(
-                AlertKind::Error,
-                format!("an arbiter's action failed: {e:#}"),
-                None,
-            );
-            round.publish(board);
-        }
-        if applied.is_ok() && matches!(&edit, Edit::SetResult { token, .. } if token != "*") {
-            board.change(|s| s.status = Status::Finished);
-            round.publish(board);
-            return Ok(BoardEnd {
-                finished: true,
-                summary: Some(summary),
-            });
+        if made && matches!(&edit, Edit::SetResult { token, .. } if token != "*") {
+            return Ok(end_with(round, board, Status::Finished, summary));
         }
         if round.is_stopping() {
-            board.change(|s| s.status = Status::Ended);
-            round.publish(board);
-            return Ok(BoardEnd {
-                finished: false,
-                summary: Some(summary),
-            });
+            return Ok(end_with(round, board, Status::Ended, summary));
         }
     }
+}
+
+/// The record a recording goes on with: the last game on disk (the games before
+/// it kept), or a new one from `start` when there is none or the board starts
+/// afresh.
+fn take_up<R: Resume>(
+    board: &Board,
+    start: &R,
+    job: &RecordJob,
+) -> Result<(Vec<String>, Resumed<R>), RecordError> {
+    let fresh = board.take_fresh();
+    Ok(match (fresh, board.read_file(start)?) {
+        (false, Some(r)) => r,
+        _ => (
+            Vec::new(),
+            Resumed::fresh(start.clone(), R::Record::start(start, &job.tags)),
+        ),
+    })
+}
+
+/// Makes on disk the edit that stopped the recorder and hands its outcome to
+/// the arbiter who asked; a failure is said on the page too. Returns whether it
+/// was made; `taken_back` becomes the move it took back, when it took one.
+fn make_edit(
+    round: &Round,
+    board: &Board,
+    edit: &Edit,
+    reply: &Reply,
+    taken_back: &mut Option<String>,
+) -> Result<bool, RecordError> {
+    let running = Running::start(round, board);
+    let applied = round.apply(board, &Queued::Edit(edit.clone(), reply.clone()));
+    drop(running);
+    round.refresh(board)?;
+    let failed = applied.as_ref().err().map(failure);
+    if let Some(san) = applied.as_ref().ok().and_then(|d| d.taken_back.clone()) {
+        *taken_back = Some(san);
+    }
+    reply.send(applied.map(|d| d.said));
+    if let Some(text) = failed {
+        // Refused (a result the rules' own contradicts) or failed: said on the
+        // page, and the game goes on from its record.
+        board.alert(AlertKind::Error, text, None);
+        round.publish(board);
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// The board's recording ends with `status`, `Finished` when the game has a
+/// result; the pages hear of it.
+fn end_with(round: &Round, board: &Board, status: Status, summary: RecordSummary) -> BoardEnd {
+    board.change(|s| s.status = status);
+    round.publish(board);
+    BoardEnd {
+        finished: status == Status::Finished,
+        summary: Some(summary),
+    }
+}
+
+/// The alert an arbiter's action that failed on the record raises.
+fn failure(e: &RecordError) -> String {
+    format!("an arbiter's action failed: {}", said(e))
 }
 
 /// While held, the board's recorder counts as running: arbiter actions are queued
@@ -442,21 +514,13 @@ impl Drop for Running<'_> {
     fn drop(&mut self) {
         for q in self.board.set_running(false) {
             let applied = self.round.apply(self.board, &q);
+            let failed = applied.as_ref().err().map(failure);
             if let Queued::Edit(_, reply) = &q {
                 let _ = self.round.refresh(self.board);
-                reply.send(
-                    applied
-                        .as_ref()
-                        .map(|d| d.said.clone())
-                        .map_err(|e| format!("{e:#}")),
-                );
+                reply.send(applied.map(|d| d.said));
             }
-            if let Err(e) = applied {
-                self.board.alert(
-                    AlertKind::Error,
-                    format!("an arbiter's action failed: {e:#}"),
-                    None,
-                );
+            if let Some(text) = failed {
+                self.board.alert(AlertKind::Error, text, None);
             }
         }
     }

@@ -6,13 +6,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::error::{said, BoardError};
 use super::live::{AlertKind, Board, Round, Status};
 use super::sink::BoardEnd;
 
 /// Opens a board's input, finds its grid and records it (with
 /// [`super::record_board`]): one attempt.
 pub trait BoardRunner: Send + Sync {
-    fn run(&self, round: &Round, board: &Board) -> anyhow::Result<BoardEnd>;
+    /// One attempt at the board: its end, or why it failed (the runner's own
+    /// failures as [`BoardError::Runner`]).
+    fn run(&self, round: &Round, board: &Board) -> Result<BoardEnd, BoardError>;
 }
 
 /// The first pause after a failure; it doubles at each failure in a row.
@@ -92,7 +95,7 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
                         .cloned()
                         .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                         .unwrap_or_default();
-                    Err(anyhow::anyhow!("the recorder panicked: {why}"))
+                    Err(BoardError::Panicked(why))
                 });
         let e = match outcome {
             // A camera or stream that ends has failed: it is opened again.
@@ -106,7 +109,7 @@ fn supervise(round: &Round, board: &Board, runner: &dyn BoardRunner) -> BoardRep
                     attempts,
                 }
             }
-            Err(e) => format!("{e:#}"),
+            Err(e) => said(&e),
         };
         if limit.is_some_and(|n| attempts >= n) {
             board.alert(
@@ -159,11 +162,11 @@ mod tests {
     }
 
     impl BoardRunner for Flaky {
-        fn run(&self, _round: &Round, board: &Board) -> anyhow::Result<BoardEnd> {
+        fn run(&self, _round: &Round, board: &Board) -> Result<BoardEnd, BoardError> {
             let n = board.number();
             let c = self.calls[n as usize - 1].fetch_add(1, Ordering::SeqCst) + 1;
             match n {
-                1 if c <= 2 => anyhow::bail!("camera {n} unplugged"),
+                1 if c <= 2 => Err(BoardError::Runner(format!("camera {n} unplugged").into())),
                 2 => panic!("board 2 breaks"),
                 _ => Ok(BoardEnd::default()),
             }
@@ -225,11 +228,11 @@ mod tests {
     struct Stuck;
 
     impl BoardRunner for Stuck {
-        fn run(&self, round: &Round, board: &Board) -> anyhow::Result<BoardEnd> {
+        fn run(&self, round: &Round, board: &Board) -> Result<BoardEnd, BoardError> {
             if board.number() == 1 {
                 round.stop();
             }
-            anyhow::bail!("camera unplugged")
+            Err(BoardError::Runner("camera unplugged".into()))
         }
     }
 

@@ -63,14 +63,20 @@ impl ServerHandle {
 /// Binds `listen` (such as `127.0.0.1:8080`) now, so that a taken port is an
 /// error at once, and serves `round` on a thread of its own until the process
 /// ends, within [`Limits::for_this_process`].
-pub fn start(round: Arc<Round>, listen: &str) -> anyhow::Result<ServerHandle> {
+pub fn start(round: Arc<Round>, listen: &str) -> Result<ServerHandle, ServerError> {
     start_with(round, listen, Limits::for_this_process())
 }
 
 /// [`start`] within the given limits.
-pub fn start_with(round: Arc<Round>, listen: &str, limits: Limits) -> anyhow::Result<ServerHandle> {
-    let listener = std::net::TcpListener::bind(listen)
-        .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+pub fn start_with(
+    round: Arc<Round>,
+    listen: &str,
+    limits: Limits,
+) -> Result<ServerHandle, ServerError> {
+    let listener = std::net::TcpListener::bind(listen).map_err(|source| ServerError::Listen {
+        addr: listen.to_string(),
+        source,
+    })?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -93,6 +99,21 @@ pub fn start_with(round: Arc<Round>, listen: &str, limits: Limits) -> anyhow::Re
         limits,
         slots,
     })
+}
+
+/// The server could not be started.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// The address could not be bound (taken, not this machine's, malformed).
+    #[error("cannot listen on {addr}")]
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
+    /// The socket, the runtime or the server's thread could not be set up.
+    #[error(transparent)]
+    Start(#[from] std::io::Error),
 }
 
 /// What the handlers share: the round, its renderings, the limits.
