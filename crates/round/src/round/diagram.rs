@@ -8,8 +8,11 @@ use crate::game::GameKind;
 /// What stands on every square of a position, for drawing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagram {
+    /// The game, for the pieces' shapes.
     pub kind: GameKind,
+    /// Files (columns) of the board.
     pub files: u8,
+    /// Ranks (rows) of the board.
     pub ranks: u8,
     /// Rank-major from a1: `cells[rank * files + file]`.
     pub cells: Vec<Option<(PieceType, Side)>>,

@@ -14,13 +14,17 @@ pub enum RecordError {
     /// The file could not be read.
     #[error("cannot read '{}'", path.display())]
     Read {
+        /// The file.
         path: PathBuf,
+        /// Why not.
         source: std::io::Error,
     },
     /// The file could not be written (atomically, over what stood there).
     #[error("cannot write '{}'", path.display())]
     Write {
+        /// The file.
         path: PathBuf,
+        /// Why not.
         source: std::io::Error,
     },
     /// The record's last game cannot be taken up to go on with it. The reason is
@@ -30,16 +34,25 @@ pub enum RecordError {
         path.display()
     )]
     TakeUp {
+        /// The board's number.
         board: u32,
+        /// The record.
         path: PathBuf,
+        /// What its reader refused.
         why: ReadError,
     },
     /// An arbiter's edit or note finds no record on disk.
     #[error("board {board} has no record yet")]
-    NoRecord { board: u32 },
+    NoRecord {
+        /// The board's number.
+        board: u32,
+    },
     /// A take-back finds no move in the record's last game.
     #[error("board {board} has no move to take back")]
-    NoMove { board: u32 },
+    NoMove {
+        /// The board's number.
+        board: u32,
+    },
     /// A take-back of a move that is no longer the record's last (`moves`, its
     /// number, and `last` are what the record ends with; `ply` and `san` what
     /// the arbiter meant).
@@ -48,16 +61,26 @@ pub enum RecordError {
         san.as_ref().map_or(String::new(), |s| format!(" ({s})"))
     )]
     NotLast {
+        /// The board's number.
         board: u32,
+        /// The number of the record's last half-move.
         moves: usize,
+        /// The record's last half-move, in its notation.
         last: String,
+        /// The half-move the arbiter meant, from 1.
         ply: usize,
+        /// That move as the page showed it, when it did.
         san: Option<String>,
     },
     /// A result the record refuses (not one of its tokens, or against the one
     /// the rules gave), in the record's words.
     #[error("board {board}: {why}")]
-    Result { board: u32, why: String },
+    Result {
+        /// The board's number.
+        board: u32,
+        /// The record's reason.
+        why: String,
+    },
 }
 
 /// One attempt at recording a board failed ([`super::record_board`],

@@ -39,7 +39,9 @@ pub const MAX_FPS: (f64, f64) = (0.0, 1000.0);
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct EventInfo {
+    /// The Event tag of every game.
     pub name: String,
+    /// The Site tag.
     #[serde(default)]
     pub site: String,
     /// The round number; board N's games are tagged `[Round "R.N"]`.
@@ -66,6 +68,7 @@ fn default_retries() -> u32 {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct BoardSpec {
+    /// The board's number in the round, from 1.
     pub number: u32,
     /// As `record --game` (no `free`); default chess.
     #[serde(default, deserialize_with = "game_kind")]
@@ -76,6 +79,7 @@ pub struct BoardSpec {
     /// The players' names.
     #[serde(default)]
     pub white: String,
+    /// The player of the black pieces.
     #[serde(default)]
     pub black: String,
     /// As `record --grid`; default 8x8 (Tablut 9x9) unless a profile gives one.
@@ -99,7 +103,9 @@ pub struct BoardSpec {
     pub white_first: bool,
     /// As `record --fps`, `--max-fps` and `--quiet`.
     pub fps: Option<f64>,
+    /// As `record --max-fps`.
     pub max_fps: Option<f64>,
+    /// As `record --quiet`.
     pub quiet: Option<f64>,
     /// Overrides `[event] realtime` for this board.
     pub realtime: Option<bool>,
@@ -127,6 +133,7 @@ impl BoardSpec {
         }
     }
 
+    /// The board's game.
     pub fn game(&self) -> GameKind {
         self.setup.kind()
     }
@@ -141,7 +148,9 @@ impl BoardSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoundFile {
+    /// `[event]`: the round's tags and options.
     pub event: EventInfo,
+    /// `[[board]]`: the boards, in number order.
     #[serde(rename = "board", default)]
     pub boards: Vec<BoardSpec>,
 }
@@ -272,13 +281,17 @@ pub enum LoadError {
     /// The file could not be read.
     #[error("cannot read the round file '{}'", path.display())]
     Read {
+        /// The round file.
         path: PathBuf,
+        /// Why not.
         source: std::io::Error,
     },
     /// The file was read; what it says is refused.
     #[error("round file '{}'", path.display())]
     Refused {
+        /// The round file.
         path: PathBuf,
+        /// What is refused in it.
         source: RoundFileError,
     },
 }
@@ -297,9 +310,11 @@ impl LoadError {
 /// One board's value refused.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BadValue {
+    /// The board's number.
     pub board: u32,
     /// The key as the round file spells it (`max-fps`).
     pub key: &'static str,
+    /// Why the value is refused.
     pub why: String,
     /// A usage error to `record` (see [`RoundFileError::is_usage`]).
     pub usage: bool,

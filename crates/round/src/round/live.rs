@@ -60,6 +60,7 @@ impl Status {
         }
     }
 
+    /// The status as the page shows it to people.
     pub fn label(self) -> &'static str {
         match self {
             Status::Starting => "starting",
@@ -98,15 +99,20 @@ pub enum AlertKind {
 /// Something the arbiter should see; open until acknowledged (or confirmed).
 #[derive(Clone, Debug, Serialize)]
 pub struct Alert {
+    /// Unique within the board, counting up.
     pub id: u64,
+    /// What kind of trouble it is.
     pub kind: AlertKind,
+    /// What the arbiter reads.
     pub text: String,
     /// Wall-clock time it was raised, UTC.
     pub at: String,
     /// The move it concerns (1-based half-move), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ply: Option<usize>,
+    /// Open until the arbiter acknowledges or confirms it.
     pub open: bool,
+    /// What the arbiter did about it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolution: Option<String>,
 }
@@ -114,13 +120,17 @@ pub struct Alert {
 /// A board's live state.
 #[derive(Clone, Debug)]
 pub struct BoardState {
+    /// Where the board's recorder is.
     pub status: Status,
     /// Why it is retrying or failed.
     pub detail: Option<String>,
     /// The recorded moves in the game's notation.
     pub sans: Vec<String>,
+    /// The record's result token (`*` while the game goes on).
     pub result: String,
+    /// The position after the last recorded move, once there is one.
     pub diagram: Option<Diagram>,
+    /// The board's alerts, oldest first.
     pub alerts: Vec<Alert>,
     /// The record as it stands on disk.
     pub record: Arc<str>,
@@ -129,6 +139,7 @@ pub struct BoardState {
     pub served: Arc<str>,
     /// The grid's corners in the camera image, once known.
     pub corners: Option<[[f64; 2]; 4]>,
+    /// The grid, once known.
     pub grid: Option<crate::geometry::GridSpec>,
     /// Counts up with every change.
     pub version: u64,
@@ -138,8 +149,11 @@ pub struct BoardState {
 /// An arbiter's change to a record, made while the recorder is stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
+    /// Sets the result of the record's last game, with a comment.
     SetResult {
+        /// The result token (`1-0`).
         token: String,
+        /// The comment that says who set it and when.
         note: String,
     },
     /// Takes back half-move `ply` (1-based), which must be the record's last when
@@ -147,8 +161,11 @@ pub enum Edit {
     /// committed another move meanwhile leaves the record as it is. `by` says who
     /// and when, for the record's comment.
     TakeBack {
+        /// The half-move, from 1.
         ply: usize,
+        /// The move as the page showed it, when it did.
         san: Option<String>,
+        /// Who took it back and when.
         by: String,
     },
 }
@@ -205,9 +222,11 @@ struct Control {
 
 /// One board of the round.
 pub struct Board {
+    /// The board's entry in the round file.
     pub spec: BoardSpec,
     /// Its record file.
     pub path: PathBuf,
+    /// The tags of its record.
     pub tags: Tags,
     /// The latest camera frame, kept now and then by the recorder's source.
     pub frame: FrameSlot,
@@ -230,10 +249,13 @@ pub enum Update {
 
 /// The whole round, shared.
 pub struct Round {
+    /// The round file's `[event]`.
     pub info: EventInfo,
+    /// The round's date, `YYYY.MM.DD`.
     pub date: String,
     /// Where `round.pgn` is written; None for a single board (`record --serve`).
     out_dir: Option<PathBuf>,
+    /// The boards, in number order.
     pub boards: Vec<Arc<Board>>,
     updates: broadcast::Sender<Update>,
     /// The round PGN as last written: chess boards in number order.
@@ -277,10 +299,12 @@ impl Board {
         }
     }
 
+    /// The board's number.
     pub fn number(&self) -> u32 {
         self.spec.number
     }
 
+    /// The board's game.
     pub fn kind(&self) -> GameKind {
         self.spec.game()
     }
@@ -712,16 +736,26 @@ fn write_games<R: Resume>(
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     /// The arbiter has seen an alert.
-    Acknowledge { alert: u64 },
+    Acknowledge {
+        /// The alert's id.
+        alert: u64,
+    },
     /// A move the recorder was unsure of was played as recorded.
-    Confirm { alert: u64 },
+    Confirm {
+        /// The alert's id.
+        alert: u64,
+    },
     /// The game's result (resignation, agreement, a flag, an arbiter's decision).
-    SetResult { result: String },
+    SetResult {
+        /// The result token (`1-0`, `0-1`, `1/2-1/2`, `*`).
+        result: String,
+    },
     /// The last recorded move was not played (or was taken back on the board).
     /// `ply` (1-based), when given, is the move the arbiter means: refused when the
     /// record ends with another (a move recorded since the page was drawn, or a
     /// take-back already made).
     TakeBack {
+        /// The half-move meant, from 1.
         #[serde(default)]
         ply: Option<usize>,
     },
@@ -831,6 +865,7 @@ impl Round {
         Ok(round)
     }
 
+    /// Board `number`, if the round has it.
     pub fn board(&self, number: u32) -> Option<&Arc<Board>> {
         self.boards.iter().find(|b| b.number() == number)
     }
@@ -862,10 +897,12 @@ impl Round {
         self.stopping.store(true, Ordering::SeqCst);
     }
 
+    /// Whether the round was asked to stop.
     pub fn is_stopping(&self) -> bool {
         self.stopping.load(Ordering::SeqCst)
     }
 
+    /// Whether every board has ended.
     pub fn has_ended(&self) -> bool {
         self.ended.load(Ordering::SeqCst)
     }

@@ -30,6 +30,7 @@ pub struct BoardSink<'a, 'b> {
 }
 
 impl<'a, 'b> BoardSink<'a, 'b> {
+    /// A sink for `board` of `round`, passing every event on to `inner` too.
     pub fn new(
         round: &'a Round,
         board: &'a Board,

@@ -26,9 +26,11 @@ pub const LONGEST_PAUSE: Duration = Duration::from_secs(60);
 /// How one board's part of the round ended.
 #[derive(Debug)]
 pub struct BoardReport {
+    /// The board's number.
     pub number: u32,
     /// None: ended normally; Some: given up, with the last error.
     pub error: Option<String>,
+    /// How many times its recorder was started.
     pub attempts: u32,
 }
 

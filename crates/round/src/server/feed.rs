@@ -86,7 +86,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Cache {
     /// The board as it stands, rendered again only if it changed.
-    pub fn board(&self, board: &Board) -> Arc<Rendered> {
+    pub(crate) fn board(&self, board: &Board) -> Arc<Rendered> {
         let version = board.version();
         let mut boards = lock(&self.boards);
         if let Some(r) = boards.get(&board.number()) {
@@ -114,14 +114,14 @@ impl Cache {
     }
 
     /// The JPEG kept for this frame and version of the board, if any.
-    pub fn jpeg(&self, n: u32, serial: u64, version: u64) -> Option<Bytes> {
+    pub(crate) fn jpeg(&self, n: u32, serial: u64, version: u64) -> Option<Bytes> {
         match lock(&self.jpegs).get(&n) {
             Some((s, v, jpeg)) if *s == serial && *v == version => Some(jpeg.clone()),
             _ => None,
         }
     }
 
-    pub fn keep_jpeg(&self, n: u32, serial: u64, version: u64, jpeg: Bytes) {
+    pub(crate) fn keep_jpeg(&self, n: u32, serial: u64, version: u64, jpeg: Bytes) {
         lock(&self.jpegs).insert(n, (serial, version, jpeg));
     }
 }

@@ -108,7 +108,9 @@ pub enum ServerError {
     /// The address could not be bound (taken, not this machine's, malformed).
     #[error("cannot listen on {addr}")]
     Listen {
+        /// The address as given.
         addr: String,
+        /// Why not.
         source: std::io::Error,
     },
     /// The socket, the runtime or the server's thread could not be set up.

@@ -58,7 +58,7 @@ fn page(round: &Round, title: &str, kind: &str, body: &str) -> String {
 }
 
 /// `/`: every board, from their `cards`.
-pub fn round_page(round: &Round, cards: &str) -> String {
+pub(crate) fn round_page(round: &Round, cards: &str) -> String {
     page(
         round,
         or_unknown(&round.info.name),
@@ -68,7 +68,7 @@ pub fn round_page(round: &Round, cards: &str) -> String {
 }
 
 /// `/board/N`: one board large (its `detail`), its camera, its moves and alerts.
-pub fn board_page(round: &Round, board: &Board, detail: &str) -> String {
+pub(crate) fn board_page(round: &Round, board: &Board, detail: &str) -> String {
     let n = board.number();
     let body = format!(
         r#"<main class="one">{detail}<figure class="camera"><img id="camera" data-src="/board/{n}/frame.jpg" src="/board/{n}/frame.jpg" alt="the latest camera frame of board {n}, with the grid drawn"><figcaption>camera, grid as the recorder places it</figcaption></figure></main>"#,
@@ -148,7 +148,7 @@ fn alert_item(board: &Board, a: &Alert) -> String {
 }
 
 /// A board's card on the round page.
-pub fn card(board: &Board, s: &BoardState) -> String {
+pub(crate) fn card(board: &Board, s: &BoardState) -> String {
     let n = board.number();
     let svg = s.diagram.as_ref().map(|d| d.svg(260)).unwrap_or_default();
     let open: String = s
@@ -185,7 +185,7 @@ pub fn card(board: &Board, s: &BoardState) -> String {
 }
 
 /// A board's detail on its own page.
-pub fn detail(board: &Board, s: &BoardState) -> String {
+pub(crate) fn detail(board: &Board, s: &BoardState) -> String {
     let n = board.number();
     let svg = s.diagram.as_ref().map(|d| d.svg(480)).unwrap_or_default();
     let alerts: String = s

@@ -100,7 +100,11 @@ pub(crate) fn fit_line(pts: &[((f64, f64), f64)]) -> Option<V3> {
 
 /// The homography mapping `src[i]` to `dst[i]` best in the algebraic least-squares
 /// sense (normalised DLT), from four or more correspondences.
-pub(crate) fn fit_homography(src: &[(f64, f64)], dst: &[(f64, f64)], w: &[f64]) -> Option<Homography> {
+pub(crate) fn fit_homography(
+    src: &[(f64, f64)],
+    dst: &[(f64, f64)],
+    w: &[f64],
+) -> Option<Homography> {
     if src.len() < 4 || src.len() != dst.len() || w.len() != src.len() {
         return None;
     }
