@@ -8,6 +8,8 @@ use std::fmt::Debug;
 /// Chess, by shakmaty.
 pub mod chess;
 mod error;
+/// Go on 19x19, 13x13 and 9x9: captures, suicide, ko and superko, handicap.
+pub mod go;
 /// Russian draughts on the 8x8 board.
 pub mod russian_draughts;
 /// Tablut on a 9x9 board, the rules as boardscribe plays them.
@@ -79,6 +81,8 @@ pub enum PieceType {
     DraughtsKing,
     Soldier,
     TablutKing,
+    /// A Go stone.
+    Stone,
 }
 
 /// A square in the game's own coordinates: `file` 0 is the a-file (White's left),
@@ -95,6 +99,7 @@ impl PieceType {
             PieceType::King | PieceType::DraughtsKing | PieceType::TablutKing => "king",
             PieceType::Man => "man",
             PieceType::Soldier => "soldier",
+            PieceType::Stone => "stone",
         }
     }
 }
