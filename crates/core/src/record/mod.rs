@@ -14,6 +14,8 @@ pub mod resume;
 pub mod sgf;
 mod sgf_read;
 mod sgf_syntax;
+#[cfg(test)]
+mod sgf_tests;
 pub mod tablut_record;
 mod tags;
 

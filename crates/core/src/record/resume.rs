@@ -379,6 +379,7 @@ mod tests {
         round_trip(Chess::new());
         round_trip(RussianDraughts::new(DraughtsOptions::default()));
         round_trip(Tablut::new(TablutOptions::default()));
+        round_trip(Go::new(crate::rules::go::GoOptions::sized(9)).unwrap());
     }
 
     #[test]

@@ -41,7 +41,13 @@ pub fn parse(text: &str, like: &Go) -> Result<SgfRecord, SgfError> {
     };
     let empty = Node::default();
     let root = nodes.first().unwrap_or(&empty);
-    let mut rec = read_root(root, like)?;
+    // Without PL, the side to move at the start is the first move's.
+    let first_move = nodes.iter().find_map(|n| {
+        n.get("B")
+            .map(|_| Side::Black)
+            .or(n.get("W").map(|_| Side::White))
+    });
+    let mut rec = read_root(root, like, first_move)?;
     // A root that holds a move too: the move follows the set-up.
     let moves_from = usize::from(root.get("B").is_none() && root.get("W").is_none());
     let mut game = rec.start.clone();
@@ -51,7 +57,7 @@ pub fn parse(text: &str, like: &Go) -> Result<SgfRecord, SgfError> {
     Ok(rec)
 }
 
-fn read_root(root: &Node, like: &Go) -> Result<SgfRecord, SgfError> {
+fn read_root(root: &Node, like: &Go, first_move: Option<Side>) -> Result<SgfRecord, SgfError> {
     let mut tags = Tags::unknown();
     let (mut size, mut handicap, mut komi) = (19u8, 0u8, None);
     let mut side = None;
@@ -107,11 +113,13 @@ fn read_root(root: &Node, like: &Go) -> Result<SgfRecord, SgfError> {
         Ok(all)
     };
     let (black, white) = (stones("AB")?, stones("AW")?);
-    let first_move = root
-        .get("B")
-        .map(|_| Side::Black)
-        .or(root.get("W").map(|_| Side::White));
-    let start = if black.is_empty() && white.is_empty() && side.is_none() {
+    let natural = if handicap >= 2 {
+        Side::White
+    } else {
+        Side::Black
+    };
+    let plain = side.is_none() && first_move.is_none_or(|s| s == natural);
+    let start = if black.is_empty() && white.is_empty() && plain {
         Go::new(options).map_err(|e| SgfError {
             at: Some(root.at),
             why: e.to_string(),
