@@ -61,6 +61,14 @@ pub enum GoOptionsError {
     /// No placement of this many handicap stones on this board.
     #[error("no handicap of {stones} stone(s) on a {size}x{size} board: give 2 to 9 stones (5 and more on an odd size, 7 lines or more)")]
     Handicap { stones: u8, size: u8 },
+    /// A handicap given besides a set-up position, whose stones are the handicap.
+    #[error("a handicap besides a set-up position: the position's stones are the handicap; leave the handicap out")]
+    HandicapAndPosition,
+    /// A set-up position of another size than the board's.
+    #[error(
+        "a position of {position}x{position} on a {size}x{size} board: give the grid of its size"
+    )]
+    PositionSize { position: u8, size: u8 },
 }
 
 /// Where a game began: shared by every copy the search makes.
