@@ -81,7 +81,9 @@ enum Start {
     Chess(Chess),
     RussianDraughts(RussianDraughts),
     Tablut(Tablut),
-    Go(Go),
+    // A Go board is a fixed array of every point: boxed, so that the other
+    // starts stay small.
+    Go(Box<Go>),
 }
 
 impl Default for GameSetup {
@@ -141,10 +143,10 @@ impl GameSetup {
                     None => Tablut::new(o),
                 })
             }
-            GameKind::Go => Start::Go(go_start(text, setup.go).map_err(|e| match e {
+            GameKind::Go => Start::Go(Box::new(go_start(text, setup.go).map_err(|e| match e {
                 GoStartError::Position(error) => SetupError::BadStart { kind, error },
                 GoStartError::Options(e) => SetupError::Go(e),
-            })?),
+            })?)),
         };
         Ok(GameSetup {
             setup: setup.clone(),
@@ -160,10 +162,10 @@ impl GameSetup {
                 Start::RussianDraughts(RussianDraughts::new(DraughtsOptions::default()))
             }
             GameKind::Tablut => Start::Tablut(Tablut::new(TablutOptions::default())),
-            GameKind::Go => Start::Go(
+            GameKind::Go => Start::Go(Box::new(
                 Go::new(GoOptions::default())
                     .unwrap_or_else(|e| unreachable!("the default Go options make a game: {e}")),
-            ),
+            )),
         };
         GameSetup {
             setup: Setup::standard(kind),
@@ -187,7 +189,7 @@ impl GameSetup {
             Start::Chess(g) => v.visit(g),
             Start::RussianDraughts(g) => v.visit(g),
             Start::Tablut(g) => v.visit(g),
-            Start::Go(g) => v.visit(g),
+            Start::Go(g) => v.visit(g.as_ref()),
         }
     }
 }

@@ -64,7 +64,7 @@ pub fn handicap_points(size: u8, stones: u8) -> Option<Vec<Square>> {
     if stones % 2 == 1 && stones >= 5 {
         points.push(centre);
     }
-    if stones > 4 && size % 2 == 0 {
+    if stones > 4 && size.is_multiple_of(2) {
         return None;
     }
     Some(points.into_iter().map(|(f, r)| Square::new(f, r)).collect())
