@@ -48,6 +48,7 @@ pub fn run(a: PerftArgs) -> anyhow::Result<()> {
         kind: a.game,
         start: position.map(str::to_string),
         white_first: false,
+        ..Setup::default()
     };
     let game = GameSetup::parse(&setup).map_err(|e| {
         let flag = if a.fen.is_some() {

@@ -541,6 +541,7 @@ fn game_setup(kind: GameKind, a: &RecordArgs) -> anyhow::Result<GameSetup> {
         kind,
         start,
         white_first: a.white_first,
+        ..Setup::default()
     };
     GameSetup::parse(&setup).map_err(|e| match e.is_usage() {
         true => usage!("--white-first: {e}"),

@@ -2,9 +2,9 @@
 //!
 //! ```text
 //! game    which game is played: its kind and its parsed start, the one dispatch
-//! rules   chess (shakmaty), Russian draughts, Tablut: legal moves, FEN, perft
+//! rules   chess (shakmaty), Russian draughts, Tablut, Go: legal moves, FEN, perft
 //! infer   legal continuations scored against what a camera saw; irregularities named
-//! record  PGN, PDN and Tablut records of the accepted moves, written safely, read back
+//! record  PGN, PDN, Tablut and SGF records of the accepted moves, written safely, read back
 //! ```
 //!
 //! No images, no OpenCV, no files but the records: this crate builds and tests in
@@ -28,8 +28,9 @@ pub mod rng;
 
 pub use game::{GameKind, GameSetup, GameVisitor, Setup, SetupError};
 pub use infer::{InferConfig, WhiteSide};
-pub use record::{EditError, PdnError, PgnError, ReadError, TablutRecordError};
+pub use record::{EditError, PdnError, PgnError, ReadError, SgfError, TablutRecordError};
 pub use rules::chess::Chess;
+pub use rules::go::Go;
 pub use rules::russian_draughts::RussianDraughts;
 pub use rules::tablut::Tablut;
 pub use rules::{

@@ -38,6 +38,12 @@ pub enum GameKind {
     Chess,
     RussianDraughts,
     Tablut,
+    /// Go, on 19x19, 13x13 or 9x9 points. Not yet in [`GameKind::ALL`] (so
+    /// not yet a value of `--game` or of a round file's `game`): the binaries
+    /// still build a cell grid from [`GameKind::cells`] where Go needs
+    /// [`GameKind::default_grid`]'s points, and the recorder has yet to learn
+    /// Go's moves from views (issue 30).
+    Go,
 }
 
 impl GameKind {
@@ -50,6 +56,7 @@ impl GameKind {
             GameKind::Chess => "chess",
             GameKind::RussianDraughts => "russian-draughts",
             GameKind::Tablut => "tablut",
+            GameKind::Go => "go",
         }
     }
 
@@ -67,6 +74,7 @@ impl GameKind {
             GameKind::Chess => "chess",
             GameKind::RussianDraughts => "Russian draughts",
             GameKind::Tablut => "Tablut",
+            GameKind::Go => "Go",
         }
     }
 
@@ -76,6 +84,7 @@ impl GameKind {
             GameKind::Chess => "pgn",
             GameKind::RussianDraughts => "pdn",
             GameKind::Tablut => "txt",
+            GameKind::Go => "sgf",
         }
     }
 
@@ -88,34 +97,83 @@ impl GameKind {
     pub fn content_type(self) -> &'static str {
         match self {
             GameKind::Chess => "application/x-chess-pgn; charset=utf-8",
+            GameKind::Go => "application/x-go-sgf; charset=utf-8",
             _ => "text/plain; charset=utf-8",
         }
     }
 
-    /// The grid the game is played on, as (rows, columns) of cells.
+    /// The grid the game is played on, as (rows, columns) of cells: for Go,
+    /// the cells between the lines of its default board (18x18 for 19 lines).
     pub fn cells(self) -> (u32, u32) {
         match self {
             GameKind::Chess | GameKind::RussianDraughts => (8, 8),
             GameKind::Tablut => (9, 9),
+            GameKind::Go => (18, 18),
         }
     }
 
-    /// The grid as the command line writes it: `8x8`.
-    pub fn default_grid(self) -> String {
+    /// Whether pieces stand on the crossings of the lines (Go) rather than in
+    /// the cells.
+    pub fn points(self) -> bool {
+        matches!(self, GameKind::Go)
+    }
+
+    /// The sites pieces stand on, as (rows, columns): cells, or for Go the
+    /// crossings of its default board (19x19).
+    pub fn sites(self) -> (u32, u32) {
         let (rows, cols) = self.cells();
-        format!("{rows}x{cols}")
+        match self.points() {
+            true => (rows + 1, cols + 1),
+            false => (rows, cols),
+        }
+    }
+
+    /// The grid as the command line writes it: `8x8`, or `19x19:points` for Go
+    /// (rows and columns of sites, then `:points` when they are crossings).
+    pub fn default_grid(self) -> String {
+        let (rows, cols) = self.sites();
+        match self.points() {
+            true => format!("{rows}x{cols}:points"),
+            false => format!("{rows}x{cols}"),
+        }
+    }
+
+    /// Every grid the game is played on, the default first: Go's three board
+    /// sizes, one grid for the others.
+    pub fn grids(self) -> Vec<String> {
+        match self {
+            GameKind::Go => crate::rules::go::SIZES
+                .iter()
+                .map(|n| format!("{n}x{n}:points"))
+                .collect(),
+            _ => vec![self.default_grid()],
+        }
+    }
+
+    /// The board size (lines a side) a grid of this game means: `13x13:points`
+    /// is Go on 13 lines. None when the game is not played on that grid, or
+    /// has one size only (every game but Go).
+    pub fn board_size(self, grid: &str) -> Option<u8> {
+        if self != GameKind::Go {
+            return None;
+        }
+        let grid = grid.trim().to_ascii_lowercase();
+        crate::rules::go::SIZES
+            .into_iter()
+            .find(|n| grid == format!("{n}x{n}:points"))
     }
 
     /// Whether the board's squares alternate dark and light (a1 dark); Tablut's
-    /// are plain, its corners and throne marked.
+    /// are plain, its corners and throne marked; Go has lines, not squares.
     pub fn checkered(self) -> bool {
-        !matches!(self, GameKind::Tablut)
+        !matches!(self, GameKind::Tablut | GameKind::Go)
     }
 
-    /// The round file's key for a set-up start: `fen`, or `position` for Tablut.
+    /// The round file's key for a set-up start: `fen`, or `position` for Tablut
+    /// and Go.
     pub fn start_key(self) -> &'static str {
         match self {
-            GameKind::Tablut => "position",
+            GameKind::Tablut | GameKind::Go => "position",
             _ => "fen",
         }
     }
@@ -126,6 +184,9 @@ impl GameKind {
             GameKind::Chess => "a FEN",
             GameKind::RussianDraughts => "a PDN FEN such as W:Wa1,c3:Bh8",
             GameKind::Tablut => "Tablut's position text",
+            GameKind::Go => {
+                "Go's position text: rows from the top, X black, O white, numbers for empty points, then b or w"
+            }
         }
     }
 
@@ -198,6 +259,28 @@ mod tests {
                 ("pdn", "8x8".to_string(), false, "fen"),
                 ("txt", "9x9".to_string(), false, "position"),
             ]
+        );
+    }
+
+    #[test]
+    fn go_is_played_on_points_and_recorded_in_sgf() {
+        let go = GameKind::Go;
+        assert_eq!(
+            (go.name(), go.display_name(), go.extension()),
+            ("go", "Go", "sgf")
+        );
+        assert_eq!(go.default_grid(), "19x19:points");
+        assert_eq!((go.cells(), go.sites()), ((18, 18), (19, 19)));
+        assert_eq!(go.grids(), ["19x19:points", "13x13:points", "9x9:points"]);
+        assert_eq!(go.board_size("9X9:points"), Some(9));
+        assert_eq!(go.board_size("9x9"), None);
+        assert_eq!(GameKind::Chess.board_size("8x8"), None);
+        assert_eq!(GameKind::Tablut.grids(), ["9x9"]);
+        assert!(!go.records_pgn() && !go.checkered() && go.points());
+        assert_eq!(go.start_key(), "position");
+        assert!(
+            !GameKind::ALL.contains(&go),
+            "not offered until the binaries read points"
         );
     }
 }

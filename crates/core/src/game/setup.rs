@@ -5,6 +5,7 @@
 use super::GameKind;
 use crate::record::resume::Resume;
 use crate::rules::chess::Chess;
+use crate::rules::go::{Go, GoOptions, GoOptionsError};
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::{Tablut, TablutOptions};
 use crate::rules::{FenError, Side};
@@ -19,6 +20,8 @@ pub struct Setup {
     pub start: Option<String>,
     /// Tablut: White moves first from the standard start (Black does otherwise).
     pub white_first: bool,
+    /// Go: the board size (from the grid), the handicap, the komi, the ko rule.
+    pub go: GoOptions,
 }
 
 impl Setup {
@@ -51,6 +54,10 @@ pub enum SetupError {
         /// The game it belongs to.
         of: GameKind,
     },
+    /// Go's options make no game: a size or handicap it does not have, or a
+    /// handicap besides a set-up position.
+    #[error(transparent)]
+    Go(#[from] GoOptionsError),
 }
 
 impl SetupError {
@@ -74,6 +81,9 @@ enum Start {
     Chess(Chess),
     RussianDraughts(RussianDraughts),
     Tablut(Tablut),
+    // A Go board is a fixed array of every point: boxed, so that the other
+    // starts stay small.
+    Go(Box<Go>),
 }
 
 impl Default for GameSetup {
@@ -102,6 +112,13 @@ impl GameSetup {
                 of: GameKind::Tablut,
             });
         }
+        if setup.go != GoOptions::default() && kind != GameKind::Go {
+            return Err(SetupError::NotForGame {
+                kind,
+                option: go_option(&setup.go),
+                of: GameKind::Go,
+            });
+        }
         let bad = |error| SetupError::BadStart { kind, error };
         let text = setup.start.as_deref();
         let start = match kind {
@@ -126,6 +143,10 @@ impl GameSetup {
                     None => Tablut::new(o),
                 })
             }
+            GameKind::Go => Start::Go(Box::new(go_start(text, setup.go).map_err(|e| match e {
+                GoStartError::Position(error) => SetupError::BadStart { kind, error },
+                GoStartError::Options(e) => SetupError::Go(e),
+            })?)),
         };
         Ok(GameSetup {
             setup: setup.clone(),
@@ -141,6 +162,10 @@ impl GameSetup {
                 Start::RussianDraughts(RussianDraughts::new(DraughtsOptions::default()))
             }
             GameKind::Tablut => Start::Tablut(Tablut::new(TablutOptions::default())),
+            GameKind::Go => Start::Go(Box::new(
+                Go::new(GoOptions::default())
+                    .unwrap_or_else(|e| unreachable!("the default Go options make a game: {e}")),
+            )),
         };
         GameSetup {
             setup: Setup::standard(kind),
@@ -164,7 +189,48 @@ impl GameSetup {
             Start::Chess(g) => v.visit(g),
             Start::RussianDraughts(g) => v.visit(g),
             Start::Tablut(g) => v.visit(g),
+            Start::Go(g) => v.visit(g.as_ref()),
         }
+    }
+}
+
+/// Why a Go start was refused: its position text, or its options.
+enum GoStartError {
+    Position(FenError),
+    Options(GoOptionsError),
+}
+
+/// A Go game from its options, or from a set-up position of the options' size
+/// (no handicap besides: the position's stones are the handicap).
+fn go_start(text: Option<&str>, options: GoOptions) -> Result<Go, GoStartError> {
+    let Some(text) = text else {
+        return Go::new(options).map_err(GoStartError::Options);
+    };
+    if options.handicap != 0 {
+        return Err(GoStartError::Options(GoOptionsError::HandicapAndPosition));
+    }
+    let game = Go::from_position(text, options).map_err(GoStartError::Position)?;
+    if game.size() != options.size {
+        return Err(GoStartError::Options(GoOptionsError::PositionSize {
+            position: game.size(),
+            size: options.size,
+        }));
+    }
+    Ok(game)
+}
+
+/// The first Go option set otherwise than by default, named as a round file
+/// would name it.
+fn go_option(o: &GoOptions) -> &'static str {
+    let d = GoOptions::default();
+    if o.handicap != d.handicap {
+        "handicap"
+    } else if o.komi != d.komi {
+        "komi"
+    } else if o.superko != d.superko {
+        "superko"
+    } else {
+        "size"
     }
 }
 
@@ -195,7 +261,79 @@ mod tests {
             kind,
             start: start.map(str::to_string),
             white_first,
+            ..Setup::default()
         })
+    }
+
+    #[test]
+    fn go_sets_up_with_its_size_handicap_and_position() {
+        let (n, side, record) = GameSetup::standard(GameKind::Go).visit(Look);
+        assert_eq!((n, side), (362, Side::Black));
+        assert!(record.starts_with("(;FF[4]GM[1]SZ[19]"), "{record}");
+        let go = |start: Option<&str>, options: GoOptions| {
+            GameSetup::parse(&Setup {
+                kind: GameKind::Go,
+                start: start.map(str::to_string),
+                go: options,
+                ..Setup::default()
+            })
+        };
+        let h = GoOptions {
+            handicap: 3,
+            ..GoOptions::sized(13)
+        };
+        let (n, side, record) = go(None, h).unwrap().visit(Look);
+        assert_eq!((n, side), (169 - 3 + 1, Side::White));
+        assert!(
+            record.contains("SZ[13]") && record.contains("HA[3]"),
+            "{record}"
+        );
+        let nine = GoOptions::sized(9);
+        let s = go(Some("9/9/9/9/4X4/9/9/9/9 w"), nine).unwrap();
+        assert_eq!(s.visit(Look).1, Side::White);
+        let e = go(Some("9/9/9/9/4X4/9/9/9/9 w"), GoOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("9x9") && e.is_usage(), "{e}");
+        let e = go(
+            Some("9/9/9/9/4X4/9/9/9/9 w"),
+            GoOptions {
+                handicap: 2,
+                ..nine
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e, SetupError::Go(GoOptionsError::HandicapAndPosition));
+        let e = go(Some("nonsense"), nine).unwrap_err();
+        assert!(
+            e.to_string().starts_with("not a Go start position: "),
+            "{e}"
+        );
+        let e = go(
+            None,
+            GoOptions {
+                handicap: 10,
+                ..nine
+            },
+        )
+        .unwrap_err();
+        assert!(e.is_usage() && e.to_string().contains("10 stone(s)"), "{e}");
+        // Go's options are not chess's.
+        let e = GameSetup::parse(&Setup {
+            kind: GameKind::Chess,
+            go: GoOptions {
+                handicap: 2,
+                ..GoOptions::default()
+            },
+            ..Setup::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "an option of Go, not of chess");
+        assert!(matches!(
+            e,
+            SetupError::NotForGame {
+                option: "handicap",
+                ..
+            }
+        ));
     }
 
     #[test]

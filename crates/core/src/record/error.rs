@@ -74,6 +74,23 @@ impl std::fmt::Display for TablutRecordError {
     }
 }
 
+/// An SGF record refused (Go): its text (`at` says where), or a move or
+/// property that makes no game (`at` is None when no place in a text applies).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct SgfError {
+    pub at: Option<TextPos>,
+    pub why: String,
+}
+
+impl std::fmt::Display for SgfError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.at {
+            Some(at) => write!(f, "SGF {at}: {}", self.why),
+            None => write!(f, "SGF: {}", self.why),
+        }
+    }
+}
+
 /// A free log (`record --game free`) refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: {why}")]
@@ -98,6 +115,8 @@ pub enum ReadError {
     #[error(transparent)]
     Tablut(#[from] TablutRecordError),
     /// The start position or a move, replayed.
+    #[error(transparent)]
+    Sgf(#[from] SgfError),
     #[error(transparent)]
     Replay(#[from] ReplayError),
     /// Move `number` (from 1) is not legal where it stands.

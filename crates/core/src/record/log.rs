@@ -4,8 +4,10 @@
 use crate::record::error::ReadError;
 use crate::record::pdn::PdnRecord;
 use crate::record::pgn::PgnRecord;
+use crate::record::sgf::SgfRecord;
 use crate::record::tablut_record::{RecordMove, TablutRecord};
 use crate::rules::chess::Chess;
+use crate::rules::go::Go;
 use crate::rules::russian_draughts::RussianDraughts;
 use crate::rules::tablut::Tablut;
 use crate::rules::{Outcome, Rules};
@@ -86,7 +88,7 @@ impl<R: Recordable> RecordFile<R> {
     /// A file read back (`record --resume`): the games before the last are kept as
     /// they are, the last goes on. Returns the position after its last move too.
     pub fn resume(text: &str, like: &R, tags: &Tags) -> Result<(R, RecordFile<R>), ReadError> {
-        let mut games = split_games(text);
+        let mut games = R::split_games(text);
         let last = games.pop().unwrap_or_default();
         let (game, current) = R::resume(&last, like)?;
         Ok((
@@ -163,6 +165,11 @@ pub trait Recordable: Rules {
     fn resume(text: &str, like: &Self) -> Result<(Self, Self::Record), ReadError>
     where
         Self: Sized;
+    /// A record file's games, each as its own text: from its `[Event` tag on
+    /// ([`split_games`]), or for SGF each game tree of the collection.
+    fn split_games(text: &str) -> Vec<String> {
+        split_games(text)
+    }
 }
 
 fn result_of<R: Recordable>(game: &R) -> Option<Outcome> {
@@ -354,6 +361,59 @@ impl GameRecord<Tablut> for TablutRecord {
             Some(o) => o.result_token().to_string(),
             None => self.result.clone().unwrap_or_else(|| "*".into()),
         }
+    }
+}
+
+impl Recordable for Go {
+    type Record = SgfRecord;
+    fn resume(text: &str, like: &Go) -> Result<(Go, SgfRecord), ReadError> {
+        let rec = crate::record::sgf::parse(text, like)?;
+        let game = rec
+            .replay()
+            .map_err(|number| ReadError::Illegal { number })?;
+        Ok((game, rec))
+    }
+    fn split_games(text: &str) -> Vec<String> {
+        crate::record::sgf_syntax::split_trees(text)
+    }
+}
+
+impl GameRecord<Go> for SgfRecord {
+    fn start(game: &Go, tags: &Tags) -> SgfRecord {
+        crate::record::sgf::start_record(game, tags)
+    }
+    fn push(&mut self, _before: &Go, mv: &<Go as Rules>::Move, _emt: Option<f64>) {
+        self.moves.push(crate::record::sgf::SgfMove {
+            mv: *mv,
+            comments: Vec::new(),
+        });
+    }
+    fn note(&mut self, text: &str) {
+        match self.moves.last_mut() {
+            Some(m) => m.comments.push(text.to_string()),
+            None => self.intro.push(text.to_string()),
+        }
+    }
+    fn truncate(&mut self, plies: usize) {
+        self.moves.truncate(plies);
+    }
+    fn set_result(&mut self, game: &Go) {
+        // The rules never end a game of Go (counting is the players'): only
+        // an arbiter's result stands, and it is kept.
+        if let Some(o) = result_of(game) {
+            self.result = crate::record::sgf::sgf_result(o.result_token())
+                .ok()
+                .flatten();
+        }
+    }
+    fn render(&self) -> String {
+        self.to_sgf()
+    }
+    fn plies(&self) -> usize {
+        self.moves.len()
+    }
+    fn result_token(&self) -> String {
+        SgfRecord::result_token(self).to_string()
     }
 }
 

@@ -1,4 +1,4 @@
-//! Game records: PGN (chess), PDN (draughts), the Tablut record and the free log
+//! Game records: PGN (chess), PDN (draughts), the Tablut record, SGF (Go) and the free log
 //! (games without rules), each rendered whole from the accepted move log, and
 //! written so that the file on disk is always a complete, valid record of the
 //! moves accepted so far.
@@ -11,11 +11,17 @@ pub mod log;
 pub mod pdn;
 pub mod pgn;
 pub mod resume;
+pub mod sgf;
+mod sgf_read;
+mod sgf_syntax;
+#[cfg(test)]
+mod sgf_tests;
 pub mod tablut_record;
 mod tags;
 
 pub use error::{
-    EditError, FreeLogError, LockError, PdnError, PgnError, ReadError, TablutRecordError, TextPos,
+    EditError, FreeLogError, LockError, PdnError, PgnError, ReadError, SgfError, TablutRecordError,
+    TextPos,
 };
 
 use std::io::Write;

@@ -8,8 +8,10 @@ use crate::record::error::{EditError, ReadError};
 use crate::record::log::{GameRecord, Recordable};
 use crate::record::pdn::PdnRecord;
 use crate::record::pgn::{parse_pgn, PgnRecord};
+use crate::record::sgf::SgfRecord;
 use crate::record::tablut_record::TablutRecord;
 use crate::rules::chess::Chess;
+use crate::rules::go::Go;
 use crate::rules::russian_draughts::RussianDraughts;
 use crate::rules::tablut::Tablut;
 use crate::rules::{Outcome, Rules};
@@ -154,7 +156,7 @@ pub fn set_result_in<R: Resume>(
     note: &str,
 ) -> Result<Option<String>, String> {
     R::check_result(token).map_err(|e| e.to_string())?;
-    let mut games = crate::record::log::split_games(text);
+    let mut games = R::split_games(text);
     let last = games.pop().unwrap_or_default();
     let r = R::read_record(&last, like).map_err(|e| e.to_string())?;
     if let Some(o) = r.game.outcome() {
@@ -188,7 +190,7 @@ pub fn set_result_in<R: Resume>(
 /// The moves of the last game of a record file (`text`) and the positions
 /// before each, its start first; none when it cannot be read back.
 pub fn before_in<R: Resume>(text: &str, like: &R) -> Before<R> {
-    crate::record::log::split_games(text)
+    R::split_games(text)
         .pop()
         .and_then(|last| R::read_record(&last, like).ok())
         .map(|r| r.before())
@@ -289,6 +291,47 @@ impl Resume for Tablut {
     }
 }
 
+impl Resume for Go {
+    fn read_record(text: &str, like: &Go) -> Result<Resumed<Go>, ReadError> {
+        let record = crate::record::sgf::parse(text, like)?;
+        let start = record.start.clone();
+        let moves: Vec<_> = record.moves.iter().map(|m| m.mv).collect();
+        let game = replay(&start, &moves)?;
+        Ok(Resumed {
+            result: record.result_token().to_string(),
+            start,
+            moves,
+            game,
+            record,
+        })
+    }
+    fn set_result_token(record: &mut SgfRecord, token: &str) -> Result<(), EditError> {
+        Self::check_result(token)?;
+        record.result = crate::record::sgf::sgf_result(token)
+            .map_err(|()| EditError::NotAResult(token.to_string()))?;
+        Ok(())
+    }
+    fn result_tokens() -> &'static [&'static str] {
+        &GO_RESULT_TOKENS
+    }
+    fn check_result(token: &str) -> Result<(), EditError> {
+        match crate::record::sgf::sgf_result(token) {
+            Ok(_) => Ok(()),
+            Err(()) => Err(EditError::NotAResultOf(
+                token.to_string(),
+                format!("{}, or a score such as B+3.5", GO_RESULT_TOKENS.join(", ")),
+            )),
+        }
+    }
+}
+
+/// SGF's Go results besides the common ones: a win by resignation, on time, by
+/// forfeit, with the margin unknown, a draw, no result; a win by points is
+/// written `B+3.5` or `W+0.5`.
+pub const GO_RESULT_TOKENS: [&str; 14] = [
+    "1-0", "0-1", "1/2-1/2", "*", "B+R", "W+R", "B+T", "W+T", "B+F", "W+F", "B+", "W+", "0", "Void",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +382,7 @@ mod tests {
         round_trip(Chess::new());
         round_trip(RussianDraughts::new(DraughtsOptions::default()));
         round_trip(Tablut::new(TablutOptions::default()));
+        round_trip(Go::new(crate::rules::go::GoOptions::sized(9)).unwrap());
     }
 
     #[test]

@@ -8,6 +8,8 @@ use std::fmt::Debug;
 /// Chess, by shakmaty.
 pub mod chess;
 mod error;
+/// Go on 19x19, 13x13 and 9x9: captures, suicide, ko and superko, handicap.
+pub mod go;
 /// Russian draughts on the 8x8 board.
 pub mod russian_draughts;
 /// Tablut on a 9x9 board, the rules as boardscribe plays them.
@@ -96,6 +98,8 @@ pub enum PieceType {
     Soldier,
     /// Tablut: the king.
     TablutKing,
+    /// A Go stone.
+    Stone,
 }
 
 /// A square in the game's own coordinates: `file` 0 is the a-file (White's left),
@@ -112,6 +116,7 @@ impl PieceType {
             PieceType::King | PieceType::DraughtsKing | PieceType::TablutKing => "king",
             PieceType::Man => "man",
             PieceType::Soldier => "soldier",
+            PieceType::Stone => "stone",
         }
     }
 }

@@ -23,6 +23,7 @@ pub fn synth_piece(side: Occupant, kind: PieceType) -> Option<Piece> {
         PieceType::DraughtsKing => PieceKind::DraughtsKing,
         PieceType::Soldier => PieceKind::Soldier,
         PieceType::TablutKing => PieceKind::TablutKing,
+        PieceType::Stone => PieceKind::Stone,
     };
     Some(Piece::new(side, kind))
 }

@@ -114,7 +114,7 @@ impl Diagram {
                         Square::new(file as u8, rank as u8).name()
                     ));
                     match t {
-                        PieceType::Man | PieceType::Soldier => {}
+                        PieceType::Man | PieceType::Soldier | PieceType::Stone => {}
                         PieceType::DraughtsKing | PieceType::TablutKing => s.push_str(&format!(
                             r#"<circle class="crown" cx="{cx}" cy="{cy}" r="2.2"/>"#
                         )),
@@ -181,6 +181,7 @@ fn letter(t: PieceType) -> char {
         PieceType::DraughtsKing => 'K',
         PieceType::Soldier => 'S',
         PieceType::TablutKing => 'K',
+        PieceType::Stone => 'O',
     }
 }
 

@@ -427,6 +427,7 @@ impl BoardSpec {
             kind: game,
             start,
             white_first: self.white_first,
+            ..Setup::default()
         };
         let setup = match GameSetup::parse(&setup) {
             _ if wrong_key => None,
