@@ -34,9 +34,12 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum GameKind {
+    /// Chess, FIDE's rules; records in PGN.
     #[default]
     Chess,
+    /// Russian draughts; records in PDN.
     RussianDraughts,
+    /// Tablut, Linnaeus' rules; records as a move list.
     Tablut,
     /// Go, on 19x19, 13x13 or 9x9 points. Not yet in [`GameKind::ALL`] (so
     /// not yet a value of `--game` or of a round file's `game`): the binaries

@@ -14,6 +14,7 @@ use crate::rules::{FenError, Side};
 /// start), and its rule options. Nothing is checked until [`GameSetup::parse`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Setup {
+    /// The game.
     pub kind: GameKind,
     /// A set-up start in the game's own notation: chess FEN, PDN FEN for
     /// draughts, Tablut's position text.
@@ -44,10 +45,16 @@ pub enum SetupError {
     UnknownGame(String),
     /// The start position does not parse, or the rules do not allow it.
     #[error("not a {} start position: {error}", kind.display_name())]
-    BadStart { kind: GameKind, error: FenError },
+    BadStart {
+        /// The game.
+        kind: GameKind,
+        /// What is wrong with the position.
+        error: FenError,
+    },
     /// A rule option of another game.
     #[error("an option of {}, not of {}", of.display_name(), kind.display_name())]
     NotForGame {
+        /// The game played.
         kind: GameKind,
         /// The option, as the round file spells it (`white-first`).
         option: &'static str,
@@ -96,7 +103,9 @@ impl Default for GameSetup {
 /// Something done with a game whatever its rules: [`GameSetup::visit`] calls
 /// `visit` with the start position as its own rules type.
 pub trait GameVisitor {
+    /// What the visit returns.
     type Output;
+    /// Does the thing with the start position, `G` being the game's rules type.
     fn visit<G: Resume>(self, start: &G) -> Self::Output;
 }
 
@@ -173,6 +182,7 @@ impl GameSetup {
         }
     }
 
+    /// The game.
     pub fn kind(&self) -> GameKind {
         self.setup.kind
     }

@@ -78,7 +78,9 @@ impl std::fmt::Display for TablutRecordError {
 /// property that makes no game (`at` is None when no place in a text applies).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct SgfError {
+    /// Where in the text; None when no place in a text applies.
     pub at: Option<TextPos>,
+    /// What is wrong, in words.
     pub why: String,
 }
 
@@ -114,9 +116,10 @@ pub enum ReadError {
     /// The Tablut record's text.
     #[error(transparent)]
     Tablut(#[from] TablutRecordError),
-    /// The start position or a move, replayed.
+    /// The SGF text.
     #[error(transparent)]
     Sgf(#[from] SgfError),
+    /// The start position or a move, replayed.
     #[error(transparent)]
     Replay(#[from] ReplayError),
     /// Move `number` (from 1) is not legal where it stands.

@@ -66,11 +66,14 @@ const RESERVED_TAGS: [&str; 11] = [
 /// A move of the record and the comments written after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordMove {
+    /// The move.
     pub mv: Move,
+    /// Comments written after it.
     pub comments: Vec<String>,
 }
 
 impl RecordMove {
+    /// The move without comments.
     pub fn new(mv: Move) -> RecordMove {
         RecordMove {
             mv,
@@ -84,11 +87,13 @@ impl RecordMove {
 pub struct TablutRecord {
     /// The roster and the tags beyond it and the rule options, in order.
     pub tags: Tags,
+    /// Who moves first.
     pub options: TablutOptions,
     /// Position text of a set-up start; `None` for the standard start.
     pub setup: Option<String>,
     /// Comments before the first move.
     pub intro: Vec<String>,
+    /// The moves, in order.
     pub moves: Vec<RecordMove>,
     /// A result the rules did not impose (resignation, agreed draw). Ignored when
     /// the moves end the game; `None` otherwise writes `*`.

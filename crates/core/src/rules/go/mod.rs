@@ -60,7 +60,12 @@ pub enum GoOptionsError {
     Size(u8),
     /// No placement of this many handicap stones on this board.
     #[error("no handicap of {stones} stone(s) on a {size}x{size} board: give 2 to 9 stones (5 and more on an odd size, 7 lines or more)")]
-    Handicap { stones: u8, size: u8 },
+    Handicap {
+        /// The stones asked for.
+        stones: u8,
+        /// The board's lines.
+        size: u8,
+    },
     /// A handicap given besides a set-up position, whose stones are the handicap.
     #[error("a handicap besides a set-up position: the position's stones are the handicap; leave the handicap out")]
     HandicapAndPosition,
@@ -68,7 +73,12 @@ pub enum GoOptionsError {
     #[error(
         "a position of {position}x{position} on a {size}x{size} board: give the grid of its size"
     )]
-    PositionSize { position: u8, size: u8 },
+    PositionSize {
+        /// The position's lines.
+        position: u8,
+        /// The board's lines.
+        size: u8,
+    },
 }
 
 /// Where a game began: shared by every copy the search makes.
