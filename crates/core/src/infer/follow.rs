@@ -156,6 +156,17 @@ struct Hypothesis<R: Rules> {
 /// readings, and whether it follows a shadow.
 type Kid<R> = (Hypothesis<R>, f64, bool);
 
+/// The order of hypotheses, likeliest first; ties go to the lower tiebreak,
+/// then the fewer plies.
+fn hypothesis_order<R: Rules>(a: &Hypothesis<R>, b: &Hypothesis<R>) -> std::cmp::Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then(a.tiebreak.cmp(&b.tiebreak))
+        .then(a.steps.len().cmp(&b.steps.len()))
+        // HashMap order is arbitrary; keep results reproducible.
+        .then_with(|| a.occ.cmp(&b.occ))
+}
+
 /// Follows a game from the views a camera gives: the moves committed, the lines
 /// still open, the irregularities noticed.
 #[derive(Clone)]
@@ -608,11 +619,26 @@ impl<R: Rules> Follower<R> {
             max_residual: self.allowed_residual(),
             ..self.cfg
         };
+        let (kids, contradictions) = self.gather_kids(obs, time, episodes, guided, &cfg);
+        self.choose_kids(kids, contradictions, &cfg)
+    }
+
+    /// Every hypothesis and shadow followed by its likeliest lines to this
+    /// view, one kid per position reached, with the squares the view
+    /// contradicts of the likeliest position held (those an unexplained
+    /// change names).
+    #[allow(clippy::type_complexity)]
+    fn gather_kids(
+        &self,
+        obs: &Observation,
+        time: f64,
+        episodes: Option<usize>,
+        guided: bool,
+        cfg: &InferConfig,
+    ) -> (HashMap<([u64; 3], Side), Kid<R>>, Vec<Square>) {
         // Per position reached: the line, the surprise it leaves, and whether
         // it follows a shadow.
         let mut kids: HashMap<([u64; 3], Side), Kid<R>> = HashMap::new();
-        // What the view contradicts of the likeliest position held: the squares an
-        // unexplained change names.
         let mut contradictions = Vec::new();
         let parents = self
             .beam
@@ -620,13 +646,13 @@ impl<R: Rules> Follower<R> {
             .map(|h| (h, false))
             .chain(self.shadows.iter().map(|h| (h, true)));
         for (k, (h, shadow)) in parents.enumerate() {
-            let ev = Evidence::new(obs, &cfg, &h.occ);
+            let ev = Evidence::new(obs, cfg, &h.occ);
             if k == 0 {
                 contradictions = ev.contradictions(&h.occ);
             }
             let mut lines = if guided {
                 let depth = episodes.map_or(GUIDED_DEPTH, |e| e.min(GUIDED_DEPTH));
-                search_guided(&h.game, &ev, &cfg, depth)
+                search_guided(&h.game, &ev, cfg, depth)
             } else {
                 search(&h.game, &ev, &self.cfg, |_| false)
             };
@@ -638,34 +664,58 @@ impl<R: Rules> Follower<R> {
             for line in lines {
                 let line = self.best_order(h, line);
                 let kid = self.child(h, &ev, &line, time);
-                let key = (occ_key(&kid.occ), kid.game.side_to_move());
-                // Lines that reach the same position are one from now on: the
-                // better is kept (a shadow never displaces a held line), and
-                // remembers the plies of the other.
-                match kids.entry(key) {
-                    Entry::Vacant(e) => {
-                        e.insert((kid, line.residual, shadow));
+                self.keep_kid(&mut kids, kid, line.residual, shadow);
+            }
+        }
+        (kids, contradictions)
+    }
+
+    /// Adds `kid` to `kids`: lines that reach the same position are one from
+    /// now on: the better is kept (a shadow never displaces a held line), and
+    /// remembers the plies of the other.
+    fn keep_kid(
+        &self,
+        kids: &mut HashMap<([u64; 3], Side), Kid<R>>,
+        kid: Hypothesis<R>,
+        residual: f64,
+        shadow: bool,
+    ) {
+        let key = (occ_key(&kid.occ), kid.game.side_to_move());
+        match kids.entry(key) {
+            Entry::Vacant(e) => {
+                e.insert((kid, residual, shadow));
+            }
+            Entry::Occupied(mut e) => {
+                let held = &e.get().0;
+                let better = match (shadow, e.get().2) {
+                    (false, true) => true,
+                    (true, false) => false,
+                    _ => {
+                        (kid.score, std::cmp::Reverse(kid.tiebreak))
+                            > (held.score, std::cmp::Reverse(held.tiebreak))
                     }
-                    Entry::Occupied(mut e) => {
-                        let held = &e.get().0;
-                        let better = match (shadow, e.get().2) {
-                            (false, true) => true,
-                            (true, false) => false,
-                            _ => {
-                                (kid.score, std::cmp::Reverse(kid.tiebreak))
-                                    > (held.score, std::cmp::Reverse(held.tiebreak))
-                            }
-                        };
-                        if better {
-                            let (loser, _, _) = e.insert((kid, line.residual, shadow));
-                            self.absorb(&mut e.get_mut().0, &loser);
-                        } else {
-                            self.absorb(&mut e.get_mut().0, &kid);
-                        }
-                    }
+                };
+                if better {
+                    let (loser, _, _) = e.insert((kid, residual, shadow));
+                    self.absorb(&mut e.get_mut().0, &loser);
+                } else {
+                    self.absorb(&mut e.get_mut().0, &kid);
                 }
             }
         }
+    }
+
+    /// The beam kept from this view's kids, best first with scores relative to
+    /// the best, and None; or, when none fits the view well enough, no beam and
+    /// Some of `contradictions`. The shadows for the next view are set either
+    /// way.
+    #[allow(clippy::type_complexity)]
+    fn choose_kids(
+        &self,
+        kids: HashMap<([u64; 3], Side), Kid<R>>,
+        contradictions: Vec<Square>,
+        cfg: &InferConfig,
+    ) -> (Vec<Hypothesis<R>>, Option<Vec<Square>>) {
         let (kids, shadow_kids): (Vec<_>, Vec<_>) = kids.into_values().partition(|k| !k.2);
         // What fits the view comes first: hypotheses that leave clearly more
         // surprise in its readings than the best-fitting one are dropped, however
@@ -677,15 +727,7 @@ impl<R: Rules> Follower<R> {
         }
         let (mut kids, misfits): (Vec<_>, Vec<_>) =
             kids.into_iter().partition(|k| k.1 <= fit + RESIDUAL_SLACK);
-        let order = |a: &Hypothesis<R>, b: &Hypothesis<R>| {
-            b.score
-                .total_cmp(&a.score)
-                .then(a.tiebreak.cmp(&b.tiebreak))
-                .then(a.steps.len().cmp(&b.steps.len()))
-                // HashMap order is arbitrary; keep results reproducible.
-                .then_with(|| a.occ.cmp(&b.occ))
-        };
-        kids.sort_by(|a, b| order(&a.0, &b.0));
+        kids.sort_by(|a, b| hypothesis_order(&a.0, &b.0));
         let Some((best, _, _)) = kids.first() else {
             *self.next_shadows.borrow_mut() = Vec::new();
             return (Vec::new(), Some(contradictions));
@@ -707,7 +749,7 @@ impl<R: Rules> Follower<R> {
             .map(|(k, _, _)| k)
             .filter(|k| k.score > top - bound)
             .collect();
-        next.sort_by(order);
+        next.sort_by(hypothesis_order);
         next.truncate(SHADOWS);
         for k in &mut next {
             k.score -= top;

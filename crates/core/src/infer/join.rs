@@ -764,61 +764,53 @@ impl<R: Rules> Search<R> {
         } else {
             f64::INFINITY
         };
-        let k = key(&g);
+        self.note(&g, cost, line, path);
+        if depth >= self.max_plies || self.nodes >= self.stop {
+            return;
+        }
+        if self.seen_before(&g, depth, line, path) {
+            return;
+        }
+        let kids = self.children(&g, depth, &needs);
+        for (m, next, wasted) in kids {
+            if self.nodes >= self.stop {
+                break;
+            }
+            line.push(m);
+            path.push(next.clone());
+            self.wasted_left -= usize::from(wasted);
+            self.run(next, depth + 1, line, path);
+            self.wasted_left += usize::from(wasted);
+            path.pop();
+            line.pop();
+        }
+    }
+
+    /// Keeps the line to `g` among the best found when its cost is as low as
+    /// theirs: a new best forgets the others, and a line to a position
+    /// already found is merged into that position's entry.
+    fn note(&mut self, g: &R, cost: f64, line: &[R::Move], path: &[R]) {
         if cost < self.best - EPS {
             self.best = cost;
             self.found.clear();
             self.found_keys.clear();
         }
         if cost <= self.best + EPS {
-            let pic = picture(&g);
+            let pic = picture(g);
             match self.found_keys.iter().position(|f| *f == pic) {
                 None => {
                     self.found_keys.push(pic);
-                    self.found.push((line.clone(), path.clone(), Vec::new()));
+                    self.found.push((line.to_vec(), path.to_vec(), Vec::new()));
                 }
-                Some(i) => {
-                    let (first, first_path, others) = &mut self.found[i];
-                    let ids = |l: &[R::Move], p: &[R]| {
-                        let mut v: Vec<String> =
-                            l.iter().zip(p).map(|(m, q)| q.move_id(m)).collect();
-                        v.sort();
-                        v
-                    };
-                    let mine = ids(line, path);
-                    let theirs = ids(first, first_path);
-                    // The same moves in another order may leave a right the
-                    // first order does not (en passant after d5 played last):
-                    // the order that leaves the most moves open is written, so
-                    // that whatever is played next is legal in it.
-                    let open = |p: &[R]| p.last().map_or(0, |e| e.legal_moves().len());
-                    if mine == theirs && open(path) > open(first_path) {
-                        *first = line.clone();
-                        *first_path = path.clone();
-                    }
-                    let named: Vec<String> = line
-                        .iter()
-                        .zip(path.iter())
-                        .map(|(m, q)| q.notation(m))
-                        .collect();
-                    if mine != theirs && others.len() < MAX_OTHERS {
-                        let mut sorted = named.clone();
-                        sorted.sort();
-                        let known = others.iter().any(|o| {
-                            let mut x = o.clone();
-                            x.sort();
-                            x == sorted
-                        });
-                        if !known {
-                            others.push(named);
-                        }
-                    }
-                }
+                Some(i) => merge_found(&mut self.found[i], line, path),
             }
         }
-        if depth >= self.max_plies || self.nodes >= self.stop {
-            return;
-        }
+    }
+
+    /// Whether `g` was already looked at no deeper than `depth` in this pass
+    /// (in the second pass, reached by the same moves), marking it otherwise.
+    fn seen_before(&mut self, g: &R, depth: usize, line: &[R::Move], path: &[R]) -> bool {
+        let k = key(g);
         if self.by_moves {
             // Lines of other moves to one position are what this pass is
             // for: only the same moves in another order are merged.
@@ -829,21 +821,28 @@ impl<R: Rules> Search<R> {
                 .collect();
             ids.sort();
             match self.seen_moves.get(&(k, ids.clone())) {
-                Some(&d) if d <= depth => return,
+                Some(&d) if d <= depth => return true,
                 _ => {
                     self.seen_moves.insert((k, ids), depth);
                 }
             }
         } else {
             match self.seen.get(&k) {
-                Some(&d) if d <= depth => return,
+                Some(&d) if d <= depth => return true,
                 _ => {
                     self.seen.insert(k, depth);
                 }
             }
         }
-        let kids: Vec<(R::Move, R, bool)> = g
-            .legal_moves()
+        false
+    }
+
+    /// The moves from `g` (at `depth`, needing `needs`) whose bound is within
+    /// this pass's threshold, with the position each leaves and whether it
+    /// wastes a move; the least bound over the threshold is kept for the next
+    /// pass.
+    fn children(&mut self, g: &R, depth: usize, needs: &Needs) -> Vec<(R::Move, R, bool)> {
+        g.legal_moves()
             .into_iter()
             .filter_map(|m| {
                 let mut next = g.clone();
@@ -874,18 +873,46 @@ impl<R: Rules> Search<R> {
                 }
                 Some((m, next, wasted))
             })
-            .collect();
-        for (m, next, wasted) in kids {
-            if self.nodes >= self.stop {
-                break;
-            }
-            line.push(m);
-            path.push(next.clone());
-            self.wasted_left -= usize::from(wasted);
-            self.run(next, depth + 1, line, path);
-            self.wasted_left += usize::from(wasted);
-            path.pop();
-            line.pop();
+            .collect()
+    }
+}
+
+/// Merges another line to a position already found into its entry: the same
+/// moves in another order may replace the line written, other moves are kept
+/// among the others (a few, each set of moves once).
+fn merge_found<R: Rules>(found: &mut Found<R>, line: &[R::Move], path: &[R]) {
+    let (first, first_path, others) = found;
+    let ids = |l: &[R::Move], p: &[R]| {
+        let mut v: Vec<String> = l.iter().zip(p).map(|(m, q)| q.move_id(m)).collect();
+        v.sort();
+        v
+    };
+    let mine = ids(line, path);
+    let theirs = ids(first, first_path);
+    // The same moves in another order may leave a right the
+    // first order does not (en passant after d5 played last):
+    // the order that leaves the most moves open is written, so
+    // that whatever is played next is legal in it.
+    let open = |p: &[R]| p.last().map_or(0, |e| e.legal_moves().len());
+    if mine == theirs && open(path) > open(first_path) {
+        *first = line.to_vec();
+        *first_path = path.to_vec();
+    }
+    let named: Vec<String> = line
+        .iter()
+        .zip(path.iter())
+        .map(|(m, q)| q.notation(m))
+        .collect();
+    if mine != theirs && others.len() < MAX_OTHERS {
+        let mut sorted = named.clone();
+        sorted.sort();
+        let known = others.iter().any(|o| {
+            let mut x = o.clone();
+            x.sort();
+            x == sorted
+        });
+        if !known {
+            others.push(named);
         }
     }
 }

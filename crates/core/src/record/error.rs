@@ -93,6 +93,26 @@ impl std::fmt::Display for SgfError {
     }
 }
 
+/// A tag line of a Tablut record refused; `line` is the tag as written
+/// (trimmed). Its message goes into the [`TablutRecordError`] that names the
+/// tag's place.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum TagError {
+    #[error("tag `{line}` must look like [Name \"value\"]")]
+    NotATag { line: String },
+    #[error("tag `{line}` has no value")]
+    NoValue { line: String },
+    #[error("tag `{line}`: bad tag name `{name}`")]
+    BadName { line: String, name: String },
+    #[error("tag `{line}`: the value must be in double quotes")]
+    Unquoted { line: String },
+    /// A backslash in the value not followed by `\` or `"`.
+    #[error("tag `{line}`: bad escape after `\\`")]
+    BadEscape { line: String },
+    #[error("tag `{line}`: unescaped `\"` inside the value")]
+    StrayQuote { line: String },
+}
+
 /// A free log (`record --game free`) refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: {why}")]

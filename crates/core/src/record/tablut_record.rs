@@ -42,7 +42,7 @@
 //!   token records a resignation or agreement.
 //! - The writer wraps lines at 80 characters.
 
-use crate::record::error::{TablutRecordError, TextPos};
+use crate::record::error::{TablutRecordError, TagError, TextPos};
 use crate::record::Tags;
 use crate::rules::tablut::{Move, Repetition, Tablut, TablutOptions};
 use crate::rules::{Rules, Side};
@@ -259,7 +259,7 @@ impl TablutRecord {
             lines.next();
             // The tag's place: its line, and the column its '[' stands in.
             let column = line.chars().take_while(|c| c.is_whitespace()).count() + 1;
-            let (name, value) = parse_tag(t).map_err(|e| at(i + 1, column, e))?;
+            let (name, value) = parse_tag(t).map_err(|e| at(i + 1, column, e.to_string()))?;
             let bad = |what: &str| {
                 at(
                     i + 1,
@@ -463,32 +463,36 @@ fn valid_tag_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn parse_tag(line: &str) -> Result<(String, String), String> {
+fn parse_tag(line: &str) -> Result<(String, String), TagError> {
+    let line_text = || line.to_string();
     let inner = line
         .strip_prefix('[')
         .and_then(|s| s.strip_suffix(']'))
-        .ok_or_else(|| format!("tag `{line}` must look like [Name \"value\"]"))?;
+        .ok_or_else(|| TagError::NotATag { line: line_text() })?;
     let (name, rest) = inner
         .trim()
         .split_once(char::is_whitespace)
-        .ok_or_else(|| format!("tag `{line}` has no value"))?;
+        .ok_or_else(|| TagError::NoValue { line: line_text() })?;
     if !valid_tag_name(name) {
-        return Err(format!("tag `{line}`: bad tag name `{name}`"));
+        return Err(TagError::BadName {
+            line: line_text(),
+            name: name.to_string(),
+        });
     }
     let rest = rest.trim();
     let quoted = rest
         .strip_prefix('"')
         .and_then(|s| s.strip_suffix('"'))
-        .ok_or_else(|| format!("tag `{line}`: the value must be in double quotes"))?;
+        .ok_or_else(|| TagError::Unquoted { line: line_text() })?;
     let mut value = String::new();
     let mut chars = quoted.chars();
     while let Some(c) = chars.next() {
         match c {
             '\\' => match chars.next() {
                 Some(e @ ('\\' | '"')) => value.push(e),
-                _ => return Err(format!("tag `{line}`: bad escape after `\\`")),
+                _ => return Err(TagError::BadEscape { line: line_text() }),
             },
-            '"' => return Err(format!("tag `{line}`: unescaped `\"` inside the value")),
+            '"' => return Err(TagError::StrayQuote { line: line_text() }),
             _ => value.push(c),
         }
     }
@@ -623,6 +627,44 @@ mod tests {
         fn below(&mut self, n: usize) -> usize {
             (self.next() % n as u64) as usize
         }
+    }
+
+    /// The messages a refused tag gives, as they were when they were plain
+    /// strings (users see them).
+    #[test]
+    fn refused_tags_say_why() {
+        let cases = [
+            ("[Event]x", "tag `[Event]x` must look like [Name \"value\"]"),
+            ("[Event]", "tag `[Event]` has no value"),
+            (
+                "[Ev-ent \"x\"]",
+                "tag `[Ev-ent \"x\"]`: bad tag name `Ev-ent`",
+            ),
+            (
+                "[Event x]",
+                "tag `[Event x]`: the value must be in double quotes",
+            ),
+            (
+                "[Event \"a\\b\"]",
+                "tag `[Event \"a\\b\"]`: bad escape after `\\`",
+            ),
+            (
+                "[Event \"a\"b\"]",
+                "tag `[Event \"a\"b\"]`: unescaped `\"` inside the value",
+            ),
+        ];
+        for (line, why) in cases {
+            assert_eq!(parse_tag(line).unwrap_err().to_string(), why, "{line}");
+        }
+        assert_eq!(
+            parse_tag("[Event \"a\\\"b\"]").unwrap(),
+            ("Event".to_string(), "a\"b".to_string())
+        );
+        let err = TablutRecord::parse("  [Event]\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 1, column 3: tag `[Event]` has no value"
+        );
     }
 
     #[test]
