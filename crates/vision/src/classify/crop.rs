@@ -186,144 +186,19 @@ impl CropView {
         let Some(f) = self.frames.get(i) else {
             return;
         };
-        let (rw, rh) = (rectified.cols() as isize, rectified.rows() as isize);
-        let data = rectified.data_bytes().unwrap_or(&[]);
-        let step = rectified
-            .mat_step()
-            .first()
-            .copied()
-            .unwrap_or(rw as usize * 3) as isize;
-        if rectified.channels() != 3 || data.len() < (step * rh) as usize {
+        let Some(src) = Source::of(rectified) else {
             return;
-        }
-        // Crop pixel (x, y) sits at centre + (x - cx0) right + (y - cy0) down, where
-        // (cx0, cy0) is the site's centre in the crop.
-        let cx0 = (0.5 + LEFT) * CELL_PX as f64;
-        let cy0 = (0.5 + UP) * CELL_PX as f64;
-        let px = |x: isize, y: isize| -> [f32; 3] {
-            if x < 0 || y < 0 || x >= rw || y >= rh {
-                return [0.0; 3];
-            }
-            let o = (y * step + x * 3) as usize;
-            // BGR in, RGB out.
-            [data[o + 2] as f32, data[o + 1] as f32, data[o] as f32]
         };
         let (red, rest) = out.split_at_mut(w * h);
         let (green, blue) = rest.split_at_mut(w * h);
-        let at = |x: usize, y: usize| {
-            let (dx, dy) = (x as f64 - cx0, y as f64 - cy0);
-            (
-                f.centre.0 + dx * f.right.0 + dy * f.down.0,
-                f.centre.1 + dx * f.right.1 + dy * f.down.1,
-            )
-        };
-        // The map is affine, so the crop's corners bound every sample: where they lie
-        // inside the board, no pixel needs a bounds check (the usual case; same values
-        // either way, bit for bit).
-        let inside = [at(0, 0), at(w - 1, 0), at(0, h - 1), at(w - 1, h - 1)]
-            .iter()
-            .all(|&(sx, sy)| {
-                sx.is_finite()
-                    && sy.is_finite()
-                    && sx.floor() >= 0.0
-                    && sy.floor() >= 0.0
-                    && (sx.floor() as isize) + 1 < rw
-                    && (sy.floor() as isize) + 1 < rh
-            });
-        // Every frame `new` makes is turned by quarter turns: then each sample
-        // coordinate follows one crop axis only (the other term adds a zero), so it is
-        // worked out once per crop column and row, with the per-pixel arithmetic.
-        let axis = |v: (f64, f64)| (v.0 == 0.0) != (v.1 == 0.0);
-        if inside && axis(f.right) && axis(f.down) && (f.right.0 == 0.0) != (f.down.0 == 0.0) {
-            let step = step as usize;
-            // Source x follows the crop's columns unless the crop is turned a quarter.
-            let x_by_col = f.right.0 != 0.0;
-            let split = |v: f64, scale: usize| {
-                let v0 = floor_finite(v);
-                (v0 as usize * scale, (v - v0) as f32)
-            };
-            let (sc, ss) = if x_by_col { (3, step) } else { (step, 3) };
-            let cols: Vec<(usize, f32)> = (0..w)
-                .map(|x| {
-                    let (sx, sy) = at(x, 0);
-                    split(if x_by_col { sx } else { sy }, sc)
-                })
-                .collect();
-            let rows: Vec<(usize, f32)> = (0..h)
-                .map(|y| {
-                    let (sx, sy) = at(0, y);
-                    split(if x_by_col { sy } else { sx }, ss)
-                })
-                .collect();
-            let rgb = |o: usize| -> [f32; 3] {
-                let p = &data[o..o + 3];
-                [p[2] as f32, p[1] as f32, p[0] as f32]
-            };
-            if cols.iter().chain(&rows).all(|&(_, fr)| fr == 0.0) {
-                // Whole-pixel centres (the usual case): the bilinear sample with zero
-                // weights is the pixel itself, bit for bit.
-                for (y, &(ro, _)) in rows.iter().enumerate() {
-                    for (x, &(co, _)) in cols.iter().enumerate() {
-                        let p = &data[ro + co..ro + co + 3];
-                        let i = y * w + x;
-                        red[i] = p[2] as f32 / 255.0;
-                        green[i] = p[1] as f32 / 255.0;
-                        blue[i] = p[0] as f32 / 255.0;
-                    }
-                }
-                return;
-            }
-            for (y, &(ro, rf)) in rows.iter().enumerate() {
-                for (x, &(co, cf)) in cols.iter().enumerate() {
-                    let (fx, fy) = if x_by_col { (cf, rf) } else { (rf, cf) };
-                    let o = ro + co;
-                    let (a, b, c, d) = (rgb(o), rgb(o + 3), rgb(o + step), rgb(o + step + 3));
-                    let i = y * w + x;
-                    red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
-                    green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
-                    blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
-                }
-            }
-            return;
-        }
-        if inside {
-            let step = step as usize;
-            let rgb = |o: usize| -> [f32; 3] {
-                let p = &data[o..o + 3];
-                [p[2] as f32, p[1] as f32, p[0] as f32]
-            };
-            for y in 0..h {
-                for x in 0..w {
-                    let (sx, sy) = at(x, y);
-                    let (x0, y0) = (floor_finite(sx), floor_finite(sy));
-                    let (fx, fy) = ((sx - x0) as f32, (sy - y0) as f32);
-                    let o = y0 as usize * step + x0 as usize * 3;
-                    let (a, b, c, d) = (rgb(o), rgb(o + 3), rgb(o + step), rgb(o + step + 3));
-                    let i = y * w + x;
-                    red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
-                    green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
-                    blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
-                }
-            }
-            return;
-        }
-        for y in 0..h {
-            for x in 0..w {
-                let (sx, sy) = at(x, y);
-                let (x0, y0) = (sx.floor(), sy.floor());
-                let (fx, fy) = ((sx - x0) as f32, (sy - y0) as f32);
-                let (x0, y0) = (x0 as isize, y0 as isize);
-                let (a, b, c, d) = (
-                    px(x0, y0),
-                    px(x0 + 1, y0),
-                    px(x0, y0 + 1),
-                    px(x0 + 1, y0 + 1),
-                );
-                let i = y * w + x;
-                red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
-                green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
-                blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
-            }
+        let planes = Planes { red, green, blue };
+        let inside = src.holds_crop(f);
+        if inside && f.quarter_turned() {
+            crop_quarter_turned(&src, f, planes);
+        } else if inside {
+            crop_inside(&src, f, planes);
+        } else {
+            crop_anywhere(&src, f, planes);
         }
     }
 
@@ -339,6 +214,201 @@ impl CropView {
             }
         }
         out
+    }
+}
+
+impl SiteFrame {
+    /// Where crop pixel (x, y) samples the rectified board: centre + (x - cx0) right
+    /// + (y - cy0) down, where (cx0, cy0) is the site's centre in the crop.
+    #[inline(always)]
+    fn at(&self, x: usize, y: usize) -> (f64, f64) {
+        let cx0 = (0.5 + LEFT) * CELL_PX as f64;
+        let cy0 = (0.5 + UP) * CELL_PX as f64;
+        let (dx, dy) = (x as f64 - cx0, y as f64 - cy0);
+        (
+            self.centre.0 + dx * self.right.0 + dy * self.down.0,
+            self.centre.1 + dx * self.right.1 + dy * self.down.1,
+        )
+    }
+
+    /// Whether the crop is the board turned by quarter turns (every frame `new`
+    /// makes is): each sample coordinate then follows one crop axis only.
+    fn quarter_turned(&self) -> bool {
+        let axis = |v: (f64, f64)| (v.0 == 0.0) != (v.1 == 0.0);
+        axis(self.right) && axis(self.down) && (self.right.0 == 0.0) != (self.down.0 == 0.0)
+    }
+}
+
+/// The rectified board's bytes as crops read them: BGR rows of `step` bytes.
+struct Source<'a> {
+    data: &'a [u8],
+    step: isize,
+    /// Width and height in pixels.
+    rw: isize,
+    rh: isize,
+}
+
+impl<'a> Source<'a> {
+    /// The board's bytes, where it is a 3-channel image that holds all its rows.
+    fn of(rectified: &'a Mat) -> Option<Source<'a>> {
+        let (rw, rh) = (rectified.cols() as isize, rectified.rows() as isize);
+        let data = rectified.data_bytes().unwrap_or(&[]);
+        let step = rectified
+            .mat_step()
+            .first()
+            .copied()
+            .unwrap_or(rw as usize * 3) as isize;
+        if rectified.channels() != 3 || data.len() < (step * rh) as usize {
+            return None;
+        }
+        Some(Source { data, step, rw, rh })
+    }
+
+    /// Whether every sample of `f`'s crop, with its neighbours right and below, lies
+    /// inside the board. The map is affine, so the crop's corners bound every sample:
+    /// where they lie inside, no pixel needs a bounds check (the usual case; same
+    /// values either way, bit for bit).
+    fn holds_crop(&self, f: &SiteFrame) -> bool {
+        let (w, h) = (CROP_W as usize, CROP_H as usize);
+        [
+            f.at(0, 0),
+            f.at(w - 1, 0),
+            f.at(0, h - 1),
+            f.at(w - 1, h - 1),
+        ]
+        .iter()
+        .all(|&(sx, sy)| {
+            sx.is_finite()
+                && sy.is_finite()
+                && sx.floor() >= 0.0
+                && sy.floor() >= 0.0
+                && (sx.floor() as isize) + 1 < self.rw
+                && (sy.floor() as isize) + 1 < self.rh
+        })
+    }
+}
+
+/// A crop's three planes, each `CROP_W * CROP_H` values.
+struct Planes<'a> {
+    red: &'a mut [f32],
+    green: &'a mut [f32],
+    blue: &'a mut [f32],
+}
+
+/// A crop of a quarter-turned frame inside the board: each sample coordinate
+/// follows one crop axis only (the other term adds a zero), so it is worked out
+/// once per crop column and row, with the per-pixel arithmetic.
+fn crop_quarter_turned(src: &Source, f: &SiteFrame, planes: Planes) {
+    let (w, h) = (CROP_W as usize, CROP_H as usize);
+    let Planes { red, green, blue } = planes;
+    let data = src.data;
+    let step = src.step as usize;
+    // Source x follows the crop's columns unless the crop is turned a quarter.
+    let x_by_col = f.right.0 != 0.0;
+    let split = |v: f64, scale: usize| {
+        let v0 = floor_finite(v);
+        (v0 as usize * scale, (v - v0) as f32)
+    };
+    let (sc, ss) = if x_by_col { (3, step) } else { (step, 3) };
+    let cols: Vec<(usize, f32)> = (0..w)
+        .map(|x| {
+            let (sx, sy) = f.at(x, 0);
+            split(if x_by_col { sx } else { sy }, sc)
+        })
+        .collect();
+    let rows: Vec<(usize, f32)> = (0..h)
+        .map(|y| {
+            let (sx, sy) = f.at(0, y);
+            split(if x_by_col { sy } else { sx }, ss)
+        })
+        .collect();
+    let rgb = |o: usize| -> [f32; 3] {
+        let p = &data[o..o + 3];
+        [p[2] as f32, p[1] as f32, p[0] as f32]
+    };
+    if cols.iter().chain(&rows).all(|&(_, fr)| fr == 0.0) {
+        // Whole-pixel centres (the usual case): the bilinear sample with zero
+        // weights is the pixel itself, bit for bit.
+        for (y, &(ro, _)) in rows.iter().enumerate() {
+            for (x, &(co, _)) in cols.iter().enumerate() {
+                let p = &data[ro + co..ro + co + 3];
+                let i = y * w + x;
+                red[i] = p[2] as f32 / 255.0;
+                green[i] = p[1] as f32 / 255.0;
+                blue[i] = p[0] as f32 / 255.0;
+            }
+        }
+        return;
+    }
+    for (y, &(ro, rf)) in rows.iter().enumerate() {
+        for (x, &(co, cf)) in cols.iter().enumerate() {
+            let (fx, fy) = if x_by_col { (cf, rf) } else { (rf, cf) };
+            let o = ro + co;
+            let (a, b, c, d) = (rgb(o), rgb(o + 3), rgb(o + step), rgb(o + step + 3));
+            let i = y * w + x;
+            red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
+            green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
+            blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
+        }
+    }
+}
+
+/// A crop of any frame inside the board: every sample bilinear, with no bounds
+/// checks.
+fn crop_inside(src: &Source, f: &SiteFrame, planes: Planes) {
+    let (w, h) = (CROP_W as usize, CROP_H as usize);
+    let Planes { red, green, blue } = planes;
+    let data = src.data;
+    let step = src.step as usize;
+    let rgb = |o: usize| -> [f32; 3] {
+        let p = &data[o..o + 3];
+        [p[2] as f32, p[1] as f32, p[0] as f32]
+    };
+    for y in 0..h {
+        for x in 0..w {
+            let (sx, sy) = f.at(x, y);
+            let (x0, y0) = (floor_finite(sx), floor_finite(sy));
+            let (fx, fy) = ((sx - x0) as f32, (sy - y0) as f32);
+            let o = y0 as usize * step + x0 as usize * 3;
+            let (a, b, c, d) = (rgb(o), rgb(o + 3), rgb(o + step), rgb(o + step + 3));
+            let i = y * w + x;
+            red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
+            green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
+            blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
+        }
+    }
+}
+
+/// A crop that reaches past the board: every sample bilinear, pixels outside black.
+fn crop_anywhere(src: &Source, f: &SiteFrame, planes: Planes) {
+    let (w, h) = (CROP_W as usize, CROP_H as usize);
+    let Planes { red, green, blue } = planes;
+    let (data, step, rw, rh) = (src.data, src.step, src.rw, src.rh);
+    let px = |x: isize, y: isize| -> [f32; 3] {
+        if x < 0 || y < 0 || x >= rw || y >= rh {
+            return [0.0; 3];
+        }
+        let o = (y * step + x * 3) as usize;
+        // BGR in, RGB out.
+        [data[o + 2] as f32, data[o + 1] as f32, data[o] as f32]
+    };
+    for y in 0..h {
+        for x in 0..w {
+            let (sx, sy) = f.at(x, y);
+            let (x0, y0) = (sx.floor(), sy.floor());
+            let (fx, fy) = ((sx - x0) as f32, (sy - y0) as f32);
+            let (x0, y0) = (x0 as isize, y0 as isize);
+            let (a, b, c, d) = (
+                px(x0, y0),
+                px(x0 + 1, y0),
+                px(x0, y0 + 1),
+                px(x0 + 1, y0 + 1),
+            );
+            let i = y * w + x;
+            red[i] = bilinear(a[0], b[0], c[0], d[0], fx, fy);
+            green[i] = bilinear(a[1], b[1], c[1], d[1], fx, fy);
+            blue[i] = bilinear(a[2], b[2], c[2], d[2], fx, fy);
+        }
     }
 }
 

@@ -187,164 +187,11 @@ const CHUNK: usize = 16;
 
 impl DirectNet {
     pub(crate) fn new(spec: &Spec, isa: Isa) -> Result<DirectNet, NotDirect> {
-        let (lanes, max_nv) = isa.shape();
-        let [c0, h0, w0] = spec.input;
-        // Each layer's input frame, then the padding the layer asks of it.
-        let mut dims = (c0, h0, w0);
-        let mut frames = Vec::new();
-        let mut geo = Vec::new();
-        for (i, l) in spec.layers.iter().enumerate() {
-            let (c, h, w) = dims;
-            match l {
-                LayerSpec::Conv(cv) => {
-                    if cv.cin != c {
-                        return Err(NotDirect::Channels(i, cv.cin, c));
-                    }
-                    let [t, le, b, r] = cv.pads;
-                    let (ph, pw) = (h + t + b, w + le + r);
-                    let [kh, kw] = cv.kernel;
-                    let [sh, sw] = cv.stride;
-                    if kh == 0 || kw == 0 || sh == 0 || sw == 0 || kh > ph || kw > pw {
-                        return Err(NotDirect::KernelTooLarge(i));
-                    }
-                    frames.push(Frame {
-                        planar: i == 0,
-                        h,
-                        w,
-                        c,
-                        top: t,
-                        left: le,
-                        ph,
-                        pw,
-                    });
-                    let (oh, ow) = ((ph - kh) / sh + 1, (pw - kw) / sw + 1);
-                    geo.push((kh, kw, sh, sw, cv.cout));
-                    dims = (cv.cout, oh, ow);
-                }
-                LayerSpec::Dense(d) => {
-                    if d.inputs != c * h * w {
-                        return Err(NotDirect::DenseInputs(i, d.inputs, c * h * w));
-                    }
-                    frames.push(Frame {
-                        planar: i == 0,
-                        h,
-                        w,
-                        c,
-                        top: 0,
-                        left: 0,
-                        ph: h,
-                        pw: w,
-                    });
-                    geo.push((h, w, 1, 1, d.outputs));
-                    dims = (d.outputs, 1, 1);
-                }
-            }
-        }
-        let last = Frame {
-            planar: false,
-            h: dims.1,
-            w: dims.2,
-            c: dims.0,
-            top: 0,
-            left: 0,
-            ph: dims.1,
-            pw: dims.2,
-        };
+        let (frames, geo, last) = plan_frames(spec)?;
         let mut layers = Vec::new();
         for (i, l) in spec.layers.iter().enumerate() {
-            let f = frames[i];
             let next = frames.get(i + 1).copied().unwrap_or(last);
-            let (kh, kw, sh, sw, cout) = geo[i];
-            let (oh, ow) = ((f.ph - kh) / sh + 1, (f.pw - kw) / sw + 1);
-            // Weights as [k][cout] with k = (dy, dx, ci), the order of a patch's values.
-            let k = kh * kw * f.c;
-            let mut wk = vec![0f32; k * cout];
-            let (bias, relu) = match l {
-                LayerSpec::Conv(cv) => {
-                    for o in 0..cout {
-                        for ci in 0..f.c {
-                            for dy in 0..kh {
-                                for dx in 0..kw {
-                                    wk[((dy * kw + dx) * f.c + ci) * cout + o] =
-                                        cv.weights[((o * f.c + ci) * kh + dy) * kw + dx];
-                                }
-                            }
-                        }
-                    }
-                    (&cv.bias, cv.relu)
-                }
-                LayerSpec::Dense(d) => {
-                    // The input is flattened channel-major (ONNX NCHW order).
-                    for o in 0..cout {
-                        for ci in 0..f.c {
-                            for y in 0..kh {
-                                for x in 0..kw {
-                                    wk[((y * kw + x) * f.c + ci) * cout + o] =
-                                        d.weights[o * d.inputs + (ci * kh + y) * kw + x];
-                                }
-                            }
-                        }
-                    }
-                    (&d.bias, d.relu)
-                }
-            };
-            if bias.len() != cout || wk.len() != k * cout {
-                return Err(NotDirect::WeightSizes(i));
-            }
-            // Output channels in blocks of at most `max_nv` vectors, as even as may be.
-            let vecs = cout.div_ceil(lanes);
-            let nblocks = vecs.div_ceil(max_nv);
-            let mut blocks = Vec::new();
-            let mut v0 = 0;
-            for b in 0..nblocks {
-                let nv = (vecs - v0).div_ceil(nblocks - b);
-                let start = v0 * lanes;
-                let len = (nv * lanes).min(cout - start);
-                let width = nv * lanes;
-                let mut weights = vec![0f32; k * width];
-                for kk in 0..k {
-                    weights[kk * width..kk * width + len]
-                        .copy_from_slice(&wk[kk * cout + start..kk * cout + start + len]);
-                }
-                let mut bb = vec![0f32; width];
-                bb[..len].copy_from_slice(&bias[start..start + len]);
-                blocks.push(Block {
-                    start,
-                    len,
-                    nv,
-                    weights,
-                    bias: bb,
-                });
-                v0 += nv;
-            }
-            let mut koffs = Vec::with_capacity(k);
-            for dy in 0..kh {
-                for dx in 0..kw {
-                    for ci in 0..f.c {
-                        koffs.push(f.index(ci, dy, dx));
-                    }
-                }
-            }
-            let mut bases = Vec::with_capacity(oh * ow);
-            let mut outs = Vec::with_capacity(oh * ow);
-            for oy in 0..oh {
-                for ox in 0..ow {
-                    bases.push(f.index(0, oy * sh, ox * sw));
-                    outs.push(next.at(oy, ox));
-                }
-            }
-            if next.c != cout || next.h != oh || next.w != ow {
-                return Err(NotDirect::OutputShape(i));
-            }
-            layers.push(Layer {
-                koffs,
-                bases,
-                in_crop: f.len(),
-                outs,
-                out_crop: next.len(),
-                blocks,
-                relu,
-            });
+            layers.push(compile_layer(i, l, frames[i], next, geo[i], isa)?);
         }
         let n = layers.len();
         // An output is read straight from the next layer's input: a dense layer's, not
@@ -451,6 +298,221 @@ impl DirectNet {
             }
         }
     }
+}
+
+/// A layer's kernel as it moves over its input frame: kernel height and width,
+/// strides, output channels. A dense layer is a kernel the size of its input.
+#[derive(Clone, Copy)]
+struct Kernel {
+    kh: usize,
+    kw: usize,
+    sh: usize,
+    sw: usize,
+    cout: usize,
+}
+
+impl Kernel {
+    /// The output map's height and width on frame `f`.
+    fn out_size(&self, f: &Frame) -> (usize, usize) {
+        (
+            (f.ph - self.kh) / self.sh + 1,
+            (f.pw - self.kw) / self.sw + 1,
+        )
+    }
+}
+
+/// Each layer's input frame and kernel, and the last layer's output frame.
+fn plan_frames(spec: &Spec) -> Result<(Vec<Frame>, Vec<Kernel>, Frame), NotDirect> {
+    let [c0, h0, w0] = spec.input;
+    let mut dims = (c0, h0, w0);
+    let mut frames = Vec::new();
+    let mut kernels = Vec::new();
+    for (i, l) in spec.layers.iter().enumerate() {
+        let (f, k) = layer_frame(i, l, dims)?;
+        let (oh, ow) = k.out_size(&f);
+        frames.push(f);
+        kernels.push(k);
+        dims = (k.cout, oh, ow);
+    }
+    let last = Frame {
+        planar: false,
+        h: dims.1,
+        w: dims.2,
+        c: dims.0,
+        top: 0,
+        left: 0,
+        ph: dims.1,
+        pw: dims.2,
+    };
+    Ok((frames, kernels, last))
+}
+
+/// Layer `i`'s input frame (a `c` x `h` x `w` map, with the padding the layer asks
+/// of it) and its kernel; a dense layer is a convolution whose kernel covers its
+/// whole input, unpadded.
+fn layer_frame(
+    i: usize,
+    l: &LayerSpec,
+    (c, h, w): (usize, usize, usize),
+) -> Result<(Frame, Kernel), NotDirect> {
+    let (pads, kernel) = match l {
+        LayerSpec::Conv(cv) => {
+            if cv.cin != c {
+                return Err(NotDirect::Channels(i, cv.cin, c));
+            }
+            let [t, le, b, r] = cv.pads;
+            let (ph, pw) = (h + t + b, w + le + r);
+            let [kh, kw] = cv.kernel;
+            let [sh, sw] = cv.stride;
+            if kh == 0 || kw == 0 || sh == 0 || sw == 0 || kh > ph || kw > pw {
+                return Err(NotDirect::KernelTooLarge(i));
+            }
+            let k = Kernel {
+                kh,
+                kw,
+                sh,
+                sw,
+                cout: cv.cout,
+            };
+            (cv.pads, k)
+        }
+        LayerSpec::Dense(d) => {
+            if d.inputs != c * h * w {
+                return Err(NotDirect::DenseInputs(i, d.inputs, c * h * w));
+            }
+            let k = Kernel {
+                kh: h,
+                kw: w,
+                sh: 1,
+                sw: 1,
+                cout: d.outputs,
+            };
+            ([0; 4], k)
+        }
+    };
+    let [t, le, b, r] = pads;
+    let frame = Frame {
+        planar: i == 0,
+        h,
+        w,
+        c,
+        top: t,
+        left: le,
+        ph: h + t + b,
+        pw: w + le + r,
+    };
+    Ok((frame, kernel))
+}
+
+/// Layer `i` compiled for `isa`: it reads frame `f` with kernel `k` and writes into
+/// frame `next`.
+fn compile_layer(
+    i: usize,
+    l: &LayerSpec,
+    f: Frame,
+    next: Frame,
+    k: Kernel,
+    isa: Isa,
+) -> Result<Layer, NotDirect> {
+    let (lanes, max_nv) = isa.shape();
+    let (oh, ow) = k.out_size(&f);
+    let cout = k.cout;
+    let klen = k.kh * k.kw * f.c;
+    let (weights, bias, relu) = match l {
+        LayerSpec::Conv(cv) => (&cv.weights, &cv.bias, cv.relu),
+        LayerSpec::Dense(d) => (&d.weights, &d.bias, d.relu),
+    };
+    // Checked before the reordering, which indexes every weight.
+    if bias.len() != cout || weights.len() != klen * cout {
+        return Err(NotDirect::WeightSizes(i));
+    }
+    // A dense layer's weights, its input flattened channel-major (ONNX NCHW order),
+    // are laid out as a convolution's over its whole input: one reordering for both.
+    let wk = patch_major(weights, cout, f.c, k.kh, k.kw);
+    let blocks = split_blocks(&wk, bias, klen, cout, lanes, max_nv);
+    let mut koffs = Vec::with_capacity(klen);
+    for dy in 0..k.kh {
+        for dx in 0..k.kw {
+            for ci in 0..f.c {
+                koffs.push(f.index(ci, dy, dx));
+            }
+        }
+    }
+    let mut bases = Vec::with_capacity(oh * ow);
+    let mut outs = Vec::with_capacity(oh * ow);
+    for oy in 0..oh {
+        for ox in 0..ow {
+            bases.push(f.index(0, oy * k.sh, ox * k.sw));
+            outs.push(next.at(oy, ox));
+        }
+    }
+    if next.c != cout || next.h != oh || next.w != ow {
+        return Err(NotDirect::OutputShape(i));
+    }
+    Ok(Layer {
+        koffs,
+        bases,
+        in_crop: f.len(),
+        outs,
+        out_crop: next.len(),
+        blocks,
+        relu,
+    })
+}
+
+/// Weights `[cout][cin][kh][kw]` as `[k][cout]` with k = (dy, dx, ci), the order of
+/// a patch's values.
+fn patch_major(weights: &[f32], cout: usize, cin: usize, kh: usize, kw: usize) -> Vec<f32> {
+    let mut wk = vec![0f32; kh * kw * cin * cout];
+    for o in 0..cout {
+        for ci in 0..cin {
+            for dy in 0..kh {
+                for dx in 0..kw {
+                    wk[((dy * kw + dx) * cin + ci) * cout + o] =
+                        weights[((o * cin + ci) * kh + dy) * kw + dx];
+                }
+            }
+        }
+    }
+    wk
+}
+
+/// Output channels in blocks of at most `max_nv` vectors of `lanes`, as even as may
+/// be, each with its weights (`wk` is `[k][cout]`) and bias, zero past `cout`.
+fn split_blocks(
+    wk: &[f32],
+    bias: &[f32],
+    k: usize,
+    cout: usize,
+    lanes: usize,
+    max_nv: usize,
+) -> Vec<Block> {
+    let vecs = cout.div_ceil(lanes);
+    let nblocks = vecs.div_ceil(max_nv);
+    let mut blocks = Vec::new();
+    let mut v0 = 0;
+    for b in 0..nblocks {
+        let nv = (vecs - v0).div_ceil(nblocks - b);
+        let start = v0 * lanes;
+        let len = (nv * lanes).min(cout - start);
+        let width = nv * lanes;
+        let mut weights = vec![0f32; k * width];
+        for kk in 0..k {
+            weights[kk * width..kk * width + len]
+                .copy_from_slice(&wk[kk * cout + start..kk * cout + start + len]);
+        }
+        let mut bb = vec![0f32; width];
+        bb[..len].copy_from_slice(&bias[start..start + len]);
+        blocks.push(Block {
+            start,
+            len,
+            nv,
+            weights,
+            bias: bb,
+        });
+        v0 += nv;
+    }
+    blocks
 }
 
 fn run_layer(isa: Isa, layer: &Layer, input: &[f32], output: &mut [f32], m: usize) {

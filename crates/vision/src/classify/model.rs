@@ -3,10 +3,13 @@
 //! the file's graph is one it runs and it agrees with tract there. No tract type leaves
 //! this file.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use tract_onnx::pb::{GraphProto, NodeProto};
 use tract_onnx::prelude::*;
+use tract_onnx::tensor::load_tensor;
 use tract_onnx::tract_core::dims;
 use tract_onnx::tract_hir::internal::DimLike;
 
@@ -282,188 +285,171 @@ fn probe_crops() -> Vec<f32> {
 /// embedding the outputs of Gemm layers (after their ReLU if they have one). Anything
 /// else is refused, with the reason, and tract runs the file.
 fn read_spec(path: &Path) -> Result<Spec, NotDirect> {
-    use std::collections::HashMap;
-    use tract_onnx::pb::NodeProto;
-    use tract_onnx::tensor::load_tensor;
-
     let onnx = tract_onnx::onnx();
     let proto = onnx.proto_model_for_path(path)?;
     let graph = proto.graph.as_ref().ok_or(NotDirect::Shape("no graph"))?;
     let dir = path.parent().and_then(|p| p.to_str());
-    let mut consts: HashMap<&str, Tensor> = HashMap::new();
-    for t in &graph.initializer {
-        let tensor = load_tensor(&*onnx.provider, t, dir)?;
-        consts.insert(t.name.as_str(), tensor);
-    }
-    for node in graph.node.iter().filter(|n| n.op_type == "Constant") {
-        let t: &tract_onnx::pb::TensorProto = node.get_attr("value")?;
-        let tensor = load_tensor(&*onnx.provider, t, dir)?;
-        consts.insert(node.output[0].as_str(), tensor);
-    }
+    let consts = Consts::load(&onnx, graph, dir)?;
     let inputs: Vec<&str> = graph
         .input
         .iter()
         .map(|i| i.name.as_str())
-        .filter(|n| !consts.contains_key(n))
+        .filter(|n| !consts.map.contains_key(n))
         .collect();
     let [input] = inputs[..] else {
         return Err(NotDirect::Inputs(inputs.len()));
     };
     let outputs: Vec<&str> = graph.output.iter().map(|o| o.name.as_str()).collect();
-    let floats = |name: &str| -> Result<Vec<f32>, NotDirect> {
-        let t = consts
+    let mut chain = Chain::new(input);
+    for node in &graph.node {
+        if node.op_type == "Constant" {
+            continue;
+        }
+        chain.step(node, &consts, &outputs)?;
+    }
+    chain.finish(&outputs)
+}
+
+/// The graph's constant values (initializers and Constant nodes), by name.
+struct Consts<'g> {
+    map: HashMap<&'g str, Tensor>,
+}
+
+impl<'g> Consts<'g> {
+    fn load(
+        onnx: &tract_onnx::Onnx,
+        graph: &'g GraphProto,
+        dir: Option<&str>,
+    ) -> Result<Self, NotDirect> {
+        let mut map: HashMap<&str, Tensor> = HashMap::new();
+        for t in &graph.initializer {
+            let tensor = load_tensor(&*onnx.provider, t, dir)?;
+            map.insert(t.name.as_str(), tensor);
+        }
+        for node in graph.node.iter().filter(|n| n.op_type == "Constant") {
+            let t: &tract_onnx::pb::TensorProto = node.get_attr("value")?;
+            let tensor = load_tensor(&*onnx.provider, t, dir)?;
+            map.insert(node.output[0].as_str(), tensor);
+        }
+        Ok(Consts { map })
+    }
+
+    /// The constant `name`'s values as floats, in order.
+    fn floats(&self, name: &str) -> Result<Vec<f32>, NotDirect> {
+        let t = self
+            .map
             .get(name)
             .ok_or_else(|| NotDirect::NotConstant(name.to_string()))?;
         let t = t.cast_to::<f32>()?;
         let a = t.to_plain_array_view::<f32>()?;
         Ok(a.iter().copied().collect())
-    };
-    let shape = |name: &str| consts.get(name).map(|t| t.shape().to_vec());
-    let ints = |node: &NodeProto, attr: &str| -> Result<Option<Vec<i64>>, NotDirect> {
-        Ok(node.get_attr_opt_vec::<i64>(attr)?)
-    };
-    let int = |node: &NodeProto, attr: &str, default: i64| -> Result<i64, NotDirect> {
-        Ok(node.get_attr_opt::<i64>(attr)?.unwrap_or(default))
-    };
-    let float = |node: &NodeProto, attr: &str| -> Result<f32, NotDirect> {
-        Ok(node.get_attr_opt::<f32>(attr)?.unwrap_or(1.0))
-    };
+    }
 
-    let mut spec = Spec {
-        input: [3, CROP_H as usize, CROP_W as usize],
-        offset: 0.0,
-        layers: Vec::new(),
-        logits: usize::MAX,
-        embedding: None,
-    };
-    // The value the chain has reached, the value each layer ends in, and whether the
-    // map has been flattened.
-    let mut cur = input.to_string();
-    let mut ends: Vec<String> = Vec::new();
-    let mut flat = false;
-    let (mut c, mut h, mut w) = (3usize, CROP_H as usize, CROP_W as usize);
-    for node in &graph.node {
-        let op = node.op_type.as_str();
-        if op == "Constant" {
-            continue;
+    /// The constant `name`'s shape, where it is one.
+    fn shape(&self, name: &str) -> Option<Vec<usize>> {
+        self.map.get(name).map(|t| t.shape().to_vec())
+    }
+
+    /// The bias a layer with `outs` outputs reads from its third input: zeros when it
+    /// has none.
+    fn bias(&self, node: &NodeProto, outs: usize) -> Result<Vec<f32>, NotDirect> {
+        match node.input.get(2).filter(|b| !b.is_empty()) {
+            Some(b) => self.floats(b),
+            None => Ok(vec![0.0; outs]),
         }
-        if node.input.first().map(String::as_str) != Some(cur.as_str()) || node.output.len() != 1 {
+    }
+}
+
+/// An integer list attribute, where the node has it.
+fn attr_ints(node: &NodeProto, attr: &str) -> Result<Option<Vec<i64>>, NotDirect> {
+    Ok(node.get_attr_opt_vec::<i64>(attr)?)
+}
+
+/// An integer attribute, `default` when absent.
+fn attr_int(node: &NodeProto, attr: &str, default: i64) -> Result<i64, NotDirect> {
+    Ok(node.get_attr_opt::<i64>(attr)?.unwrap_or(default))
+}
+
+/// A float attribute, 1 when absent (Gemm's alpha and beta).
+fn attr_float(node: &NodeProto, attr: &str) -> Result<f32, NotDirect> {
+    Ok(node.get_attr_opt::<f32>(attr)?.unwrap_or(1.0))
+}
+
+/// The chain as read so far: the spec, the value the chain has reached, the value each
+/// layer ends in, whether the map has been flattened, and the map's size there.
+struct Chain {
+    spec: Spec,
+    cur: String,
+    ends: Vec<String>,
+    flat: bool,
+    c: usize,
+    h: usize,
+    w: usize,
+}
+
+impl Chain {
+    fn new(input: &str) -> Chain {
+        Chain {
+            spec: Spec {
+                input: [3, CROP_H as usize, CROP_W as usize],
+                offset: 0.0,
+                layers: Vec::new(),
+                logits: usize::MAX,
+                embedding: None,
+            },
+            cur: input.to_string(),
+            ends: Vec::new(),
+            flat: false,
+            c: 3,
+            h: CROP_H as usize,
+            w: CROP_W as usize,
+        }
+    }
+
+    /// Reads one node (not a Constant) of the graph, which must go on from the value
+    /// the chain has reached.
+    fn step(
+        &mut self,
+        node: &NodeProto,
+        consts: &Consts,
+        outputs: &[&str],
+    ) -> Result<(), NotDirect> {
+        let op = node.op_type.as_str();
+        if node.input.first().map(String::as_str) != Some(self.cur.as_str())
+            || node.output.len() != 1
+        {
             return Err(NotDirect::OffChain {
                 node: node.name.clone(),
                 op: op.to_string(),
             });
         }
         let relu_ok = matches!(
-            spec.layers.last(),
+            self.spec.layers.last(),
             Some(LayerSpec::Conv(ConvSpec { relu: false, .. }))
                 | Some(LayerSpec::Dense(DenseSpec { relu: false, .. }))
-        ) && ends.last() == Some(&cur)
-            && !outputs.contains(&cur.as_str());
+        ) && self.ends.last() == Some(&self.cur)
+            && !outputs.contains(&self.cur.as_str());
         match op {
-            "Sub" | "Add" if spec.layers.is_empty() && !flat => {
-                let v = floats(&node.input[1])?;
+            "Sub" | "Add" if self.spec.layers.is_empty() && !self.flat => {
+                let v = consts.floats(&node.input[1])?;
                 let [v] = v[..] else {
                     return Err(NotDirect::NonScalar(op.to_string()));
                 };
-                spec.offset += if op == "Sub" { -v } else { v };
+                self.spec.offset += if op == "Sub" { -v } else { v };
             }
-            "Conv" if !flat => {
-                let wshape = shape(&node.input[1])
-                    .ok_or(NotDirect::Shape("conv weights are not constant"))?;
-                let &[cout, cin, kh, kw] = &wshape[..] else {
-                    return Err(NotDirect::Shape("not a 2-D convolution"));
-                };
-                let group = int(node, "group", 1)?;
-                let dil = ints(node, "dilations")?.unwrap_or(vec![1, 1]);
-                let auto = node.get_attr_opt::<&str>("auto_pad")?.unwrap_or("NOTSET");
-                if group != 1 || dil.iter().any(|&d| d != 1) || !matches!(auto, "NOTSET" | "VALID")
-                {
-                    return Err(NotDirect::Shape(
-                        "grouped, dilated or auto-padded convolution",
-                    ));
-                }
-                let st = ints(node, "strides")?.unwrap_or(vec![1, 1]);
-                let pads = ints(node, "pads")?.unwrap_or(vec![0; 4]);
-                let (&[sh, sw], &[pt, pl, pb, pr]) = (&st[..], &pads[..]) else {
-                    return Err(NotDirect::Shape(
-                        "strides or pads of a 2-D convolution expected",
-                    ));
-                };
-                if [sh, sw, pt, pl, pb, pr].iter().any(|&v| v < 0) || cin != c {
-                    return Err(NotDirect::Shape(
-                        "negative strides or pads, or channels that do not chain",
-                    ));
-                }
-                let bias = match node.input.get(2).filter(|b| !b.is_empty()) {
-                    Some(b) => floats(b)?,
-                    None => vec![0.0; cout],
-                };
-                let u = |v: i64| v as usize;
-                let (ph, pw) = (h + u(pt) + u(pb), w + u(pl) + u(pr));
-                if kh > ph || kw > pw || sh == 0 || sw == 0 {
-                    return Err(NotDirect::Shape("a kernel larger than its input"));
-                }
-                (c, h, w) = (cout, (ph - kh) / u(sh) + 1, (pw - kw) / u(sw) + 1);
-                spec.layers.push(LayerSpec::Conv(ConvSpec {
-                    cin,
-                    cout,
-                    kernel: [kh, kw],
-                    stride: [u(sh), u(sw)],
-                    pads: [u(pt), u(pl), u(pb), u(pr)],
-                    weights: floats(&node.input[1])?,
-                    bias,
-                    relu: false,
-                }));
-                ends.push(node.output[0].clone());
-            }
+            "Conv" if !self.flat => self.conv(node, consts)?,
             "Relu" if relu_ok => {
-                match spec.layers.last_mut() {
+                match self.spec.layers.last_mut() {
                     Some(LayerSpec::Conv(cv)) => cv.relu = true,
                     Some(LayerSpec::Dense(d)) => d.relu = true,
                     None => return Err(NotDirect::Shape("a ReLU before any layer")),
                 }
-                if let Some(end) = ends.last_mut() {
+                if let Some(end) = self.ends.last_mut() {
                     *end = node.output[0].clone();
                 }
             }
-            "Flatten" if !flat && int(node, "axis", 1)? == 1 => flat = true,
-            "Gemm" if flat => {
-                let (ta, tb) = (int(node, "transA", 0)?, int(node, "transB", 0)?);
-                if ta != 0 || float(node, "alpha")? != 1.0 || float(node, "beta")? != 1.0 {
-                    return Err(NotDirect::Shape("a Gemm with transA, alpha or beta"));
-                }
-                let wshape = shape(&node.input[1])
-                    .ok_or(NotDirect::Shape("Gemm weights are not constant"))?;
-                let &[a, b] = &wshape[..] else {
-                    return Err(NotDirect::Shape("Gemm weights are not a matrix"));
-                };
-                let (outs, ins) = if tb == 1 { (a, b) } else { (b, a) };
-                if ins != c * h * w {
-                    return Err(NotDirect::Shape("a Gemm whose inputs do not chain"));
-                }
-                let mut weights = floats(&node.input[1])?;
-                if tb == 0 {
-                    weights = (0..outs * ins)
-                        .map(|i| weights[(i % ins) * outs + i / ins])
-                        .collect();
-                }
-                let bias = match node.input.get(2).filter(|b| !b.is_empty()) {
-                    Some(b) => floats(b)?,
-                    None => vec![0.0; outs],
-                };
-                if bias.len() != outs {
-                    return Err(NotDirect::Shape("a Gemm bias that is not one per output"));
-                }
-                (c, h, w) = (outs, 1, 1);
-                spec.layers.push(LayerSpec::Dense(DenseSpec {
-                    inputs: ins,
-                    outputs: outs,
-                    weights,
-                    bias,
-                    relu: false,
-                }));
-                ends.push(node.output[0].clone());
-            }
+            "Flatten" if !self.flat && attr_int(node, "axis", 1)? == 1 => self.flat = true,
+            "Gemm" if self.flat => self.gemm(node, consts)?,
             _ => {
                 return Err(NotDirect::Unsupported {
                     node: node.name.clone(),
@@ -471,21 +457,114 @@ fn read_spec(path: &Path) -> Result<Spec, NotDirect> {
                 })
             }
         }
-        cur = node.output[0].clone();
+        self.cur = node.output[0].clone();
+        Ok(())
     }
-    let layer_of = |name: &str| ends.iter().position(|e| e == name);
-    spec.logits = outputs
-        .first()
-        .and_then(|o| layer_of(o))
-        .ok_or(NotDirect::Shape("the logits are not a layer's output"))?;
-    if let Some(e) = outputs.get(1) {
-        spec.embedding =
-            Some(layer_of(e).ok_or(NotDirect::Shape("the embedding is not a layer's output"))?);
+
+    /// A convolution: its weights `[cout][cin][kh][kw]`, strides and pads.
+    fn conv(&mut self, node: &NodeProto, consts: &Consts) -> Result<(), NotDirect> {
+        let wshape = consts
+            .shape(&node.input[1])
+            .ok_or(NotDirect::Shape("conv weights are not constant"))?;
+        let &[cout, cin, kh, kw] = &wshape[..] else {
+            return Err(NotDirect::Shape("not a 2-D convolution"));
+        };
+        let group = attr_int(node, "group", 1)?;
+        let dil = attr_ints(node, "dilations")?.unwrap_or(vec![1, 1]);
+        let auto = node.get_attr_opt::<&str>("auto_pad")?.unwrap_or("NOTSET");
+        if group != 1 || dil.iter().any(|&d| d != 1) || !matches!(auto, "NOTSET" | "VALID") {
+            return Err(NotDirect::Shape(
+                "grouped, dilated or auto-padded convolution",
+            ));
+        }
+        let st = attr_ints(node, "strides")?.unwrap_or(vec![1, 1]);
+        let pads = attr_ints(node, "pads")?.unwrap_or(vec![0; 4]);
+        let (&[sh, sw], &[pt, pl, pb, pr]) = (&st[..], &pads[..]) else {
+            return Err(NotDirect::Shape(
+                "strides or pads of a 2-D convolution expected",
+            ));
+        };
+        if [sh, sw, pt, pl, pb, pr].iter().any(|&v| v < 0) || cin != self.c {
+            return Err(NotDirect::Shape(
+                "negative strides or pads, or channels that do not chain",
+            ));
+        }
+        let bias = consts.bias(node, cout)?;
+        let u = |v: i64| v as usize;
+        let (ph, pw) = (self.h + u(pt) + u(pb), self.w + u(pl) + u(pr));
+        if kh > ph || kw > pw || sh == 0 || sw == 0 {
+            return Err(NotDirect::Shape("a kernel larger than its input"));
+        }
+        (self.c, self.h, self.w) = (cout, (ph - kh) / u(sh) + 1, (pw - kw) / u(sw) + 1);
+        self.spec.layers.push(LayerSpec::Conv(ConvSpec {
+            cin,
+            cout,
+            kernel: [kh, kw],
+            stride: [u(sh), u(sw)],
+            pads: [u(pt), u(pl), u(pb), u(pr)],
+            weights: consts.floats(&node.input[1])?,
+            bias,
+            relu: false,
+        }));
+        self.ends.push(node.output[0].clone());
+        Ok(())
     }
-    if outputs.len() > 2 {
-        return Err(NotDirect::Shape("more than two outputs"));
+
+    /// A fully connected layer on the flattened map; its weights are kept
+    /// `[outputs][inputs]` whichever way the file stores them.
+    fn gemm(&mut self, node: &NodeProto, consts: &Consts) -> Result<(), NotDirect> {
+        let (ta, tb) = (attr_int(node, "transA", 0)?, attr_int(node, "transB", 0)?);
+        if ta != 0 || attr_float(node, "alpha")? != 1.0 || attr_float(node, "beta")? != 1.0 {
+            return Err(NotDirect::Shape("a Gemm with transA, alpha or beta"));
+        }
+        let wshape = consts
+            .shape(&node.input[1])
+            .ok_or(NotDirect::Shape("Gemm weights are not constant"))?;
+        let &[a, b] = &wshape[..] else {
+            return Err(NotDirect::Shape("Gemm weights are not a matrix"));
+        };
+        let (outs, ins) = if tb == 1 { (a, b) } else { (b, a) };
+        if ins != self.c * self.h * self.w {
+            return Err(NotDirect::Shape("a Gemm whose inputs do not chain"));
+        }
+        let mut weights = consts.floats(&node.input[1])?;
+        if tb == 0 {
+            weights = (0..outs * ins)
+                .map(|i| weights[(i % ins) * outs + i / ins])
+                .collect();
+        }
+        let bias = consts.bias(node, outs)?;
+        if bias.len() != outs {
+            return Err(NotDirect::Shape("a Gemm bias that is not one per output"));
+        }
+        (self.c, self.h, self.w) = (outs, 1, 1);
+        self.spec.layers.push(LayerSpec::Dense(DenseSpec {
+            inputs: ins,
+            outputs: outs,
+            weights,
+            bias,
+            relu: false,
+        }));
+        self.ends.push(node.output[0].clone());
+        Ok(())
     }
-    Ok(spec)
+
+    /// The spec, once the graph's outputs are found among the layers' ends.
+    fn finish(mut self, outputs: &[&str]) -> Result<Spec, NotDirect> {
+        let layer_of = |name: &str| self.ends.iter().position(|e| e == name);
+        self.spec.logits = outputs
+            .first()
+            .and_then(|o| layer_of(o))
+            .ok_or(NotDirect::Shape("the logits are not a layer's output"))?;
+        if let Some(e) = outputs.get(1) {
+            self.spec.embedding =
+                Some(layer_of(e).ok_or(NotDirect::Shape("the embedding is not a layer's output"))?);
+        }
+        if outputs.len() > 2 {
+            return Err(NotDirect::Shape("more than two outputs"));
+        }
+        Ok(self.spec)
+    }
 }
 
 /// Softmax over logits.
