@@ -360,7 +360,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// here, on the bench's crops, answering commands between our own runs.
 struct OrtReference {
     child: std::process::Child,
-    stdin: std::process::ChildStdin,
+    /// Closed on drop: the script ends at the end of its input. Writing `quit`
+    /// instead would kill the lab (SIGPIPE is the default here) when the script
+    /// died early, as it does without onnxruntime.
+    stdin: Option<std::process::ChildStdin>,
     stdout: std::io::BufReader<std::process::ChildStdout>,
     file: std::path::PathBuf,
     version: String,
@@ -394,7 +397,7 @@ impl OrtReference {
         };
         let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
         let mut r = OrtReference {
-            stdin: stdin.ok_or("no stdin")?,
+            stdin: Some(stdin.ok_or("no stdin")?),
             stdout: std::io::BufReader::new(stdout.ok_or("no stdout")?),
             child,
             file,
@@ -419,8 +422,9 @@ impl OrtReference {
 
     fn ask(&mut self, command: &str) -> Result<serde_json::Value, String> {
         use std::io::Write;
-        writeln!(self.stdin, "{command}").map_err(|e| e.to_string())?;
-        self.stdin.flush().map_err(|e| e.to_string())?;
+        let stdin = self.stdin.as_mut().ok_or("the script's input is closed")?;
+        writeln!(stdin, "{command}").map_err(|e| e.to_string())?;
+        stdin.flush().map_err(|e| e.to_string())?;
         self.reply()
     }
 
@@ -471,8 +475,7 @@ impl OrtReference {
 
 impl Drop for OrtReference {
     fn drop(&mut self) {
-        use std::io::Write;
-        let _ = writeln!(self.stdin, "quit");
+        drop(self.stdin.take());
         let _ = self.child.wait();
         let _ = std::fs::remove_file(&self.file);
     }
