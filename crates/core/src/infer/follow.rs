@@ -22,10 +22,17 @@ use crate::rules::{Occupant, Rules, Side, Square};
 pub enum FollowEvent<M> {
     /// Plies `first` to `last` (0-based, inclusive) were shown by one view
     /// together: no view showed the position between them.
-    SeenTogether { first: usize, last: usize },
+    SeenTogether {
+        /// The first of them.
+        first: usize,
+        /// The last of them.
+        last: usize,
+    },
     /// A move was committed at `ply` (0-based), played in `before`'s position.
     Moved {
+        /// The half-move's index, from 0.
         ply: usize,
+        /// The move.
         mv: M,
         /// Seconds since the previous view that showed a move (or the start), when
         /// this move is the last its view showed; earlier plies of a view have none.
@@ -41,25 +48,36 @@ pub enum FollowEvent<M> {
     /// A confident change that no legal sequence explains; recording waits.
     /// `why` names it where it can be named.
     Unexplained {
+        /// The squares that changed.
         squares: Vec<Square>,
+        /// What it most likely is, when that can be said.
         why: Option<Irregularity>,
     },
     /// Something happened on the board that the accepted line does not account
     /// for, though the view was explained well enough to go on (a piece taken
     /// off the board for a moment, knocked over): named for the arbiter.
-    Noticed { what: Irregularity },
+    Noticed {
+        /// What happened.
+        what: Irregularity,
+    },
     /// Play went on from the position an illegal move left (FIDE 7.5: the
     /// arbiter decides): the follower now follows a new game from that position
     /// (`game()`), and `after` says which irregularity led there.
-    NewGame { after: Irregularity },
+    NewGame {
+        /// The irregularity play went on from.
+        after: Irregularity,
+    },
     /// The board shows a legal continuation again.
     Resynced,
     /// The move at `ply` was recorded wrongly (the camera cannot see which piece a
     /// pawn became): it is now `mv`, and the moves after it, up to ply `upto`
     /// (exclusive), stand as they were.
     Corrected {
+        /// The half-move corrected, from 0.
         ply: usize,
+        /// The move it is now.
         mv: M,
+        /// The first half-move after the ones that stand, exclusive.
         upto: usize,
         /// The same piece landed on another square (else: a promotion's piece).
         relanded: bool,

@@ -106,7 +106,12 @@ impl<R: Rules> JoinLine<R> {
 #[derive(Clone, Debug)]
 pub enum Joined<R: Rules> {
     /// One position fits best, seen through `map`.
-    One { map: SiteMap, line: JoinLine<R> },
+    One {
+        /// How the board's sites map to the game's squares.
+        map: SiteMap,
+        /// The moves from the start to the position.
+        line: JoinLine<R>,
+    },
     /// Several positions (or orientations) fit equally well: the view cannot
     /// decide between them.
     Several(Vec<(SiteMap, JoinLine<R>)>),
@@ -115,7 +120,10 @@ pub enum Joined<R: Rules> {
     /// No line within `max_plies` fits: the best leaves `misread` squares
     /// misread. The game is further on than the search reaches, or another
     /// game, or another grid.
-    NoFit { misread: usize },
+    NoFit {
+        /// The squares the best line leaves misread.
+        misread: usize,
+    },
     /// The start position itself fits best.
     Start,
 }
