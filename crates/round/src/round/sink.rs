@@ -59,7 +59,11 @@ impl EventSink for BoardSink<'_, '_> {
         let b = self.board;
         let mut changed = true;
         match &event {
-            Event::Progress { .. } | Event::Readings { .. } => return,
+            Event::Progress { .. }
+            | Event::Readings { .. }
+            | Event::Looked { .. }
+            | Event::BoardFound { .. }
+            | Event::Resuming { .. } => return,
             Event::Orientation { .. } => self.status(Status::InSync),
             Event::Move {
                 ply,
