@@ -62,8 +62,8 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot make the folder '{}'", a.out.display()))?;
     // One writer per round folder and per record, until the command ends.
     let _locks = lock_round(&a.out, &file.boards)?;
-    let token = new_token()?;
-    raise_fd_limit();
+    let token = runner::new_token()?;
+    runner::raise_fd_limit();
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
     let server = crate::server::start(round.clone(), &a.listen)?;
     let base = format!("http://{}", server.addr);
@@ -294,48 +294,6 @@ fn stop_on_signal(round: &Arc<Round>) {
     });
 }
 
-/// Lets the process open as many descriptors as the system allows it (the soft
-/// limit raised to the hard one) before the server takes its share, capped well
-/// below it: spectators' connections never leave a recorder without one for its
-/// video or its record.
-pub(super) fn raise_fd_limit() {
-    #[cfg(unix)]
-    {
-        let mut l = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit and setrlimit read and write only the struct given.
-        unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) != 0 || l.rlim_cur >= l.rlim_max {
-                return;
-            }
-            // An unlimited hard limit (macOS) takes no soft limit above OPEN_MAX.
-            let want = if l.rlim_max == libc::RLIM_INFINITY {
-                10_240.max(l.rlim_cur)
-            } else {
-                l.rlim_max
-            };
-            let raised = libc::rlimit {
-                rlim_cur: want,
-                rlim_max: l.rlim_max,
-            };
-            // Refused, the limit stays as it was and the server's share follows it.
-            libc::setrlimit(libc::RLIMIT_NOFILE, &raised);
-        }
-    }
-}
-
-/// A token for the arbiter's actions: 128 random bits from the system's random
-/// source, as hex. Without that source the server is not started: a token any
-/// weaker would let a spectator act as the arbiter.
-pub(super) fn new_token() -> anyhow::Result<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| anyhow::anyhow!("no random source for the arbiter's token: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// Records a board as `record` would, from its entry in the round file.
 struct CliRunner {
     model: ModelArgs,
@@ -392,18 +350,6 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::round::{BoardSpec, FPS, MAX_FPS, QUIET_S};
-
-    #[test]
-    fn arbiter_tokens_are_128_random_bits_in_hex() {
-        let (a, b) = (super::new_token().unwrap(), super::new_token().unwrap());
-        for t in [&a, &b] {
-            assert_eq!(t.len(), 32, "{t}");
-            assert!(t
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
-        }
-        assert_ne!(a, b);
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig {

@@ -550,4 +550,40 @@ mod tests {
         });
         assert!(err.text().contains("at photo 'b.jpg'"), "{}", err.text());
     }
+
+    #[test]
+    fn finding_the_board_is_said_as_before() {
+        let corners = [[1.0, 2.0], [3.04, 4.0], [5.0, 6.0], [7.0, 8.0]];
+        let found = |looked, photo: Option<&str>| Event::BoardFound {
+            grid: "8x8".into(),
+            corners,
+            confidence: 0.9,
+            photo: photo.map(String::from),
+            time: 1.3,
+            looked,
+            agreeing: 5,
+            elsewhere: 2,
+            from_s: 0.5,
+            to_s: 3.5,
+        };
+        assert_eq!(
+            locating_line(&found(1, Some("a.jpg"))).unwrap(),
+            "found the 8x8 grid in 'a.jpg': --corners \"1.0,2.0 3.0,4.0 5.0,6.0 7.0,8.0\" (confidence 0.90)"
+        );
+        assert_eq!(
+            locating_line(&found(12, None)).unwrap(),
+            "found the 8x8 grid in 5 of 12 frames from 0.5 s to 3.5 s; 2 other frames placed it elsewhere, with less support: --corners \"1.0,2.0 3.0,4.0 5.0,6.0 7.0,8.0\" (confidence 0.90, the frame at 1.3 s)"
+        );
+        let looked = Event::Looked {
+            photo: None,
+            time: 0.5,
+            corners: None,
+            confidence: 0.0,
+        };
+        assert_eq!(
+            locating_line(&looked).unwrap(),
+            "locate: the frame at 0.5 s: no grid"
+        );
+        assert_eq!(locating_line(&a_move(1)), None);
+    }
 }

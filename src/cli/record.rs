@@ -357,9 +357,7 @@ fn serve(
         (Some(addr), Some(game)) => (addr, game),
     };
     let spec = Serve::spec(game.clone(), &a.input, &a.white_name, &a.black_name);
-    let token = super::event::new_token()?;
-    super::event::raise_fd_limit();
-    let (serve, urls) = Serve::start(addr, spec, tags(a), out.to_path_buf(), token)?;
+    let (serve, urls) = Serve::start(addr, spec, tags(a), out.to_path_buf())?;
     eprintln!("live page: {}", urls.page);
     eprintln!("record for broadcasts: {}", urls.record);
     eprintln!("arbiter page: {}", urls.arbiter);

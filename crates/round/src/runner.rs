@@ -181,6 +181,52 @@ fn record<R: Resume>(b: RecordBoard, game: R) -> anyhow::Result<BoardEnd> {
     round::record_board(round, board, game, classifier, source, &job, inner)
 }
 
+/// Lets the process open as many descriptors as the system allows it (the soft
+/// limit raised to the hard one) before the server takes its share, capped well
+/// below it: spectators' connections never leave a recorder without one for its
+/// video or its record.
+pub fn raise_fd_limit() {
+    #[cfg(unix)]
+    {
+        let mut l = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write only the struct given.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) != 0 || l.rlim_cur >= l.rlim_max {
+                return;
+            }
+            // An unlimited hard limit (macOS) takes no soft limit above OPEN_MAX.
+            let want = if l.rlim_max == libc::RLIM_INFINITY {
+                10_240.max(l.rlim_cur)
+            } else {
+                l.rlim_max
+            };
+            let raised = libc::rlimit {
+                rlim_cur: want,
+                rlim_max: l.rlim_max,
+            };
+            // Refused, the limit stays as it was and the server's share follows it.
+            libc::setrlimit(libc::RLIMIT_NOFILE, &raised);
+        }
+    }
+}
+
+/// A token for the arbiter's actions: 128 random bits from the system's random
+/// source, as hex. Without that source the server is not started: a token any
+/// weaker would let a spectator act as the arbiter.
+pub fn new_token() -> Result<String, NoRandomSource> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| NoRandomSource(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The system has no random source for the arbiter's token.
+#[derive(Debug, thiserror::Error)]
+#[error("no random source for the arbiter's token: {0}")]
+pub struct NoRandomSource(String);
+
 /// `record --serve ADDR`: the live page for the one board `record` records.
 pub struct Serve {
     round: Arc<Round>,
@@ -197,15 +243,15 @@ pub struct ServeUrls {
 }
 
 impl Serve {
-    /// Starts the server for one board recorded into `out`, the arbiter's
-    /// actions taking `token`.
+    /// Starts the server for one board recorded into `out`.
     pub fn start(
         listen: &str,
         spec: BoardSpec,
         tags: Tags,
         out: PathBuf,
-        token: String,
     ) -> anyhow::Result<(Serve, ServeUrls)> {
+        let token = new_token()?;
+        raise_fd_limit();
         let round = Round::single(spec, tags, out, token.clone())?;
         let server = crate::server::start(round.clone(), listen)?;
         let base = format!("http://{}", server.addr);
@@ -264,5 +310,20 @@ impl Recorder for Serve {
         });
         self.round.end();
         Ok(end?.summary.unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn arbiter_tokens_are_128_random_bits_in_hex() {
+        let (a, b) = (super::new_token().unwrap(), super::new_token().unwrap());
+        for t in [&a, &b] {
+            assert_eq!(t.len(), 32, "{t}");
+            assert!(t
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        }
+        assert_ne!(a, b);
     }
 }

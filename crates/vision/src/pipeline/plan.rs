@@ -619,3 +619,103 @@ pub fn previous_record(
         (false, false) => Err(ExistingError::Holds(out.to_path_buf())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::chess::Chess;
+
+    #[test]
+    fn a_record_holding_a_game_is_gone_on_with_replaced_or_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("game.pgn");
+        assert!(previous_record(&out, false, false).unwrap().is_none());
+        std::fs::write(&out, " \n").unwrap();
+        assert!(previous_record(&out, true, false).unwrap().is_none());
+        std::fs::write(&out, "1. e4 *\n").unwrap();
+        assert_eq!(
+            previous_record(&out, true, false).unwrap().as_deref(),
+            Some("1. e4 *\n")
+        );
+        assert!(previous_record(&out, false, true).unwrap().is_none());
+        let refused = previous_record(&out, false, false).unwrap_err().to_string();
+        assert!(
+            refused.ends_with(
+                "already holds a record: --resume goes on with its game, --force replaces it"
+            ),
+            "{refused}"
+        );
+        std::fs::write(&out, [0xff, 0xfe]).unwrap();
+        let e = previous_record(&out, true, false).unwrap_err();
+        assert!(matches!(e, ExistingError::NotText(_)), "{e}");
+    }
+
+    #[test]
+    fn given_moves_skip_numbers_and_marks_and_name_an_illegal_one() {
+        let (positions, moves) = given_moves(&Chess::new(), "1. e4 e5 2. Nf3+ *").unwrap();
+        assert_eq!((positions.len(), moves.len()), (4, 3));
+        let e = given_moves(&Chess::new(), "1. e4 e4")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "--moves: 'e4' is not a legal move after 1 half-move (in the record's notation, such as \"1. e4 e5 2. Nf3\")"
+        );
+        let e = given_moves(&Chess::new(), "1. *").unwrap_err().to_string();
+        assert_eq!(e, "--moves: no move found in '1. *'");
+    }
+
+    #[test]
+    fn the_end_of_a_run_says_what_makes_the_record_incomplete() {
+        let none_still = RecordSummary {
+            frames: 9,
+            in_sync: true,
+            ..RecordSummary::default()
+        };
+        assert_eq!(
+            problems(&none_still, 0, 0.4),
+            [Problem::NoStillView {
+                quiet_s: 0.4,
+                frames: 9
+            }]
+        );
+        let not_taken_up = RecordSummary {
+            still_views: 3,
+            past_seen: Some(4),
+            ..RecordSummary::default()
+        };
+        assert_eq!(
+            problems(&not_taken_up, 6, 0.4),
+            [
+                Problem::NotTakenUp {
+                    base: 6,
+                    past_seen: Some(4)
+                },
+                Problem::OutOfSync
+            ]
+        );
+        let no_move = RecordSummary {
+            still_views: 2,
+            in_sync: true,
+            ..RecordSummary::default()
+        };
+        assert_eq!(
+            problems(&no_move, 0, 0.0),
+            [Problem::NoMove {
+                base: 0,
+                still_views: 2
+            }]
+        );
+    }
+
+    #[test]
+    fn photos_count_at_once_and_wait_a_second_view_for_a_misfit() {
+        let (track, infer) = still_policy(true, None);
+        assert_eq!(track.quiet_s, 0.0);
+        assert_eq!(infer, InferConfig::default().with_misfit_views(2));
+        let (track, infer) = still_policy(false, None);
+        assert_eq!(track.quiet_s, 0.4);
+        assert_eq!(infer, InferConfig::default().with_misfit_views(1));
+        assert_eq!(still_policy(false, Some(0.0)).0.quiet_s, 0.0);
+    }
+}
