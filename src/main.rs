@@ -12,8 +12,8 @@ extern crate boardscribe_cli;
 
 // The library crates' modules under the names the commands use (`crate::capture`, ...).
 use boardscribe_core::{game, infer, record, rules};
-use boardscribe_round::{round, server};
-use boardscribe_vision::{capture, classify, geometry, locate, pipeline, track};
+use boardscribe_round::{round, runner, server};
+use boardscribe_vision::{capture, classify, geometry, locate, pipeline};
 
 fn main() -> ExitCode {
     boardscribe_cli::quiet_ffmpeg();

@@ -8,6 +8,7 @@ use clap::Args;
 
 use crate::capture::read_image;
 use crate::geometry::{BoardPose, BoardProfile, Corners, GridSpec, Undistorter};
+use crate::pipeline::Placement;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct BoardArgs {
@@ -99,6 +100,15 @@ impl BoardArgs {
         Ok(self.corners(profile.as_ref())?.is_none())
     }
 
+    /// The corners given, or else the grid to find.
+    pub fn placement(&self) -> anyhow::Result<Placement> {
+        if self.needs_locating()? {
+            let profile = self.load_profile()?;
+            return Ok(Placement::Locate(self.grid(profile.as_ref())?));
+        }
+        Ok(Placement::Given(self.pose()?))
+    }
+
     /// The lens undistortion from `--camera`, or else from the board profile's `camera`
     /// (a path relative to the board profile's folder); `None` when neither names one.
     pub fn undistorter(&self) -> anyhow::Result<Option<Undistorter>> {
@@ -130,37 +140,7 @@ pub fn check_in_image(
     image: &opencv::core::Mat,
     what: &str,
 ) -> anyhow::Result<()> {
-    use opencv::prelude::MatTraitConst;
-    let (w, h) = (image.cols().max(0) as u32, image.rows().max(0) as u32);
-    if pose.sites_in_image(w, h) == 0 {
-        bail!(
-            "the corners \"{}\" put the board outside {what}, which is {w}x{h} pixels: no square of the grid lies in it",
-            corners_text(&pose.corners())
-        );
-    }
-    Ok(())
-}
-
-/// Refuses corners that put any square of the grid outside the frame a recording
-/// starts from: a square outside cannot be read, so the view could never be
-/// checked against the start position and a move there would go unseen.
-pub fn check_grid_in_frame(
-    pose: &BoardPose,
-    image: &opencv::core::Mat,
-    what: &str,
-) -> anyhow::Result<()> {
-    use opencv::prelude::MatTraitConst;
-    check_in_image(pose, image, what)?;
-    let (w, h) = (image.cols().max(0) as u32, image.rows().max(0) as u32);
-    let total = (pose.grid().rows * pose.grid().cols) as usize;
-    let outside = total - pose.sites_in_image(w, h).min(total);
-    if outside > 0 {
-        bail!(
-            "the corners \"{}\" put {outside} of the {total} squares of the grid outside {what}, which is {w}x{h} pixels: the corners lie outside the frame, and a square outside it cannot be read; give corners that keep the whole grid in the frame (`boardscribe locate` finds them)",
-            corners_text(&pose.corners())
-        );
-    }
-    Ok(())
+    Ok(crate::pipeline::check_in_image(pose, image, what)?)
 }
 
 /// The first frame of a video file.
@@ -173,14 +153,7 @@ fn first_frame(path: &Path) -> anyhow::Result<opencv::core::Mat> {
     }
 }
 
-/// Corners as `--corners` takes them.
-pub fn corners_text(c: &Corners) -> String {
-    c.points()
-        .iter()
-        .map(|(x, y)| format!("{x:.1},{y:.1}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use crate::pipeline::corners_text;
 
 /// Reads an image (a photo, or a video's first frame), undistorted when a lens
 /// profile is given.

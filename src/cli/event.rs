@@ -8,21 +8,15 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 
-use super::find_board::{find_board, Found};
 use super::{signals, BoardArgs, ModelArgs};
-use crate::capture::{self, FrameSource, SourceOptions};
-use crate::classify::Classifier;
-use crate::game::{GameSetup, GameVisitor};
 use crate::geometry::{Corners, GridSpec};
-use crate::infer::{InferConfig, WhiteSide};
-use crate::pipeline::{self, Event, EventSink, RecordJob};
+use crate::pipeline::Event;
 use crate::record::date::today;
-use crate::record::resume::Resume;
 use crate::record::{FolderLock, RecordLock};
 use crate::round::{
     self, Board, BoardEnd, BoardError, BoardRunner, BoardSpec, Round, RoundFile, Status, Update,
 };
-use crate::track::TrackConfig;
+use crate::runner::{self, BoardSetup};
 use boardscribe_cli::{usage, Incomplete};
 
 #[derive(Args, Debug)]
@@ -68,8 +62,8 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot make the folder '{}'", a.out.display()))?;
     // One writer per round folder and per record, until the command ends.
     let _locks = lock_round(&a.out, &file.boards)?;
-    let token = new_token()?;
-    raise_fd_limit();
+    let token = runner::new_token()?;
+    runner::raise_fd_limit();
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
     let server = crate::server::start(round.clone(), &a.listen)?;
     let base = format!("http://{}", server.addr);
@@ -305,48 +299,6 @@ fn stop_on_signal(round: &Arc<Round>) {
     });
 }
 
-/// Lets the process open as many descriptors as the system allows it (the soft
-/// limit raised to the hard one) before the server takes its share, capped well
-/// below it: spectators' connections never leave a recorder without one for its
-/// video or its record.
-fn raise_fd_limit() {
-    #[cfg(unix)]
-    {
-        let mut l = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit and setrlimit read and write only the struct given.
-        unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) != 0 || l.rlim_cur >= l.rlim_max {
-                return;
-            }
-            // An unlimited hard limit (macOS) takes no soft limit above OPEN_MAX.
-            let want = if l.rlim_max == libc::RLIM_INFINITY {
-                10_240.max(l.rlim_cur)
-            } else {
-                l.rlim_max
-            };
-            let raised = libc::rlimit {
-                rlim_cur: want,
-                rlim_max: l.rlim_max,
-            };
-            // Refused, the limit stays as it was and the server's share follows it.
-            libc::setrlimit(libc::RLIMIT_NOFILE, &raised);
-        }
-    }
-}
-
-/// A token for the arbiter's actions: 128 random bits from the system's random
-/// source, as hex. Without that source the server is not started: a token any
-/// weaker would let a spectator act as the arbiter.
-fn new_token() -> anyhow::Result<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| anyhow::anyhow!("no random source for the arbiter's token: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// Records a board as `record` would, from its entry in the round file.
 struct CliRunner {
     model: ModelArgs,
@@ -362,71 +314,19 @@ impl BoardRunner for CliRunner {
 impl CliRunner {
     /// One attempt at the board, its failures with the command line's context.
     fn attempt(&self, round: &Round, board: &Board) -> anyhow::Result<BoardEnd> {
-        let spec = &board.spec;
-        let args = board_args(spec)?;
+        let args = board_args(&board.spec)?;
         let mut classifier = self.model.load()?;
-        let realtime = spec.realtime.unwrap_or(round.info.realtime);
-        let source = open_source(&spec.input, &args, spec.fps, spec.max_fps, realtime, board)?;
-        let white = white_side(spec.white_side.as_deref())?;
-        let fresh = !board.has_record();
-        // The round's own stop ends the recording; locating is short.
-        let never = std::sync::atomic::AtomicBool::new(false);
-        let found = find_board(&args, source, &never, &spec.input, false)?;
-        let job = job_for(&found, &spec.input, white, spec.quiet, board);
-        let Found {
-            located_in,
-            mut source,
-            ..
-        } = found;
-        // The grid is moved to where the frame reads as the start only for a new game.
-        let snap = if fresh { located_in.as_ref() } else { None };
-        let source = source.as_mut();
-        // The start the round file set up, the one the page shows.
-        board
-            .game()
-            .visit(RecordBoard {
-                round,
-                board,
-                classifier: &mut classifier,
-                source,
-                job,
-                snap,
-            })
-            .with_context(|| format!("board {} ('{}')", spec.number, spec.input))
-    }
-}
-
-/// A board recorded from its game's start (see [`record`]).
-struct RecordBoard<'a> {
-    round: &'a Round,
-    board: &'a Board,
-    classifier: &'a mut Classifier,
-    source: &'a mut dyn FrameSource,
-    job: RecordJob,
-    snap: Option<&'a opencv::core::Mat>,
-}
-
-impl GameVisitor for RecordBoard<'_> {
-    type Output = anyhow::Result<BoardEnd>;
-    fn visit<G: Resume>(self, start: &G) -> anyhow::Result<BoardEnd> {
-        let RecordBoard {
-            round,
-            board,
-            classifier,
-            source,
-            job,
-            snap,
-        } = self;
-        record(
-            round,
-            board,
-            start.clone(),
-            classifier,
-            source,
-            job,
-            snap,
-            None,
-        )
+        let setup = BoardSetup {
+            placement: args.placement()?,
+            lens: args.undistorter()?,
+        };
+        // Only where the board was found is said; the round's page has the rest.
+        let mut said = |e: Event| {
+            if let Some(line) = super::events::locating_line(&e) {
+                errln!("{line}");
+            }
+        };
+        Ok(runner::run_board(round, board, &mut classifier, setup, &mut said)?)
     }
 }
 
@@ -458,194 +358,11 @@ fn board_args(spec: &BoardSpec) -> anyhow::Result<BoardArgs> {
     })
 }
 
-fn white_side(s: Option<&str>) -> anyhow::Result<Option<WhiteSide>> {
-    match s {
-        None | Some("auto") => Ok(None),
-        Some(s) => Ok(Some(s.parse::<WhiteSide>().map_err(anyhow::Error::msg)?)),
-    }
-}
-
-/// The board's input, undistorted, paced when asked, with a frame kept for the page.
-fn open_source(
-    input: &str,
-    args: &BoardArgs,
-    fps: Option<f64>,
-    max_fps: Option<f64>,
-    realtime: bool,
-    board: &Board,
-) -> anyhow::Result<Box<dyn FrameSource>> {
-    let max_fps = max_fps.unwrap_or(15.0);
-    let mut source = capture::open(
-        input,
-        SourceOptions::default()
-            .with_fps(fps)
-            .with_max_fps((max_fps > 0.0).then_some(max_fps)),
-    )?;
-    if let Some(lens) = args.undistorter()? {
-        source = Box::new(capture::UndistortedSource::new(source, lens));
-    }
-    if realtime && source.is_offline() {
-        source = Box::new(capture::Paced::new(source));
-    }
-    Ok(Box::new(capture::Tapped::new(
-        source,
-        board.frame.clone(),
-        1.0,
-    )))
-}
-
-/// What a recording of the board needs besides the game.
-fn job_for(
-    found: &Found,
-    input: &str,
-    white: Option<WhiteSide>,
-    quiet: Option<f64>,
-    board: &Board,
-) -> RecordJob {
-    let folder = Path::new(input).is_dir();
-    let track =
-        TrackConfig::default().with_quiet_s(quiet.unwrap_or(if folder { 0.0 } else { 0.4 }));
-    RecordJob {
-        timeline: Default::default(),
-        pose: found.pose,
-        white,
-        track,
-        infer: InferConfig::default().with_misfit_views(if track.quiet_s == 0.0 { 2 } else { 1 }),
-        tags: board.tags.clone(),
-        out: board.path.clone(),
-        debug: false,
-        progress: false,
-        adapt: true,
-    }
-}
-
-/// Records one board's game (moving a located grid to the start first, for a new
-/// game), through the round so that the page and the round PGN follow.
-#[allow(clippy::too_many_arguments)]
-fn record<R: Resume>(
-    round: &Round,
-    board: &Board,
-    game: R,
-    classifier: &mut Classifier,
-    source: &mut dyn FrameSource,
-    mut job: RecordJob,
-    snap: Option<&opencv::core::Mat>,
-    mut inner: Option<&mut dyn EventSink>,
-) -> anyhow::Result<BoardEnd> {
-    if let Some(image) = snap {
-        let (pose, (dr, dc)) = pipeline::snap_to_start(&game, classifier, image, job.pose)?;
-        if (dr, dc) != (0, 0) {
-            let e = Event::GridSnapped {
-                rows: dr,
-                cols: dc,
-                corners: pose.corners().points().map(|(x, y)| [x, y]),
-            };
-            if let Some(i) = inner.as_deref_mut() {
-                i.emit(e);
-            }
-        }
-        job.pose = pose;
-    }
-    board.set_pose(&job.pose);
-    Ok(round::record_board(
-        round, board, game, classifier, source, &job, inner,
-    )?)
-}
-
-/// `record --serve ADDR`: the live page for the one board `record` records.
-pub struct Serve {
-    round: Arc<Round>,
-}
-
-impl Serve {
-    /// Starts the server for one board recorded into `out`.
-    pub fn start(
-        listen: &str,
-        spec: BoardSpec,
-        tags: crate::record::log::Tags,
-        out: PathBuf,
-    ) -> anyhow::Result<Serve> {
-        let token = new_token()?;
-        raise_fd_limit();
-        let round = Round::single(spec, tags, out, token.clone())?;
-        let server = crate::server::start(round.clone(), listen)?;
-        let base = format!("http://{}", server.addr);
-        eprintln!("live page: {base}/board/1");
-        eprintln!(
-            "record for broadcasts: {base}/board/1.{}",
-            round.boards[0].kind().extension()
-        );
-        eprintln!("arbiter page: {base}/board/1?token={token}");
-        Ok(Serve { round })
-    }
-
-    /// The page's recorder starts the game afresh, whatever the record on disk
-    /// holds (`record` without `--resume`).
-    pub fn start_fresh(&self) {
-        self.round.boards[0].start_fresh();
-    }
-
-    /// Wraps the source so that the page shows its latest frame.
-    pub fn tap(&self, source: Box<dyn FrameSource>) -> Box<dyn FrameSource> {
-        Box::new(capture::Tapped::new(
-            source,
-            self.round.boards[0].frame.clone(),
-            1.0,
-        ))
-    }
-
-    /// Records the game (as `pipeline::record` would) with the page following.
-    pub fn record<R: Resume>(
-        &self,
-        game: R,
-        classifier: &mut Classifier,
-        source: &mut dyn FrameSource,
-        job: &RecordJob,
-        events: &mut dyn EventSink,
-    ) -> anyhow::Result<pipeline::RecordSummary> {
-        let board = &self.round.boards[0];
-        board.set_pose(&job.pose);
-        let end = round::record_board(
-            &self.round,
-            board,
-            game,
-            classifier,
-            source,
-            job,
-            Some(events),
-        );
-        self.round.end();
-        Ok(end?.summary.unwrap_or_default())
-    }
-}
-
-/// The board entry `record --serve` shows: the game `record` records, its start
-/// included.
-pub fn serve_spec(game: GameSetup, input: &str, white: &str, black: &str) -> BoardSpec {
-    BoardSpec {
-        white: white.to_string(),
-        black: black.to_string(),
-        ..BoardSpec::of_game(1, game, input)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     use crate::round::{BoardSpec, FPS, MAX_FPS, QUIET_S};
-
-    #[test]
-    fn arbiter_tokens_are_128_random_bits_in_hex() {
-        let (a, b) = (super::new_token().unwrap(), super::new_token().unwrap());
-        for t in [&a, &b] {
-            assert_eq!(t.len(), 32, "{t}");
-            assert!(t
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
-        }
-        assert_ne!(a, b);
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::pipeline::{Command, Event, EventSink, Timeline};
+use crate::pipeline::{frame_text, Command, Event, EventSink, Timeline};
 use boardscribe_cli::values::plural;
 pub use boardscribe_cli::Bar;
 
@@ -134,66 +134,63 @@ impl Presenter {
     }
 }
 
-impl EventSink for Presenter {
-    fn emit(&mut self, event: Event) {
-        match &event {
-            Event::Progress { frame, total } => return self.progress(*frame, *total),
-            Event::Readings {
-                time,
-                rows,
-                fresh,
-                change,
-                lines,
-            } => {
-                self.say(&format!("still view at {time:.2} s:"));
-                for (r, row) in rows.iter().enumerate() {
-                    let cols = row.chars().count() / 2;
-                    let diffs: String = (0..cols)
-                        .filter_map(|c| change.get(r * cols + c))
-                        .map(|d| format!("{:5.1}", d.unwrap_or(-1.0)))
-                        .collect();
-                    self.say(&format!("  {row}   {diffs}"));
-                }
-                for l in lines {
-                    self.say(&format!("  line {l}"));
-                }
-                for f in fresh {
-                    self.say(&format!(
-                        "  site {}: probs {:.3?} occluded {:.3}",
-                        f.site, f.probs, f.occluded
-                    ));
-                }
-                return;
+impl Presenter {
+    /// One still view's readings, row by row (`--debug`).
+    fn readings(&mut self, e: &Event) {
+        let Event::Readings {
+            time,
+            rows,
+            fresh,
+            change,
+            lines,
+        } = e
+        else {
+            return;
+        };
+        self.say(&format!("still view at {time:.2} s:"));
+        for (r, row) in rows.iter().enumerate() {
+            let cols = row.chars().count() / 2;
+            let diffs: String = (0..cols)
+                .filter_map(|c| change.get(r * cols + c))
+                .map(|d| format!("{:5.1}", d.unwrap_or(-1.0)))
+                .collect();
+            self.say(&format!("  {row}   {diffs}"));
+        }
+        for l in lines {
+            self.say(&format!("  line {l}"));
+        }
+        for f in fresh {
+            self.say(&format!(
+                "  site {}: probs {:.3?} occluded {:.3}",
+                f.site, f.probs, f.occluded
+            ));
+        }
+    }
+
+    /// White's edge, and the overlay drawn with it.
+    fn orientation(&mut self, white: &str) {
+        let how = if self.orientation_said {
+            "after all: the first move fits only that edge, the pieces' colours could not tell"
+        } else {
+            "(decided from the first still view)"
+        };
+        self.orientation_said = true;
+        self.say(&format!("white is at the {white} edge {how}"));
+        if let (Some(f), Ok(side)) = (
+            self.on_orientation.as_mut(),
+            white.parse::<crate::infer::WhiteSide>(),
+        ) {
+            let said = f(side);
+            match said {
+                Ok(text) => self.say(&text),
+                Err(e) => self.say(&format!("warning: {e:#}")),
             }
-            Event::Move { .. } => {
-                self.plies += 1;
-                if let Some((frame, total)) = self.at {
-                    self.draw(frame, total);
-                }
-            }
-            Event::Orientation { white, .. } => {
-                let how = if self.orientation_said {
-                    "after all: the first move fits only that edge, the pieces' colours could not tell"
-                } else {
-                    "(decided from the first still view)"
-                };
-                self.orientation_said = true;
-                self.say(&format!("white is at the {white} edge {how}"));
-                if let (Some(f), Ok(side)) = (
-                    self.on_orientation.as_mut(),
-                    white.parse::<crate::infer::WhiteSide>(),
-                ) {
-                    let said = f(side);
-                    match said {
-                        Ok(text) => self.say(&text),
-                        Err(e) => self.say(&format!("warning: {e:#}")),
-                    }
-                }
-            }
-            Event::GridSnapped { rows, cols, corners } => self.say(&format!(
-                "moved the grid {rows} rows and {cols} columns to where it reads as the start position: --corners \"{}\"",
-                corners_text(corners)
-            )),
+        }
+    }
+
+    /// Where the recording waits, or picks the game up.
+    fn start_line(&self, e: &Event) -> Option<String> {
+        Some(match e {
             Event::NotStart {
                 time,
                 squares,
@@ -202,15 +199,15 @@ impl EventSink for Presenter {
                 let at = self.moment(*time);
                 if squares.is_empty() {
                     // Nothing read to differ: every square hidden or out of view.
-                    self.say(&format!(
+                    format!(
                         "warning: no square of the grid could be read in the view at {at} (a hand or an object over the whole board, or corners that are not the board's); {advice}. Waiting for it."
-                    ))
+                    )
                 } else {
-                    self.say(&format!(
+                    format!(
                         "warning: the view at {at} is not the position the game starts from ({} squares differ: {}); {advice}. Waiting for it.",
                         squares.len(),
                         squares.join(",")
-                    ))
+                    )
                 }
             }
             Event::Past {
@@ -221,13 +218,13 @@ impl EventSink for Presenter {
             } => {
                 let at = self.moment(*time);
                 if *undecided {
-                    self.say(&format!(
+                    format!(
                         "the view at {at} shows a position the game had before and at the record's last half-move (a repetition): waiting for views that tell them apart"
-                    ))
+                    )
                 } else {
-                    self.say(&format!(
+                    format!(
                         "the view at {at} shows the position after half-move {ply} of the record's {of}: already recorded, skipped"
-                    ))
+                    )
                 }
             }
             Event::Joined {
@@ -235,23 +232,28 @@ impl EventSink for Presenter {
                 plies,
                 order_open,
                 white,
-            } => {
-                let at = self.moment(*time);
-                self.say(&format!(
-                    "the game was under way: {} reconstructed from the view at {at} (not seen{}): {}; White at the {white} edge",
-                    plural(plies.len(), "half-move", "half-moves"),
-                    if *order_open { ", nor their order" } else { "" },
-                    plies.join(" ")
-                ))
-            }
+            } => format!(
+                "the game was under way: {} reconstructed from the view at {} (not seen{}): {}; White at the {white} edge",
+                plural(plies.len(), "half-move", "half-moves"),
+                self.moment(*time),
+                if *order_open { ", nor their order" } else { "" },
+                plies.join(" ")
+            ),
             Event::TakenUp { time, ply, after } => {
                 let at = self.moment(*time);
-                self.say(&if *after {
+                if *after {
                     format!("the view at {at} shows play after the record's last half-move ({ply}): recording goes on from there")
                 } else {
                     format!("the view at {at} shows the record's last position (after half-move {ply}): recording goes on")
-                })
+                }
             }
+            _ => return None,
+        })
+    }
+
+    /// What went wrong on the board, and what the recording does about it.
+    fn irregular_line(&self, e: &Event) -> Option<String> {
+        Some(match e {
             Event::IllegalMove {
                 time, text, waits, ..
             }
@@ -264,74 +266,97 @@ impl EventSink for Presenter {
             | Event::Unreadable {
                 time, text, waits, ..
             } => {
-                let at = self.moment(*time);
                 let then = if *waits {
                     "recording waits for a legal position"
                 } else {
                     "not a move; recording goes on"
                 };
-                self.say(&format!("warning: {text} at {at}; {then}"))
+                format!("warning: {text} at {}; {then}", self.moment(*time))
             }
             Event::NewGame {
                 time,
                 game,
                 position,
                 after,
-            } => {
-                let at = self.moment(*time);
+            } => format!(
+                "warning: play went on after an irregularity ({after}) at {}: recording game {game} from {position}",
+                self.moment(*time)
+            ),
+            Event::Unexplained { time, squares } => format!(
+                "warning: unexplained change at {}: {} (possible illegal move; recording waits for a legal position)",
+                self.moment(*time),
+                squares.join(",")
+            ),
+            Event::BoardLost { time } => format!(
+                "warning: at {} the board moved and was not found again; waiting",
+                self.moment(*time)
+            ),
+            Event::SourceWarning { message } => format!("warning: {message}"),
+            Event::DrawClaimable { time, ply, reason } => format!(
+                "note: a draw may be claimed after half-move {ply} at {} ({reason}); the result stays open unless given (--result)",
+                self.moment(*time)
+            ),
+            _ => return None,
+        })
+    }
+
+    /// Where the grid went.
+    fn grid_line(&self, e: &Event) -> Option<String> {
+        Some(match e {
+            Event::GridSnapped { rows, cols, corners } => format!(
+                "moved the grid {rows} rows and {cols} columns to where it reads as the start position: --corners \"{}\"",
+                corners_text(corners)
+            ),
+            Event::Regrid { time, corners } => format!(
+                "note: the board moved in the image at {}; grid found again at \"{}\"",
+                self.moment(*time),
+                corners_text(corners)
+            ),
+            Event::Relocated { time, .. } => format!(
+                "note: at {} the board moved too far to follow; located it again",
+                self.moment(*time)
+            ),
+            Event::PlacedAgain { time, corners } => format!(
+                "note: at {} the readings fit no position of the game through the grid used; the grid was placed again ({})",
+                self.moment(*time),
+                corners_text(corners)
+            ),
+            _ => return None,
+        })
+    }
+}
+
+impl EventSink for Presenter {
+    fn emit(&mut self, event: Event) {
+        if let Some(line) = locating_line(&event) {
+            return self.say(&line);
+        }
+        match &event {
+            Event::Progress { frame, total } => return self.progress(*frame, *total),
+            Event::Readings { .. } => return self.readings(&event),
+            Event::Resuming { path, plies } => {
                 self.say(&format!(
-                    "warning: play went on after an irregularity ({after}) at {at}: recording game {game} from {position}"
-                ))
+                    "resuming '{path}' after {}",
+                    plural(*plies, "half-move", "half-moves")
+                ));
+                return self.set_base(*plies);
             }
-            Event::Unexplained { time, squares } => {
-                let at = self.moment(*time);
-                self.say(&format!(
-                    "warning: unexplained change at {at}: {} (possible illegal move; recording waits for a legal position)",
-                    squares.join(",")
-                ))
+            Event::Move { .. } => {
+                self.plies += 1;
+                if let Some((frame, total)) = self.at {
+                    self.draw(frame, total);
+                }
             }
-            Event::Regrid { time, corners } => {
-                let at = self.moment(*time);
-                self.say(&format!(
-                    "note: the board moved in the image at {at}; grid found again at \"{}\"",
-                    corners_text(corners)
-                ))
+            Event::Orientation { white, .. } => self.orientation(white),
+            _ => {
+                let line = self
+                    .start_line(&event)
+                    .or_else(|| self.irregular_line(&event))
+                    .or_else(|| self.grid_line(&event));
+                if let Some(line) = line {
+                    self.say(&line);
+                }
             }
-            Event::Relocated { time, .. } => {
-                let at = self.moment(*time);
-                self.say(&format!(
-                    "note: at {at} the board moved too far to follow; located it again"
-                ))
-            }
-            Event::PlacedAgain { time, corners } => {
-                let at = self.moment(*time);
-                let c: Vec<String> = corners
-                    .iter()
-                    .map(|[x, y]| format!("{x:.1},{y:.1}"))
-                    .collect();
-                self.say(&format!(
-                    "note: at {at} the readings fit no position of the game through the grid used; the grid was placed again ({})",
-                    c.join(" ")
-                ))
-            }
-            Event::BoardLost { time } => {
-                let at = self.moment(*time);
-                self.say(&format!(
-                    "warning: at {at} the board moved and was not found again; waiting"
-                ))
-            }
-            Event::SourceWarning { message } => self.say(&format!("warning: {message}")),
-            Event::DrawClaimable { time, ply, reason } => {
-                let at = self.moment(*time);
-                self.say(&format!(
-                    "note: a draw may be claimed after half-move {ply} at {at} ({reason}); the result stays open unless given (--result)"
-                ))
-            }
-            Event::Resynced { .. }
-            | Event::SeenTogether { .. }
-            | Event::Corrected { .. }
-            | Event::Start { .. }
-            | Event::Change { .. } => {}
         }
         self.json_line(&event);
     }
@@ -345,6 +370,58 @@ impl EventSink for Presenter {
             return Some(Command::Stop);
         }
         None
+    }
+}
+
+/// What finding the board says: each frame looked at (`--debug`) and where the
+/// grid was found; None for other events.
+pub fn locating_line(e: &Event) -> Option<String> {
+    match e {
+        Event::Looked {
+            photo,
+            time,
+            corners,
+            confidence,
+        } => Some(format!(
+            "locate: {}: {}",
+            frame_text(photo.as_deref(), *time),
+            corners.as_ref().map_or_else(
+                || "no grid".to_string(),
+                |c| format!("\"{}\" (confidence {confidence:.2})", corners_text(c))
+            )
+        )),
+        Event::BoardFound {
+            grid,
+            corners,
+            confidence,
+            photo,
+            time,
+            looked,
+            agreeing,
+            elsewhere,
+            from_s,
+            to_s,
+        } => {
+            let corners = corners_text(corners);
+            let chosen = frame_text(photo.as_deref(), *time);
+            if *looked <= 1 {
+                return Some(format!(
+                    "found the {grid} grid in {chosen}: --corners \"{corners}\" (confidence {confidence:.2})"
+                ));
+            }
+            let elsewhere = if *elsewhere > 0 {
+                format!(
+                    "; {} placed it elsewhere, with less support",
+                    plural(*elsewhere, "other frame", "other frames")
+                )
+            } else {
+                String::new()
+            };
+            Some(format!(
+                "found the {grid} grid in {agreeing} of {looked} frames from {from_s:.1} s to {to_s:.1} s{elsewhere}: --corners \"{corners}\" (confidence {confidence:.2}, {chosen})"
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -472,5 +549,41 @@ mod tests {
             squares: vec!["e4".into()],
         });
         assert!(err.text().contains("at photo 'b.jpg'"), "{}", err.text());
+    }
+
+    #[test]
+    fn finding_the_board_is_said_as_before() {
+        let corners = [[1.0, 2.0], [3.04, 4.0], [5.0, 6.0], [7.0, 8.0]];
+        let found = |looked, photo: Option<&str>| Event::BoardFound {
+            grid: "8x8".into(),
+            corners,
+            confidence: 0.9,
+            photo: photo.map(String::from),
+            time: 1.3,
+            looked,
+            agreeing: 5,
+            elsewhere: 2,
+            from_s: 0.5,
+            to_s: 3.5,
+        };
+        assert_eq!(
+            locating_line(&found(1, Some("a.jpg"))).unwrap(),
+            "found the 8x8 grid in 'a.jpg': --corners \"1.0,2.0 3.0,4.0 5.0,6.0 7.0,8.0\" (confidence 0.90)"
+        );
+        assert_eq!(
+            locating_line(&found(12, None)).unwrap(),
+            "found the 8x8 grid in 5 of 12 frames from 0.5 s to 3.5 s; 2 other frames placed it elsewhere, with less support: --corners \"1.0,2.0 3.0,4.0 5.0,6.0 7.0,8.0\" (confidence 0.90, the frame at 1.3 s)"
+        );
+        let looked = Event::Looked {
+            photo: None,
+            time: 0.5,
+            corners: None,
+            confidence: 0.0,
+        };
+        assert_eq!(
+            locating_line(&looked).unwrap(),
+            "locate: the frame at 0.5 s: no grid"
+        );
+        assert_eq!(locating_line(&a_move(1)), None);
     }
 }

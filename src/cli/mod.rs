@@ -5,7 +5,6 @@ mod calibrate;
 mod detect;
 mod event;
 mod events;
-mod find_board;
 pub mod lab;
 mod locate;
 mod perft;

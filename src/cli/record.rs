@@ -1,25 +1,23 @@
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Args;
 
-use super::event::{serve_spec, Serve};
 use super::events::Presenter;
-use super::find_board::{find_board, Found};
 use super::values::plural;
 use super::{signals, BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
-use crate::classify::Classifier;
 use crate::game::{GameKind, GameSetup, GameVisitor, Setup};
 use crate::geometry::{BoardPose, GridSpec};
-use crate::infer::{InferConfig, WhiteSide};
-use crate::pipeline::{self, Event, EventSink, RecordJob, RecordSummary, Timeline};
-use crate::record::log::{GameRecord, RecordFile, Tags};
-use crate::record::resume::{set_result_in, Resume};
-use crate::record::write_atomic;
+use crate::infer::WhiteSide;
+use crate::pipeline::{
+    self, FindError, Given, Outcome, PlanError, Problem, RecordPlan, Recorded, Recorder, Timeline,
+};
+use crate::record::log::Tags;
+use crate::record::resume::Resume;
 use crate::record::RecordLock;
 use crate::round;
-use crate::track::TrackConfig;
+use crate::runner::Serve;
 use boardscribe_cli::{usage, Incomplete};
 
 /// `--game`: a game with rules, or `free` (None) for any other.
@@ -207,27 +205,11 @@ fn output(a: &RecordArgs) -> anyhow::Result<(&'static str, PathBuf)> {
     Ok((flag, path.clone()))
 }
 
-/// What is in the record file before the recording starts.
-enum Existing {
-    /// No file, or one with nothing in it.
-    Nothing,
-    /// Text of a record.
-    Record(String),
-}
-
-fn existing(path: &Path) -> anyhow::Result<Existing> {
-    match std::fs::read(path) {
-        Ok(bytes) if bytes.iter().all(|b| b.is_ascii_whitespace()) => Ok(Existing::Nothing),
-        Ok(bytes) => Ok(Existing::Record(String::from_utf8(bytes).map_err(
-            |_| anyhow::anyhow!("'{}' is not a text record", path.display()),
-        )?)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Existing::Nothing),
-        Err(e) => bail!("cannot read the record '{}': {e}", path.display()),
-    }
-}
-
-pub fn run(a: RecordArgs) -> anyhow::Result<()> {
-    let (out_flag, out) = output(&a)?;
+/// The flags checked against each other, the game and the files, before anything
+/// is opened: the game set up (None for `free`), the board's flags with the
+/// game's grid, and the record's path.
+fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, PathBuf)> {
+    let (out_flag, out) = output(a)?;
     if a.resume && a.game.rules().is_none() {
         return Err(usage!(
             "--resume goes on with a game of chess, draughts or Tablut; a --game free log cannot be resumed (use --force, or another --out)"
@@ -246,7 +228,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     // The game and its start, parsed once: refused here, before the input is
     // opened, and the same start for the recorder and the live page.
     let setup = match a.game.rules() {
-        Some(kind) => Some(game_setup(kind, &a)?),
+        Some(kind) => Some(game_setup(kind, a)?),
         None => None,
     };
     if let Some(token) = &a.result {
@@ -281,13 +263,11 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             ));
         }
     }
-
     // What is read must never be written over, and what is written must be a
     // regular file (or nothing yet).
-    let input_path = Path::new(&a.input);
     let mut inputs: Vec<&Path> = Vec::new();
     if !a.input.starts_with("camera:") && !crate::capture::is_stream_url(&a.input) {
-        inputs.push(input_path);
+        inputs.push(Path::new(&a.input));
     }
     inputs.extend(board.profile.as_deref());
     inputs.extend(board.camera.as_deref());
@@ -297,126 +277,56 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         outputs.push(("--overlay", o.as_path()));
     }
     super::paths::check_outputs(&outputs, &inputs)?;
+    Ok((setup, board, out))
+}
 
+pub fn run(a: RecordArgs) -> anyhow::Result<()> {
+    let (setup, board, out) = check(&a)?;
     // One recorder per record; the lock is held until the run ends.
     let _lock = RecordLock::acquire(&out, &super::command_line()).map_err(anyhow::Error::msg)?;
-    let previous = match existing(&out)? {
-        Existing::Nothing => None,
-        Existing::Record(_) if a.force => None,
-        Existing::Record(text) if a.resume => Some(text),
-        Existing::Record(_) => bail!(
-            "'{}' already holds a record: --resume goes on with its game, --force replaces it",
-            out.display()
-        ),
-    };
+    let previous = pipeline::previous_record(&out, a.resume, a.force)?;
     if a.resume && previous.is_none() && !a.force {
         errln!(
             "note: '{}' holds no record yet; starting a new one",
             out.display()
         );
     }
-
     let stop = signals::install();
-    let serve = match (&a.serve, &setup) {
-        (None, _) => None,
-        (Some(_), None) => {
-            bail!("--serve shows games with rules: chess, russian-draughts or tablut")
-        }
-        (Some(addr), Some(game)) => {
-            let spec = serve_spec(game.clone(), &a.input, &a.white_name, &a.black_name);
-            let serve = Serve::start(addr, spec, tags(&a), out.clone())?;
-            if previous.is_none() {
-                // Not --resume: the page's recorder starts the game afresh.
-                serve.start_fresh();
-            }
-            Some(serve)
-        }
-    };
+    let mut serve = serve(&a, setup.as_ref(), &out, previous.is_none())?;
     let mut classifier = a.model.load()?;
-    let lens = board.undistorter()?;
-    let source = capture::open(
-        &a.input,
-        SourceOptions::default()
-            .with_fps(a.fps)
-            .with_max_fps((a.max_fps > 0.0).then_some(a.max_fps))
-            .with_reconnect(a.reconnect, stop.clone()),
-    )?;
-    let source: Box<dyn FrameSource> = match lens {
-        Some(lens) => Box::new(capture::UndistortedSource::new(source, lens)),
-        None => source,
-    };
+    let source = open_input(&a, &board, &stop)?;
     let source = match &serve {
         Some(s) => s.tap(source),
         None => source,
-    };
-    let photos: Option<Vec<String>> = source.photos().map(|files| {
-        files
-            .iter()
-            .map(|p| {
-                p.file_name().map_or_else(
-                    || p.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                )
-            })
-            .collect()
-    });
-    let timeline = match &photos {
-        Some(names) => Timeline::Photos {
-            fps: source.fps(),
-            names: names.clone(),
-        },
-        None => Timeline::Clock,
-    };
-    let debug = a.debug || std::env::var_os("BOARDSCRIBE_DEBUG").is_some();
-    let Found {
-        pose,
-        located_in,
-        mut source,
-        first,
-    } = find_board(&board, source, &stop, &a.input, debug)?;
-    let Some(first) = first else {
-        if let Some(why) = source.end_reason() {
-            bail!("{why}");
-        }
-        bail!(
-            "'{}' gave no frame{}",
-            a.input,
-            match stop_reason() {
-                Some(s) => format!(" before {s}"),
-                None => String::new(),
-            }
-        );
-    };
-    let track = TrackConfig::default().with_quiet_s(a.quiet.unwrap_or(if photos.is_some() {
-        0.0
-    } else {
-        0.4
-    }));
-    let job = RecordJob {
-        pose,
-        white: a.white,
-        track,
-        // A photo may be taken with a hand still over the board: a change no
-        // legal move explains is reported once the next photo shows it too.
-        infer: InferConfig::default().with_misfit_views(if track.quiet_s == 0.0 { 2 } else { 1 }),
-        tags: tags(&a),
-        out: out.clone(),
-        debug,
-        progress: true,
-        adapt: !a.no_adapt,
-        timeline: timeline.clone(),
     };
     let offline = source.is_offline();
     let bar = offline && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut presenter = Presenter::new(a.events, bar)
         .stop_on(stop.clone())
-        .timeline(timeline);
+        .timeline(Timeline::of(source.as_ref()));
+    let debug = a.debug || std::env::var_os("BOARDSCRIBE_DEBUG").is_some();
+    let plan = RecordPlan {
+        game: setup.clone(),
+        previous,
+        moves: a.moves.clone(),
+        result: a.result.clone(),
+        placement: board.placement()?,
+        input: a.input.clone(),
+        white: a.white,
+        quiet_s: a.quiet,
+        tags: tags(&a),
+        out: out.clone(),
+        debug,
+        adapt: !a.no_adapt,
+    };
+    let located = plan
+        .locate(source, &stop, &mut presenter)
+        .map_err(plan_error)?;
 
     // The overlay: the first view with the grid, and a1 and White's edge once
     // White's edge is known.
     if let Some(path) = &a.overlay {
-        let frame = located_in.clone().unwrap_or(first);
-        let mut draw = overlay_writer(path.clone(), frame, pose);
+        let mut draw = overlay_writer(path.clone(), located.view().clone(), located.job.pose);
         match a.white.or(setup.is_none().then_some(WhiteSide::Bottom)) {
             Some(side) => presenter.say(&draw(Some(side))?),
             None => {
@@ -426,94 +336,113 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         }
     }
 
-    let Some(game) = &setup else {
-        let s = pipeline::record_free(&mut classifier, source.as_mut(), &job, &mut presenter)
-            .with_context(|| format!("recording '{}'", a.input));
-        presenter.finish(s.is_ok() && stop_reason().is_none());
-        let s = s?;
-        presenter.say(&format!(
+    let recorder = serve.as_mut().map(|s| s as &mut dyn Recorder);
+    let outcome = located.record(&mut classifier, &mut presenter, recorder);
+    presenter.finish(outcome.is_ok() && stop_reason().is_none());
+    present(outcome.map_err(plan_error)?, &mut presenter, &out, offline)
+}
+
+/// `--serve`: the live page started (its addresses said), for a game with rules.
+fn serve(
+    a: &RecordArgs,
+    setup: Option<&GameSetup>,
+    out: &Path,
+    fresh: bool,
+) -> anyhow::Result<Option<Serve>> {
+    let (addr, game) = match (&a.serve, setup) {
+        (None, _) => return Ok(None),
+        (Some(_), None) => {
+            bail!("--serve shows games with rules: chess, russian-draughts or tablut")
+        }
+        (Some(addr), Some(game)) => (addr, game),
+    };
+    let spec = Serve::spec(game.clone(), &a.input, &a.white_name, &a.black_name);
+    let (serve, urls) = Serve::start(addr, spec, tags(a), out.to_path_buf())?;
+    eprintln!("live page: {}", urls.page);
+    eprintln!("record for broadcasts: {}", urls.record);
+    eprintln!("arbiter page: {}", urls.arbiter);
+    if fresh {
+        // Not --resume: the page's recorder starts the game afresh.
+        serve.start_fresh();
+    }
+    Ok(Some(serve))
+}
+
+/// The input opened, undistorted with the lens profile when one is named.
+fn open_input(
+    a: &RecordArgs,
+    board: &BoardArgs,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> anyhow::Result<Box<dyn FrameSource>> {
+    let lens = board.undistorter()?;
+    let source = capture::open(
+        &a.input,
+        SourceOptions::default()
+            .with_fps(a.fps)
+            .with_max_fps((a.max_fps > 0.0).then_some(a.max_fps))
+            .with_reconnect(a.reconnect, stop.clone()),
+    )?;
+    Ok(match lens {
+        Some(lens) => Box::new(capture::UndistortedSource::new(source, lens)),
+        None => source,
+    })
+}
+
+/// A plan's error as the command says it: a stop by its signal's name.
+fn plan_error(e: PlanError) -> anyhow::Error {
+    match e {
+        PlanError::Find(FindError::Stopped) => anyhow::anyhow!(
+            "stopped by {} before the board was found",
+            stop_reason().unwrap_or_else(|| "a signal".into())
+        ),
+        PlanError::NoFrame(input) => anyhow::anyhow!(
+            "'{input}' gave no frame{}",
+            match stop_reason() {
+                Some(s) => format!(" before {s}"),
+                None => String::new(),
+            }
+        ),
+        e => anyhow::Error::new(e),
+    }
+}
+
+/// What was recorded, what became of `--result`, and the exit status.
+fn present(o: Outcome, presenter: &mut Presenter, out: &Path, offline: bool) -> anyhow::Result<()> {
+    presenter.say(&match &o.recorded {
+        Recorded::Free(s) => format!(
             "recorded {} from {} ({}, {} classified) into {}",
             plural(s.changes, "change", "changes"),
             plural(s.frames, "frame", "frames"),
             plural(s.still_views, "still view", "still views"),
             plural(s.sites_read, "site", "sites"),
             out.display()
-        ));
-        let mut problems = Vec::new();
-        if s.still_views == 0 {
-            problems.push(no_still_view(&track, s.frames));
-        }
-        return finish(problems, source.as_ref(), offline, &out);
-    };
-    let outcome = game
-        .visit(RecordOne {
-            begin: Begin {
-                previous: previous.as_deref(),
-                located_in: located_in.as_ref(),
-                result: a.result.as_deref(),
-                moves: a.moves.as_deref(),
-            },
-            classifier: &mut classifier,
-            source: source.as_mut(),
-            job,
-            presenter: &mut presenter,
-            serve: serve.as_ref(),
-        })
-        .with_context(|| format!("recording '{}'", a.input));
-    presenter.finish(outcome.is_ok() && stop_reason().is_none());
-    let (summary, base, given) = outcome?;
-    let total = if base > 0 {
-        format!(" ({} in all)", summary.plies + base)
-    } else {
-        String::new()
-    };
-    presenter.say(&format!(
-        "recorded {}{total} from {} ({}, {} classified, {}{}) into {}",
-        plural(summary.plies, "half-move", "half-moves"),
-        plural(summary.frames, "frame", "frames"),
-        plural(summary.still_views, "still view", "still views"),
-        plural(summary.sites_read, "site", "sites"),
-        plural(
-            summary.unexplained,
-            "unexplained change",
-            "unexplained changes"
         ),
-        if summary.in_sync {
-            ""
-        } else {
-            "; ended out of sync"
-        },
-        out.display()
-    ));
-    let mut problems = Vec::new();
-    if summary.still_views == 0 {
-        problems.push(no_still_view(&track, summary.frames));
-    } else if base > 0 && !summary.taken_up {
-        problems.push(match summary.past_seen {
-            Some(ply) => format!(
-                "the input never showed the record's last position (after half-move {base}); the latest it showed was after half-move {ply}, already recorded"
-            ),
-            None => format!(
-                "the input never showed the record's last position (after half-move {base})"
-            ),
-        });
-    } else if summary.plies == 0 {
-        problems.push(format!(
-            "no move was recorded{} in {} of the board",
-            if base > 0 {
-                " after the resumed record's last"
+        Recorded::Game { summary, base } => format!(
+            "recorded {}{} from {} ({}, {} classified, {}{}) into {}",
+            plural(summary.plies, "half-move", "half-moves"),
+            if *base > 0 {
+                format!(" ({} in all)", summary.plies + base)
             } else {
-                ""
+                String::new()
             },
-            plural(summary.still_views, "still view", "still views")
-        ));
-    }
-    if !summary.in_sync {
-        problems.push(
-            "the recording ended out of sync: the board shows a change no legal move explains (see the record's last comment)".to_string(),
-        );
-    }
-    match given {
+            plural(summary.frames, "frame", "frames"),
+            plural(summary.still_views, "still view", "still views"),
+            plural(summary.sites_read, "site", "sites"),
+            plural(
+                summary.unexplained,
+                "unexplained change",
+                "unexplained changes"
+            ),
+            if summary.in_sync {
+                ""
+            } else {
+                "; ended out of sync"
+            },
+            out.display()
+        ),
+    });
+    let problems: Vec<String> = o.problems.iter().map(problem_text).collect();
+    match o.given {
         Given::Nothing => {}
         Given::Set(token) => presenter.say(&format!("result {token} written (--result)")),
         Given::Stands(token) => presenter.say(&format!("the record's result is {token} already")),
@@ -525,7 +454,70 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
             bail!(line);
         }
     }
-    finish(problems, source.as_ref(), offline, &out)
+    finish(problems, o.end_reason, offline, out)
+}
+
+/// Why the record is not complete, as the command says it.
+fn problem_text(p: &Problem) -> String {
+    match p {
+        Problem::NoStillView { quiet_s, frames } => format!(
+            "nothing was recorded: the board was never still for --quiet {quiet_s} s in {}",
+            plural(*frames, "frame", "frames")
+        ),
+        Problem::NotTakenUp {
+            base,
+            past_seen: Some(ply),
+        } => format!(
+            "the input never showed the record's last position (after half-move {base}); the latest it showed was after half-move {ply}, already recorded"
+        ),
+        Problem::NotTakenUp {
+            base,
+            past_seen: None,
+        } => format!("the input never showed the record's last position (after half-move {base})"),
+        Problem::NoMove { base, still_views } => format!(
+            "no move was recorded{} in {} of the board",
+            if *base > 0 {
+                " after the resumed record's last"
+            } else {
+                ""
+            },
+            plural(*still_views, "still view", "still views")
+        ),
+        Problem::OutOfSync => "the recording ended out of sync: the board shows a change no legal move explains (see the record's last comment)".to_string(),
+    }
+}
+
+/// The signal that stopped the recording, by name.
+fn stop_reason() -> Option<String> {
+    signals::caught().map(signals::name)
+}
+
+/// The end of a recording: exit status 0, or 3 with every reason on one line when
+/// the record, written as it is, is not to be trusted as complete.
+fn finish(
+    mut problems: Vec<String>,
+    end_reason: Option<String>,
+    offline: bool,
+    out: &Path,
+) -> anyhow::Result<()> {
+    if let Some(why) = end_reason {
+        problems.insert(0, why);
+    }
+    if let Some(sig) = stop_reason() {
+        // Stopping a camera or a stream is how a live recording ends; a file
+        // stopped half-way is not recorded whole.
+        if offline {
+            problems.insert(0, format!("stopped by {sig} before the end of the input"));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(anyhow::Error::new(Incomplete(format!(
+        "the record '{}' is incomplete: {}",
+        out.display(),
+        problems.join("; ")
+    ))))
 }
 
 /// `--game`'s game with its start (`--fen`, or `--position`, the same for every
@@ -557,113 +549,6 @@ impl GameVisitor for CheckResult<'_> {
     fn visit<G: Resume>(self, _: &G) -> Self::Output {
         G::check_result(self.0)
     }
-}
-
-/// The game recorded from its start (see [`record_game`]).
-struct RecordOne<'a> {
-    begin: Begin<'a>,
-    classifier: &'a mut Classifier,
-    source: &'a mut dyn FrameSource,
-    job: RecordJob,
-    presenter: &'a mut Presenter,
-    serve: Option<&'a Serve>,
-}
-
-impl GameVisitor for RecordOne<'_> {
-    type Output = anyhow::Result<(RecordSummary, usize, Given)>;
-    fn visit<G: Resume>(self, start: &G) -> Self::Output {
-        let RecordOne {
-            begin,
-            classifier,
-            source,
-            job,
-            presenter,
-            serve,
-        } = self;
-        record_game(
-            start.clone(),
-            begin,
-            classifier,
-            source,
-            job,
-            presenter,
-            serve,
-        )
-    }
-}
-
-/// What became of `--result`.
-enum Given {
-    /// No --result.
-    Nothing,
-    /// Written.
-    Set(String),
-    /// The record held it already.
-    Stands(String),
-    /// Refused: the rules ended the game with another result.
-    Refused(String),
-}
-
-/// Sets `token` as the result of the record's last game on disk, by the path
-/// the live page's `set_result` takes.
-fn give_result<R: Resume>(out: &Path, like: &R, token: Option<&str>) -> anyhow::Result<Given> {
-    let Some(token) = token else {
-        return Ok(Given::Nothing);
-    };
-    let text = std::fs::read_to_string(out)
-        .with_context(|| format!("cannot read the record '{}'", out.display()))?;
-    let note = format!("result {token} given at the end of the recording (--result)");
-    match set_result_in(&text, like, token, &note) {
-        Ok(Some(text)) => {
-            write_atomic(out, &text)
-                .with_context(|| format!("cannot write the record '{}'", out.display()))?;
-            Ok(Given::Set(token.to_string()))
-        }
-        Ok(None) => Ok(Given::Stands(token.to_string())),
-        Err(why) => Ok(Given::Refused(why)),
-    }
-}
-
-/// Why nothing came of the frames read.
-fn no_still_view(track: &TrackConfig, frames: usize) -> String {
-    format!(
-        "nothing was recorded: the board was never still for --quiet {} s in {}",
-        track.quiet_s,
-        plural(frames, "frame", "frames")
-    )
-}
-
-/// The signal that stopped the recording, by name.
-fn stop_reason() -> Option<String> {
-    signals::caught().map(signals::name)
-}
-
-/// The end of a recording: exit status 0, or 3 with every reason on one line when
-/// the record, written as it is, is not to be trusted as complete.
-fn finish(
-    mut problems: Vec<String>,
-    source: &dyn FrameSource,
-    offline: bool,
-    out: &Path,
-) -> anyhow::Result<()> {
-    if let Some(why) = source.end_reason() {
-        problems.insert(0, why);
-    }
-    if let Some(sig) = stop_reason() {
-        // Stopping a camera or a stream is how a live recording ends; a file
-        // stopped half-way is not recorded whole.
-        if offline {
-            problems.insert(0, format!("stopped by {sig} before the end of the input"));
-        }
-    }
-    if problems.is_empty() {
-        return Ok(());
-    }
-    Err(anyhow::Error::new(Incomplete(format!(
-        "the record '{}' is incomplete: {}",
-        out.display(),
-        problems.join("; ")
-    ))))
 }
 
 /// Draws the overlay for `record --overlay`: the grid, and a1 and White's edge
@@ -705,167 +590,4 @@ fn tags(a: &RecordArgs) -> Tags {
         black: a.black_name.clone(),
         extra: Vec::new(),
     }
-}
-
-/// Where a recording begins: the record it goes on with (`--resume`), and the
-/// frame the grid was located in (when it was).
-struct Begin<'a> {
-    previous: Option<&'a str>,
-    located_in: Option<&'a opencv::core::Mat>,
-    /// The result to give at the end (`--result`).
-    result: Option<&'a str>,
-    /// Moves played before recording began (`--moves`).
-    moves: Option<&'a str>,
-}
-
-/// Records `game` (or goes on with the record `previous`, `--resume`); a grid
-/// located automatically in `located_in` is first moved by whole cells to where
-/// that frame reads most like the game's start. Returns the summary and the
-/// half-moves the record held before.
-fn record_game<R: Resume>(
-    game: R,
-    begin: Begin,
-    classifier: &mut Classifier,
-    source: &mut dyn FrameSource,
-    mut job: RecordJob,
-    presenter: &mut Presenter,
-    serve: Option<&Serve>,
-) -> anyhow::Result<(RecordSummary, usize, Given)> {
-    let Begin {
-        previous,
-        located_in,
-        result,
-        moves,
-    } = begin;
-    if previous.is_some() && moves.is_some() {
-        bail!("--moves starts a game: it cannot be given with --resume");
-    }
-    let given = match moves {
-        Some(text) => Some(given_moves(&game, text)?),
-        None => None,
-    };
-    let resumed = match previous {
-        Some(text) => {
-            let (resumed, record) = RecordFile::resume(text, &game, &job.tags)
-                .map_err(|e| anyhow::anyhow!("cannot resume '{}': {e}", job.out.display()))?;
-            let result = record.current.result_token();
-            if result != "*" || resumed.outcome().is_some() {
-                bail!(
-                    "cannot resume '{}': its game is over ({})",
-                    job.out.display(),
-                    resumed
-                        .outcome()
-                        .map_or(result, |o| o.result_token().to_string())
-                );
-            }
-            // The positions the record passed: views of them are skipped.
-            let before = crate::record::resume::before_in(text, &game);
-            Some((resumed, record, before))
-        }
-        None => None,
-    };
-    let start = resumed
-        .as_ref()
-        .map(|(g, _, _)| g)
-        .or(given.as_ref().and_then(|(p, _)| p.last()))
-        .unwrap_or(&game);
-    if let Some(image) = located_in {
-        let (pose, (dr, dc)) = pipeline::snap_to_start(start, classifier, image, job.pose)?;
-        if (dr, dc) != (0, 0) {
-            presenter.emit(Event::GridSnapped {
-                rows: dr,
-                cols: dc,
-                corners: pose.corners().points().map(|(x, y)| [x, y]),
-            });
-        }
-        job.pose = pose;
-    }
-    if let Some(s) = serve {
-        // The page's recorder takes the record up from disk itself (--resume)
-        // or starts afresh.
-        let base = resumed.as_ref().map_or(0, |(_, r, _)| r.plies());
-        let summary = s.record(game.clone(), classifier, source, &job, presenter)?;
-        let given = give_result(&job.out, &game, result)?;
-        return Ok((summary, base, given));
-    }
-    let (summary, base) = match resumed {
-        Some((resumed, record, before)) => {
-            let base = record.plies();
-            presenter.say(&format!(
-                "resuming '{}' after {}",
-                job.out.display(),
-                plural(base, "half-move", "half-moves")
-            ));
-            presenter.set_base(base);
-            let s = pipeline::record_onto(
-                resumed, record, before, classifier, source, &job, presenter,
-            )?;
-            (s, base)
-        }
-        None => match given {
-            Some((mut positions, moves)) => {
-                let mut record = RecordFile::new(&game, &job.tags);
-                for (mv, before) in moves.iter().zip(&positions) {
-                    record.current.push(before, mv, None);
-                }
-                record.current.note(&format!(
-                    "{} played before recording began (given with --moves)",
-                    plural(moves.len(), "half-move", "half-moves")
-                ));
-                let now = positions.pop().unwrap_or_else(|| game.clone());
-                let before = pipeline::Before {
-                    positions,
-                    moves,
-                    taken_back: None,
-                };
-                let s = pipeline::record_onto(
-                    now, record, before, classifier, source, &job, presenter,
-                )?;
-                (s, 0)
-            }
-            None => (
-                pipeline::record(game.clone(), classifier, source, &job, presenter)?,
-                0,
-            ),
-        },
-    };
-    let given = give_result(&job.out, &game, result)?;
-    Ok((summary, base, given))
-}
-
-/// The moves of `--moves` played from `game`: the positions before each and the
-/// one after the last, and the moves. Move numbers, results and check marks
-/// are skipped; a move that is not legal where it stands is refused by name.
-fn given_moves<R: crate::rules::Rules>(
-    game: &R,
-    text: &str,
-) -> anyhow::Result<(Vec<R>, Vec<R::Move>)> {
-    let mut positions = vec![game.clone()];
-    let mut moves = Vec::new();
-    let bare = |s: &str| s.trim_end_matches(['+', '#', '!', '?']).to_string();
-    for token in text.split_whitespace() {
-        let token = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if token.is_empty() || ["*", "1-0", "0-1", "1/2-1/2"].contains(&token) {
-            continue;
-        }
-        let now = positions.last().unwrap_or(game);
-        let Some(mv) = now
-            .legal_moves()
-            .into_iter()
-            .find(|m| bare(&now.notation(m)) == bare(token))
-        else {
-            bail!(
-                "--moves: '{token}' is not a legal move after {} (in the record's notation, such as \"1. e4 e5 2. Nf3\")",
-                plural(moves.len(), "half-move", "half-moves")
-            );
-        };
-        let mut next = now.clone();
-        next.play_legal(&mv);
-        moves.push(mv);
-        positions.push(next);
-    }
-    if moves.is_empty() {
-        bail!("--moves: no move found in '{text}'");
-    }
-    Ok((positions, moves))
 }

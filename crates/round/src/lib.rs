@@ -12,4 +12,5 @@ use boardscribe_core::{game, infer, record, rules};
 use boardscribe_vision::{capture, classify, geometry, pipeline};
 
 pub mod round;
+pub mod runner;
 pub mod server;

@@ -27,7 +27,7 @@
 
 // The core's modules under the names the stages use (`crate::rules`, ...).
 #![warn(unreachable_pub, missing_docs)]
-use boardscribe_core::{infer, record, rng, rules};
+use boardscribe_core::{game, infer, record, rng, rules};
 
 // The stages, downhill.
 pub mod capture;

@@ -60,7 +60,10 @@ impl<'a, 'b> BoardSink<'a, 'b> {
             Event::Progress { .. }
             | Event::Readings { .. }
             | Event::Start { .. }
-            | Event::Change { .. } => return false,
+            | Event::Change { .. }
+            | Event::Looked { .. }
+            | Event::BoardFound { .. }
+            | Event::Resuming { .. } => return false,
             Event::Orientation { .. } | Event::TakenUp { .. } => self.status(Status::InSync),
             Event::Move {
                 ply,

@@ -15,7 +15,7 @@ pub use crop::CROP_H;
 pub use crop::CROP_W;
 pub(crate) use learn::GameLearner;
 pub(crate) use model::softmax;
-pub(crate) use model::ModelError;
+pub use model::ModelError;
 pub use model::OccupancyModel;
 pub(crate) use model::RawReading;
 pub use model::Runtime;

@@ -185,6 +185,32 @@ pub enum Event {
         placed: Vec<SiteColour>,
         removed: Vec<SiteColour>,
     },
+    /// A frame looked at for the grid, and the grid found in it (corners TL TR
+    /// BR BL, and how sure), if any; only when the search is asked to tell.
+    Looked {
+        /// The photo's file, or None for a video's frame.
+        photo: Option<String>,
+        time: f64,
+        corners: Option<[[f64; 2]; 4]>,
+        confidence: f64,
+    },
+    /// The grid was placed automatically: `agreeing` of the `looked` frames from
+    /// `from_s` to `to_s` found it there (`elsewhere` placed it elsewhere), and it
+    /// was taken from the frame at `time` (the photo `photo`).
+    BoardFound {
+        grid: String,
+        corners: [[f64; 2]; 4],
+        confidence: f64,
+        photo: Option<String>,
+        time: f64,
+        looked: usize,
+        agreeing: usize,
+        elsewhere: usize,
+        from_s: f64,
+        to_s: f64,
+    },
+    /// Recording goes on with the record at `path`, which holds `plies` half-moves.
+    Resuming { path: String, plies: usize },
     /// How far an offline source has been read.
     Progress { frame: usize, total: Option<usize> },
     /// One still view's readings, for diagnosis (only when the job asks for it).
@@ -281,9 +307,12 @@ impl Event {
             | Event::Start { time, .. }
             | Event::Change { time, .. }
             | Event::Readings { time, .. } => Some(*time),
-            Event::GridSnapped { .. } | Event::SourceWarning { .. } | Event::Progress { .. } => {
-                None
-            }
+            Event::GridSnapped { .. }
+            | Event::SourceWarning { .. }
+            | Event::Progress { .. }
+            | Event::Looked { .. }
+            | Event::BoardFound { .. }
+            | Event::Resuming { .. } => None,
         }
     }
 

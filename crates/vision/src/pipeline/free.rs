@@ -3,11 +3,9 @@
 //! and removals. Without rules nothing can overrule a misreading, so only sure
 //! readings count, and only sites whose image changed are read again.
 
-use anyhow::Context;
-
 use super::event::{corner_list, ms, Command, Event, EventSink, SiteColour};
 use super::watch::{Watched, Watcher};
-use super::RecordJob;
+use super::{PipelineError, RecordJob};
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::infer::WhiteSide;
@@ -33,7 +31,7 @@ pub fn record_free(
     source: &mut dyn FrameSource,
     job: &RecordJob,
     events: &mut dyn EventSink,
-) -> anyhow::Result<FreeSummary> {
+) -> Result<FreeSummary, PipelineError> {
     let grid = job.pose.grid();
     let side = job.white.unwrap_or(WhiteSide::Bottom);
     let names = site_names(side, grid.rows, grid.cols);
@@ -51,8 +49,10 @@ pub fn record_free(
     .map(|(k, v)| (k.to_string(), v.trim().to_string()))
     .collect();
     let write = |log: &FreeLog| {
-        write_atomic(&job.out, &log.render())
-            .with_context(|| format!("cannot write the record '{}'", job.out.display()))
+        write_atomic(&job.out, &log.render()).map_err(|source| PipelineError::Write {
+            path: job.out.clone(),
+            source,
+        })
     };
     write(&log)?;
     let mut watcher = Watcher::new(CropView::new(&job.pose), job.track);
@@ -145,7 +145,7 @@ pub fn record_free(
 /// No position is known in advance, so the first still view's sure readings stand
 /// in for one: the classifier adapts to them and reads every site again, which
 /// settles the pieces it was unsure of on a board it never saw.
-fn self_calibrate(classifier: &mut Classifier, watcher: &mut Watcher) -> anyhow::Result<()> {
+fn self_calibrate(classifier: &mut Classifier, watcher: &mut Watcher) -> Result<(), PipelineError> {
     let classes: Vec<Option<usize>> = watcher
         .readings()
         .iter()

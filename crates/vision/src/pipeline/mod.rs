@@ -2,9 +2,12 @@
 //! record. Holds no algorithm of its own; each stage lives in its module, and what
 //! happens is reported as [`Event`]s to the caller's sink.
 
+mod error;
 mod event;
+mod find;
 mod free;
 mod joining;
+mod plan;
 mod recording;
 mod report;
 mod snap;
@@ -21,14 +24,24 @@ use crate::record::log::{RecordFile, Recordable, Tags};
 use crate::track::TrackConfig;
 
 pub use crate::record::resume::Before;
+pub use error::PipelineError;
 pub use event::{Command, Event, EventSink, SiteColour};
+pub use find::{
+    check_grid_in_frame, check_in_image, corners_text, find_board, frame_name, frame_text,
+    FindError, Found, OutsideError, Placement,
+};
 pub use free::{record_free, FreeSummary};
+pub use plan::{
+    previous_record, still_policy, ExistingError, Given, Located, Outcome, PlanError, Problem,
+    RecordError, RecordPlan, Recorded, Recorder, RecorderError,
+};
 use recording::{visible_probs, Recording};
 pub use snap::snap_to_start;
 pub use timeline::Timeline;
 pub use watch::{StillView, WatchCounts, Watched, Watcher};
 
 /// Everything a recording needs besides the game.
+#[derive(Clone)]
 pub struct RecordJob {
     pub pose: BoardPose,
     /// Where White sits; None decides from the first still view.
@@ -76,7 +89,7 @@ pub fn record<R: Recordable>(
     source: &mut dyn FrameSource,
     job: &RecordJob,
     events: &mut dyn EventSink,
-) -> anyhow::Result<RecordSummary> {
+) -> Result<RecordSummary, PipelineError> {
     let record = RecordFile::new(&game, &job.tags);
     record_onto(
         game,
@@ -102,7 +115,7 @@ pub fn record_resumed<R: Recordable>(
     source: &mut dyn FrameSource,
     job: &RecordJob,
     events: &mut dyn EventSink,
-) -> anyhow::Result<RecordSummary> {
+) -> Result<RecordSummary, PipelineError> {
     let file = RecordFile::after(earlier, record, &job.tags);
     record_onto(game, file, before, classifier, source, job, events)
 }
@@ -120,7 +133,7 @@ pub fn record_onto<R: Recordable>(
     source: &mut dyn FrameSource,
     job: &RecordJob,
     events: &mut dyn EventSink,
-) -> anyhow::Result<RecordSummary> {
+) -> Result<RecordSummary, PipelineError> {
     Recording::new(game, record, before, classifier, source, job, events)?.run()
 }
 

@@ -3,15 +3,13 @@
 //! with the grid placed again when views stop fitting. Each phase is a method;
 //! what they share is the state of the recording.
 
-use anyhow::Context;
-
 use super::event::{corner_list, ms};
 use super::joining::{
     fits_a_position, join_under_way, joined_note, named_lines, read_again, OpenJoin,
     PLACE_AGAIN_CELLS, PLACE_AGAIN_GAIN,
 };
 use super::report::{apply_event, debug_event, DrawWatch, TakeUpNotes};
-use super::{Before, Command, Event, EventSink, RecordJob, RecordSummary};
+use super::{Before, Command, Event, EventSink, PipelineError, RecordJob, RecordSummary};
 use super::{StillView, Watched, Watcher};
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, SiteReading};
@@ -98,7 +96,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
         source: &'a mut dyn FrameSource,
         job: &'a RecordJob,
         events: &'a mut dyn EventSink,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, PipelineError> {
         // The follower of a record taken up holds its plies too (a promotion's
         // piece may still be corrected): half-moves are numbered from the current
         // game's start then.
@@ -108,15 +106,23 @@ impl<'a, R: Recordable> Recording<'a, R> {
         let (files, ranks) = game.dims();
         match job.white {
             Some(side) if SiteMap::new(side, grid.rows, grid.cols, files, ranks).is_none() => {
-                anyhow::bail!(
-                    "a {files}x{ranks} game does not fit the {grid} grid with White at the {side} edge"
-                )
+                return Err(PipelineError::DoesNotFit {
+                    files,
+                    ranks,
+                    grid,
+                    side: Some(side),
+                })
             }
             None if SiteMap::all(grid.rows, grid.cols, files, ranks)
                 .next()
                 .is_none() =>
             {
-                anyhow::bail!("a {files}x{ranks} game does not fit the {grid} grid")
+                return Err(PipelineError::DoesNotFit {
+                    files,
+                    ranks,
+                    grid,
+                    side: None,
+                })
             }
             _ => {}
         }
@@ -179,7 +185,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
 
     /// Runs the recording to the end of the input (or the game), then writes
     /// what the views left open and returns the summary.
-    pub(super) fn run(mut self) -> anyhow::Result<RecordSummary> {
+    pub(super) fn run(mut self) -> Result<RecordSummary, PipelineError> {
         loop {
             let still = match self.next_view()? {
                 Some(Watched::Still(still)) => still,
@@ -222,7 +228,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
 
     /// The next still view (or command), or the still view read again through a
     /// grid placed anew.
-    fn next_view(&mut self) -> anyhow::Result<Option<Watched>> {
+    fn next_view(&mut self) -> Result<Option<Watched>, PipelineError> {
         if let Some(still) = self.again.take() {
             return Ok(Some(Watched::Still(still)));
         }
@@ -385,7 +391,11 @@ impl<'a, R: Recordable> Recording<'a, R> {
     /// Before the game is followed: recording starts at the first view that
     /// shows the start position (or --fen), or joins a game under way; until
     /// then, say what differs and keep watching.
-    fn before_start(&mut self, still: &StillView, probs: &[SiteProbs]) -> anyhow::Result<Flow> {
+    fn before_start(
+        &mut self,
+        still: &StillView,
+        probs: &[SiteProbs],
+    ) -> Result<Flow, PipelineError> {
         let m = match self.job.white.and_then(|side| self.fits(side)) {
             Some(m) => m,
             None => {
@@ -459,7 +469,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
         still: &StillView,
         probs: &[SiteProbs],
         to_move: Option<Side>,
-    ) -> anyhow::Result<Result<(), Option<Vec<String>>>> {
+    ) -> Result<Result<(), Option<Vec<String>>>, PipelineError> {
         let mut several = None;
         let mut joined = None;
         if let Some((open, first)) = self.open_joins.take() {
@@ -545,7 +555,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
         &mut self,
         still: &StillView,
         to_move: Option<Side>,
-    ) -> anyhow::Result<bool> {
+    ) -> Result<bool, PipelineError> {
         self.unfit += 1;
         if self.unfit % 3 != 1 {
             return Ok(false);
@@ -606,7 +616,11 @@ impl<'a, R: Recordable> Recording<'a, R> {
 
     /// A view of the game followed: what it shows is written, the board taught
     /// where the position is clear; `End` when the rules end the game.
-    fn follow(&mut self, still: &StillView, episodes: Option<usize>) -> anyhow::Result<Flow> {
+    fn follow(
+        &mut self,
+        still: &StillView,
+        episodes: Option<usize>,
+    ) -> Result<Flow, PipelineError> {
         let Some(mut m) = self.map else {
             unreachable!("the map is set when the follower starts");
         };
@@ -707,7 +721,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
     /// Views no move explains, one after another: the grid may be off (placed
     /// while an arm hid part of the board). Placed anew, it is taken where its
     /// readings fit the position far better.
-    fn place_again_lost(&mut self, still: &StillView, m: SiteMap) -> anyhow::Result<()> {
+    fn place_again_lost(&mut self, still: &StillView, m: SiteMap) -> Result<(), PipelineError> {
         if self.unfit < 2 || !(self.unfit - 2).is_multiple_of(3) {
             return Ok(());
         }
@@ -751,7 +765,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
 
     /// The end of the input: what the follower still held is written, and the
     /// summary made.
-    fn finish(mut self) -> anyhow::Result<RecordSummary> {
+    fn finish(mut self) -> Result<RecordSummary, PipelineError> {
         let counts = self.watcher.counts;
         (
             self.summary.frames,
@@ -827,9 +841,11 @@ fn decide_edge<R: Recordable>(
 }
 
 /// Writes the record as it stands.
-fn write<R: Recordable>(job: &RecordJob, record: &RecordFile<R>) -> anyhow::Result<()> {
-    write_atomic(&job.out, &record.render())
-        .with_context(|| format!("cannot write the record '{}'", job.out.display()))
+fn write<R: Recordable>(job: &RecordJob, record: &RecordFile<R>) -> Result<(), PipelineError> {
+    write_atomic(&job.out, &record.render()).map_err(|source| PipelineError::Write {
+        path: job.out.clone(),
+        source,
+    })
 }
 
 /// A still view as the follower sees it through `map`: the readings, less the

@@ -10,6 +10,8 @@ use crate::classify::{Classifier, CropView};
 use crate::geometry::{BoardPose, Corners};
 use crate::rules::Rules;
 
+use super::PipelineError;
+
 use crate::infer::{check_start, start_likelihood, InferConfig};
 
 /// Whole cells a located grid may be moved each way.
@@ -33,12 +35,12 @@ pub fn snap_to_start<R: Rules>(
     classifier: &Classifier,
     image: &Mat,
     pose: BoardPose,
-) -> anyhow::Result<(BoardPose, (i32, i32))> {
+) -> Result<(BoardPose, (i32, i32)), PipelineError> {
     let g = pose.grid();
     let (w, h) = (image.cols() as f64, image.rows() as f64);
     let inside = |(x, y): (f64, f64)| x >= 0.0 && y >= 0.0 && x <= w - 1.0 && y <= h - 1.0;
     let (lr, lc) = g.lattice_cells();
-    let reading = |p: &BoardPose| -> anyhow::Result<Vec<crate::infer::SiteProbs>> {
+    let reading = |p: &BoardPose| -> Result<Vec<crate::infer::SiteProbs>, PipelineError> {
         let view = CropView::new(p);
         let rect = view.rectify(image)?;
         Ok(super::visible_probs(
@@ -49,7 +51,7 @@ pub fn snap_to_start<R: Rules>(
                 .collect::<Vec<_>>(),
         ))
     };
-    let score = |p: &BoardPose| -> anyhow::Result<f64> {
+    let score = |p: &BoardPose| -> Result<f64, PipelineError> {
         let probs = reading(p)?;
         Ok(start_likelihood(game, &probs, g.rows, g.cols).map_or(f64::NEG_INFINITY, |(ll, _)| ll))
     };
@@ -57,7 +59,7 @@ pub fn snap_to_start<R: Rules>(
     // moved: on a board not yet set up, the best-reading place means nothing, and
     // a grid moved off the board onto the table reads its wood and its edge as
     // hidden sites, which contradict nothing.
-    let shows_start = |p: &BoardPose| -> anyhow::Result<bool> {
+    let shows_start = |p: &BoardPose| -> Result<bool, PipelineError> {
         let probs = reading(p)?;
         let hidden = probs.iter().filter(|p| p.is_none()).count();
         if hidden * MAX_HIDDEN_SHARE > probs.len() {

@@ -13,6 +13,26 @@ pub enum Timeline {
 }
 
 impl Timeline {
+    /// The timeline of `source`: its photos' file names for a folder of photos,
+    /// else a clock.
+    pub fn of(source: &dyn crate::capture::FrameSource) -> Timeline {
+        match source.photos() {
+            Some(files) => Timeline::Photos {
+                fps: source.fps(),
+                names: files
+                    .iter()
+                    .map(|p| {
+                        p.file_name().map_or_else(
+                            || p.display().to_string(),
+                            |n| n.to_string_lossy().into_owned(),
+                        )
+                    })
+                    .collect(),
+            },
+            None => Timeline::Clock,
+        }
+    }
+
     /// The moment `t` seconds into the input: `0:01:05`, or `photo 'IMG_0042.jpg'`.
     pub fn moment(&self, t: f64) -> String {
         match self {

@@ -7,6 +7,7 @@ use opencv::core::{Mat, Rect};
 use opencv::prelude::*;
 
 use super::event::{corner_list, ms, Command, Event, EventSink};
+use super::PipelineError;
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::geometry::{BoardPose, Corners};
@@ -141,7 +142,7 @@ impl Watcher {
 
     /// Takes the latest still view as the one later views' changes are measured
     /// against (the follower found it explained).
-    pub fn confirm(&mut self) -> anyhow::Result<()> {
+    pub fn confirm(&mut self) -> Result<(), PipelineError> {
         if let (Some(now), Some(frame)) = (&self.reference, &self.still_frame) {
             let visible = self
                 .readings
@@ -158,7 +159,7 @@ impl Watcher {
     }
 
     /// The grid moved: the anchor's frame is rectified anew with it.
-    fn reanchor(&mut self) -> anyhow::Result<()> {
+    fn reanchor(&mut self) -> Result<(), PipelineError> {
         if let Some(a) = &mut self.anchor {
             a.rectified = self.view.rectify(&a.frame)?;
         }
@@ -177,7 +178,7 @@ impl Watcher {
         wanted: Option<&[bool]>,
         min_cells: f64,
         better: &mut Prefer<'_>,
-    ) -> anyhow::Result<Option<Corners>> {
+    ) -> Result<Option<Corners>, PipelineError> {
         let Some(frame) = self.still_frame.as_ref() else {
             return Ok(None);
         };
@@ -230,7 +231,7 @@ impl Watcher {
         wanted: Option<&[bool]>,
         progress: bool,
         events: &mut dyn EventSink,
-    ) -> anyhow::Result<Option<Watched>> {
+    ) -> Result<Option<Watched>, PipelineError> {
         let total = source.len_hint();
         loop {
             if let Some(command) = events.poll() {
@@ -296,7 +297,7 @@ impl Watcher {
         classifier: &mut Classifier,
         wanted: Option<&[bool]>,
         events: &mut dyn EventSink,
-    ) -> anyhow::Result<Option<Watched>> {
+    ) -> Result<Option<Watched>, PipelineError> {
         // Before reading any site: is the grid still where it was?
         let mut regrid = None;
         match &mut self.guard {
@@ -371,7 +372,7 @@ impl Watcher {
         rectified: &Mat,
         classifier: &mut Classifier,
         wanted: Option<&[bool]>,
-    ) -> anyhow::Result<(Vec<bool>, Vec<Option<f32>>)> {
+    ) -> Result<(Vec<bool>, Vec<Option<f32>>), PipelineError> {
         let grid = self.view.pose.grid();
         let since_last = match &self.reference {
             Some(reference) => site_changes(reference, rectified, &self.cell_rects),
@@ -454,7 +455,7 @@ fn relocate(image: &Mat, last: &BoardPose) -> Option<Corners> {
 }
 
 /// A grey thumbnail of the rectified board at a few pixels per cell.
-fn thumbnail(rectified: &Mat) -> anyhow::Result<BoardThumb> {
+fn thumbnail(rectified: &Mat) -> Result<BoardThumb, PipelineError> {
     let scale = THUMB_CELL as f64 / crate::classify::crop::CELL_PX as f64;
     let small = shrunk_grey(rectified, scale)?;
     Ok(BoardThumb {

@@ -1,0 +1,393 @@
+//! One board recorded through its round, as the tournament's recorders and
+//! `record --serve`'s one-board round both record it: the board found, the grid
+//! moved onto a new game's start, the page told where the board is, and the game
+//! recorded so that the page and the round PGN follow.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use opencv::core::Mat;
+
+use crate::capture::{self, CaptureError, FrameSource, SourceOptions};
+use crate::classify::Classifier;
+use crate::game::{GameSetup, GameVisitor};
+use crate::geometry::Undistorter;
+use crate::infer::{NotASide, WhiteSide};
+use crate::pipeline::{
+    self, Event, EventSink, FindError, Found, PipelineError, Placement, RecordJob, RecordSummary,
+    Recorder, RecorderError,
+};
+use crate::record::log::Tags;
+use crate::record::resume::Resume;
+use crate::round::{self, Board, BoardEnd, BoardError, BoardSpec, RecordError, Round};
+use crate::server::ServerError;
+
+/// Where a board is and the lens it is seen through, as its entry's profiles
+/// and keys say.
+pub struct BoardSetup {
+    /// The corners given, or the grid to find.
+    pub placement: Placement,
+    /// The camera profile's undistortion, when one is named.
+    pub lens: Option<Undistorter>,
+}
+
+/// Records `board` of `round` as `record` would, from its entry in the round
+/// file: its input opened (undistorted, paced when asked, a frame kept for the
+/// page), the board found (reported to `events`), a new game's grid moved onto
+/// the start.
+pub fn run_board(
+    round: &Round,
+    board: &Board,
+    classifier: &mut Classifier,
+    setup: BoardSetup,
+    events: &mut dyn EventSink,
+) -> Result<BoardEnd, RunBoardError> {
+    let spec = &board.spec;
+    run_board_unnamed(round, board, classifier, setup, events).map_err(|source| RunBoardError {
+        number: spec.number,
+        input: spec.input.clone(),
+        source,
+    })
+}
+
+fn run_board_unnamed(
+    round: &Round,
+    board: &Board,
+    classifier: &mut Classifier,
+    setup: BoardSetup,
+    events: &mut dyn EventSink,
+) -> Result<BoardEnd, RunError> {
+    let spec = &board.spec;
+    let realtime = spec.realtime.unwrap_or(round.info.realtime);
+    let source = open_source(spec, setup.lens, realtime, board)?;
+    let white = white_side(spec.white_side.as_deref())?;
+    let fresh = !board.has_record();
+    // The round's own stop ends the recording; locating is short.
+    let never = AtomicBool::new(false);
+    let found = pipeline::find_board(setup.placement, source, &never, &spec.input, false, events)?;
+    let job = job_for(&found, &spec.input, white, spec.quiet, board);
+    let Found {
+        located_in,
+        mut source,
+        ..
+    } = found;
+    // The grid is moved to where the frame reads as the start only for a new game.
+    let snap = if fresh { located_in.as_ref() } else { None };
+    // The start the round file set up, the one the page shows.
+    board
+        .game()
+        .visit(RecordBoard {
+            round,
+            board,
+            classifier,
+            source: source.as_mut(),
+            job,
+            snap,
+            inner: None,
+        })
+}
+
+/// Why a board of a round could not be recorded, naming the board.
+#[derive(Debug, thiserror::Error)]
+#[error("board {number} ('{input}')")]
+pub struct RunBoardError {
+    /// The board's number in the round.
+    pub number: u32,
+    /// Its input, as the round file gives it.
+    pub input: String,
+    /// What went wrong.
+    #[source]
+    pub source: RunError,
+}
+
+/// What stopped a board's recording through its round.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The entry's `white_side` is neither an edge nor `auto`.
+    #[error("white_side")]
+    WhiteSide(#[from] NotASide),
+    /// The board's input could not be opened.
+    #[error(transparent)]
+    Open(#[from] CaptureError),
+    /// The board was not found in its input.
+    #[error(transparent)]
+    Find(#[from] FindError),
+    /// The grid could not be moved onto the game's start.
+    #[error(transparent)]
+    Snap(#[from] PipelineError),
+    /// The recording, or the board's record.
+    #[error(transparent)]
+    Board(#[from] BoardError),
+}
+
+/// Why `record --serve`'s page could not be started.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// No token for the arbiter.
+    #[error(transparent)]
+    Token(#[from] NoRandomSource),
+    /// The board's record could not be opened.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// The server could not be started.
+    #[error(transparent)]
+    Server(#[from] ServerError),
+}
+
+/// `white_side` of a board's entry: an edge, or `auto` (None).
+fn white_side(s: Option<&str>) -> Result<Option<WhiteSide>, RunError> {
+    match s {
+        None | Some("auto") => Ok(None),
+        Some(s) => Ok(Some(s.parse::<WhiteSide>().map_err(RunError::WhiteSide)?)),
+    }
+}
+
+/// The board's input, undistorted, paced when asked, with a frame kept for the page.
+fn open_source(
+    spec: &BoardSpec,
+    lens: Option<Undistorter>,
+    realtime: bool,
+    board: &Board,
+) -> Result<Box<dyn FrameSource>, CaptureError> {
+    let max_fps = spec.max_fps.unwrap_or(15.0);
+    let mut source = capture::open(
+        &spec.input,
+        SourceOptions::default()
+            .with_fps(spec.fps)
+            .with_max_fps((max_fps > 0.0).then_some(max_fps)),
+    )?;
+    if let Some(lens) = lens {
+        source = Box::new(capture::UndistortedSource::new(source, lens));
+    }
+    if realtime && source.is_offline() {
+        source = Box::new(capture::Paced::new(source));
+    }
+    Ok(Box::new(capture::Tapped::new(
+        source,
+        board.frame.clone(),
+        1.0,
+    )))
+}
+
+/// What a recording of the board needs besides the game: a folder of photos is
+/// recorded as `record` records photos, but on the round's clock.
+fn job_for(
+    found: &Found,
+    input: &str,
+    white: Option<WhiteSide>,
+    quiet: Option<f64>,
+    board: &Board,
+) -> RecordJob {
+    let (track, infer) = pipeline::still_policy(Path::new(input).is_dir(), quiet);
+    RecordJob {
+        timeline: Default::default(),
+        pose: found.pose,
+        white,
+        track,
+        infer,
+        tags: board.tags.clone(),
+        out: board.path.clone(),
+        debug: false,
+        progress: false,
+        adapt: true,
+    }
+}
+
+/// A board's game recorded from its start (see [`record`]).
+struct RecordBoard<'a> {
+    round: &'a Round,
+    board: &'a Board,
+    classifier: &'a mut Classifier,
+    source: &'a mut dyn FrameSource,
+    job: RecordJob,
+    /// The frame the grid was located in, for a new game.
+    snap: Option<&'a Mat>,
+    inner: Option<&'a mut dyn EventSink>,
+}
+
+impl GameVisitor for RecordBoard<'_> {
+    type Output = Result<BoardEnd, RunError>;
+    fn visit<G: Resume>(self, start: &G) -> Result<BoardEnd, RunError> {
+        record(self, start.clone())
+    }
+}
+
+/// Records one board's game (moving a located grid to the start first, for a new
+/// game), through the round so that the page and the round PGN follow.
+fn record<R: Resume>(b: RecordBoard, game: R) -> Result<BoardEnd, RunError> {
+    let RecordBoard {
+        round,
+        board,
+        classifier,
+        source,
+        mut job,
+        snap,
+        mut inner,
+    } = b;
+    if let Some(image) = snap {
+        let (pose, (dr, dc)) = pipeline::snap_to_start(&game, classifier, image, job.pose)?;
+        if (dr, dc) != (0, 0) {
+            let e = Event::GridSnapped {
+                rows: dr,
+                cols: dc,
+                corners: pose.corners().points().map(|(x, y)| [x, y]),
+            };
+            if let Some(i) = inner.as_deref_mut() {
+                i.emit(e);
+            }
+        }
+        job.pose = pose;
+    }
+    board.set_pose(&job.pose);
+    Ok(round::record_board(round, board, game, classifier, source, &job, inner)?)
+}
+
+/// Lets the process open as many descriptors as the system allows it (the soft
+/// limit raised to the hard one) before the server takes its share, capped well
+/// below it: spectators' connections never leave a recorder without one for its
+/// video or its record.
+pub fn raise_fd_limit() {
+    #[cfg(unix)]
+    {
+        let mut l = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write only the struct given.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) != 0 || l.rlim_cur >= l.rlim_max {
+                return;
+            }
+            // An unlimited hard limit (macOS) takes no soft limit above OPEN_MAX.
+            let want = if l.rlim_max == libc::RLIM_INFINITY {
+                10_240.max(l.rlim_cur)
+            } else {
+                l.rlim_max
+            };
+            let raised = libc::rlimit {
+                rlim_cur: want,
+                rlim_max: l.rlim_max,
+            };
+            // Refused, the limit stays as it was and the server's share follows it.
+            libc::setrlimit(libc::RLIMIT_NOFILE, &raised);
+        }
+    }
+}
+
+/// A token for the arbiter's actions: 128 random bits from the system's random
+/// source, as hex. Without that source the server is not started: a token any
+/// weaker would let a spectator act as the arbiter.
+pub fn new_token() -> Result<String, NoRandomSource> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| NoRandomSource(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The system has no random source for the arbiter's token.
+#[derive(Debug, thiserror::Error)]
+#[error("no random source for the arbiter's token: {0}")]
+pub struct NoRandomSource(String);
+
+/// `record --serve ADDR`: the live page for the one board `record` records.
+pub struct Serve {
+    round: Arc<Round>,
+}
+
+/// Where `record --serve`'s pages are.
+pub struct ServeUrls {
+    /// The live page.
+    pub page: String,
+    /// The record, for broadcasts.
+    pub record: String,
+    /// The arbiter's page.
+    pub arbiter: String,
+}
+
+impl Serve {
+    /// Starts the server for one board recorded into `out`.
+    pub fn start(
+        listen: &str,
+        spec: BoardSpec,
+        tags: Tags,
+        out: PathBuf,
+    ) -> Result<(Serve, ServeUrls), ServeError> {
+        let token = new_token()?;
+        raise_fd_limit();
+        let round = Round::single(spec, tags, out, token.clone())?;
+        let server = crate::server::start(round.clone(), listen)?;
+        let base = format!("http://{}", server.addr);
+        let urls = ServeUrls {
+            page: format!("{base}/board/1"),
+            record: format!("{base}/board/1.{}", round.boards[0].kind().extension()),
+            arbiter: format!("{base}/board/1?token={token}"),
+        };
+        Ok((Serve { round }, urls))
+    }
+
+    /// The board entry `record --serve` shows: the game `record` records, its
+    /// start included.
+    pub fn spec(game: GameSetup, input: &str, white: &str, black: &str) -> BoardSpec {
+        BoardSpec {
+            white: white.to_string(),
+            black: black.to_string(),
+            ..BoardSpec::of_game(1, game, input)
+        }
+    }
+
+    /// The page's recorder starts the game afresh, whatever the record on disk
+    /// holds (`record` without `--resume`).
+    pub fn start_fresh(&self) {
+        self.round.boards[0].start_fresh();
+    }
+
+    /// Wraps the source so that the page shows its latest frame.
+    pub fn tap(&self, source: Box<dyn FrameSource>) -> Box<dyn FrameSource> {
+        Box::new(capture::Tapped::new(
+            source,
+            self.round.boards[0].frame.clone(),
+            1.0,
+        ))
+    }
+}
+
+impl Recorder for Serve {
+    /// Records the game (as `pipeline::record` would) with the page following.
+    fn record(
+        &mut self,
+        classifier: &mut Classifier,
+        source: &mut dyn FrameSource,
+        job: &RecordJob,
+        events: &mut dyn EventSink,
+    ) -> Result<RecordSummary, RecorderError> {
+        let board = &self.round.boards[0];
+        let end = board.game().visit(RecordBoard {
+            round: &self.round,
+            board,
+            classifier,
+            source,
+            job: job.clone(),
+            snap: None,
+            inner: Some(events),
+        });
+        self.round.end();
+        Ok(end?.summary.unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn arbiter_tokens_are_128_random_bits_in_hex() {
+        let (a, b) = (super::new_token().unwrap(), super::new_token().unwrap());
+        for t in [&a, &b] {
+            assert_eq!(t.len(), 32, "{t}");
+            assert!(t
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        }
+        assert_ne!(a, b);
+    }
+}
