@@ -326,7 +326,13 @@ impl CliRunner {
                 errln!("{line}");
             }
         };
-        Ok(runner::run_board(round, board, &mut classifier, setup, &mut said)?)
+        Ok(runner::run_board(
+            round,
+            board,
+            &mut classifier,
+            setup,
+            &mut said,
+        )?)
     }
 }
 

@@ -75,17 +75,15 @@ fn run_board_unnamed(
     // The grid is moved to where the frame reads as the start only for a new game.
     let snap = if fresh { located_in.as_ref() } else { None };
     // The start the round file set up, the one the page shows.
-    board
-        .game()
-        .visit(RecordBoard {
-            round,
-            board,
-            classifier,
-            source: source.as_mut(),
-            job,
-            snap,
-            inner: None,
-        })
+    board.game().visit(RecordBoard {
+        round,
+        board,
+        classifier,
+        source: source.as_mut(),
+        job,
+        snap,
+        inner: None,
+    })
 }
 
 /// Why a board of a round could not be recorded, naming the board.
@@ -242,7 +240,9 @@ fn record<R: Resume>(b: RecordBoard, game: R) -> Result<BoardEnd, RunError> {
         job.pose = pose;
     }
     board.set_pose(&job.pose);
-    Ok(round::record_board(round, board, game, classifier, source, &job, inner)?)
+    Ok(round::record_board(
+        round, board, game, classifier, source, &job, inner,
+    )?)
 }
 
 /// Lets the process open as many descriptors as the system allows it (the soft

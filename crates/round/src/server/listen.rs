@@ -94,11 +94,19 @@ pub(super) async fn serve(
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
+        let mut refused = false;
         loop {
             let stream = match ready.try_io(|l| l.get_ref().accept()) {
                 Ok(Ok((s, _))) => s,
                 // None waiting: wait for readiness again.
-                Err(_) => break,
+                Err(_) => {
+                    if refused {
+                        // Full: those that come meanwhile wait in the backlog and
+                        // are taken together, instead of a wake each.
+                        tokio::time::sleep(REFUSED_REST).await;
+                    }
+                    break;
+                }
                 // Out of descriptors (or the like): accepting again at once
                 // would spin, and waiting lets connections end and give theirs
                 // back.
@@ -109,7 +117,8 @@ pub(super) async fn serve(
             };
             let Ok(slot) = slots.clone().try_acquire_owned() else {
                 // Full: closed now, its descriptor given back at once.
-                drop(stream);
+                refuse(stream);
+                refused = true;
                 continue;
             };
             bound_send_buffer(&stream);
@@ -133,6 +142,33 @@ pub(super) async fn serve(
             });
         }
     }
+}
+
+/// How long the listener rests after refusing connections at the cap: a flood of
+/// them wakes it at most a hundred times a second, however fast they come, and a
+/// page's connection waits at most this when a slot frees meanwhile.
+const REFUSED_REST: Duration = Duration::from_millis(10);
+
+/// Closes a connection refused at the cap with a reset: no goodbye exchanged and
+/// nothing kept of it afterwards (no TIME_WAIT), the least work for the kernel.
+fn refuse(stream: std::net::TcpStream) {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: setsockopt reads the struct given, on a socket this function owns.
+    // Refused, the socket is closed the usual way.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        );
+    }
+    drop(stream);
 }
 
 /// What the kernel keeps of a connection's unsent data. Left to itself it lets a
