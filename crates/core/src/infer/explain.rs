@@ -96,6 +96,11 @@ pub enum Verdict<M> {
 /// evidence of anything, and no move touched it.
 const QUIET_Z: f64 = 2.0;
 
+/// A square read with less than this log-probability for a piece of the side
+/// to move (and surely as something else) rules out a move that puts one there
+/// to stay (10%).
+const RULED_OUT_LN: f64 = -2.302_585;
+
 pub(super) struct Evidence {
     files: u8,
     /// Per square: log-probabilities of empty/white/black, or None when hidden.
@@ -164,6 +169,21 @@ impl Evidence {
             (i % self.files as usize) as u8,
             (i / self.files as usize) as u8,
         )
+    }
+
+    /// Whether the view reads the square a move puts a piece of `side` on surely
+    /// as something else (see [`Rules::placed`]): such a move is not searched.
+    fn rules_out<R: Rules>(&self, game: &R, mv: &R::Move) -> bool {
+        let Some(sq) = game.placed(mv) else {
+            return false;
+        };
+        let i = sq.rank as usize * self.files as usize + sq.file as usize;
+        let mover = match game.side_to_move() {
+            crate::rules::Side::White => Occupant::White,
+            crate::rules::Side::Black => Occupant::Black,
+        };
+        self.sure[i].is_some_and(|o| o != mover)
+            && self.logp[i].is_some_and(|lp| lp[occ_index(mover)] < RULED_OUT_LN)
     }
 
     /// Log-likelihood gain of `occ` over `base`, counting only the squares that
@@ -348,6 +368,9 @@ pub(super) fn search<R: Rules>(
         for &at in &frontier {
             let (from_game, from_occ) = (&lines[at].game, &lines[at].occ);
             for mv in from_game.legal_moves() {
+                if ev.rules_out(from_game, &mv) {
+                    continue;
+                }
                 let mut g = from_game.clone();
                 let tiebreak = lines[at].tiebreak + g.tiebreak(&mv);
                 g.play_legal(&mv);
@@ -479,6 +502,9 @@ pub(super) fn search_guided<R: Rules>(
         let mut next = Vec::new();
         for (g, occ, moves, tiebreak, touched_by, filled, agains) in &frontier {
             for mv in g.legal_moves() {
+                if ev.rules_out(g, &mv) {
+                    continue;
+                }
                 let mut g2 = g.clone();
                 let tb = tiebreak + g2.tiebreak(&mv);
                 g2.play_legal(&mv);

@@ -64,4 +64,6 @@ pub(crate) fn sure_view(game: &crate::rules::chess::Chess, side: WhiteSide) -> V
 #[cfg(test)]
 mod alternatives_tests;
 #[cfg(test)]
+mod go_tests;
+#[cfg(test)]
 mod tests;

@@ -110,18 +110,38 @@ pub fn squares(files: u8, ranks: u8) -> impl Iterator<Item = Square> {
 
 /// An occupancy packed two bits a square, for hashing: the searches look up
 /// tens of thousands of occupancies a view, and hashing a whole vector of them
-/// was a third of a recording's time. Exact for boards of up to 96 squares (every
-/// game here); larger ones fold into the same words.
+/// was a third of a recording's time. Exact for boards of up to 96 squares;
+/// larger ones (a Go board's 361 points) are packed whole and mixed into the
+/// three words, since folding them would make a stone on one point and a stone
+/// 96 points on the same key, and the searches would merge different boards.
 pub(crate) fn occ_key(occ: &[Occupant]) -> [u64; 3] {
+    let value = |o: &Occupant| match o {
+        Occupant::Empty => 0u64,
+        Occupant::White => 1,
+        Occupant::Black => 2,
+    };
     let mut k = [0u64; 3];
-    for (i, o) in occ.iter().enumerate() {
-        let v = match o {
-            Occupant::Empty => 0u64,
-            Occupant::White => 1,
-            Occupant::Black => 2,
-        };
-        let bit = (2 * i) % 192;
-        k[bit / 64] ^= v << (bit % 64);
+    if occ.len() <= 96 {
+        for (i, o) in occ.iter().enumerate() {
+            k[i / 32] |= value(o) << (2 * (i % 32));
+        }
+        return k;
+    }
+    let mut seeds = [
+        0x243F_6A88_85A3_08D3u64,
+        0x1319_8A2E_0370_7344,
+        0xA409_3822_299F_31D0,
+    ];
+    for chunk in occ.chunks(32) {
+        let mut word = 0u64;
+        for (i, o) in chunk.iter().enumerate() {
+            word |= value(o) << (2 * i);
+        }
+        for (h, seed) in k.iter_mut().zip(seeds.iter_mut()) {
+            let mut x = *h ^ word ^ *seed;
+            *h = crate::rng::splitmix64(&mut x);
+            *seed = x;
+        }
     }
     k
 }

