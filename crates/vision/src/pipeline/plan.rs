@@ -546,8 +546,19 @@ fn given_moves<R: Rules>(game: &R, text: &str) -> Result<(Vec<R>, Vec<R::Move>),
     let mut moves = Vec::new();
     let bare = |s: &str| s.trim_end_matches(['+', '#', '!', '?']).to_string();
     for token in text.split_whitespace() {
-        let token = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if token.is_empty() || ["*", "1-0", "0-1", "1/2-1/2"].contains(&token) {
+        // A result ends the text; "0-0" is left out, written for castling too.
+        if ["*", "1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1"].contains(&token) {
+            continue;
+        }
+        // A move number ("12." or "12...") before the move, joined or not; only
+        // with its dots, since a draughts move may start with digits ("22-17").
+        let token = match token.find('.') {
+            Some(dot) if dot > 0 && token[..dot].bytes().all(|b| b.is_ascii_digit()) => {
+                token[dot..].trim_start_matches('.')
+            }
+            _ => token,
+        };
+        if token.is_empty() {
             continue;
         }
         let now = positions.last().unwrap_or(game);
@@ -661,6 +672,14 @@ mod tests {
             e,
             "--moves: 'e4' is not a legal move after 1 half-move (in the record's notation, such as \"1. e4 e5 2. Nf3\")"
         );
+        for game in [
+            "1. e4 e5 2. Nf3 1-0",
+            "1.e4 e5 2.Nf3 1/2-1/2",
+            "1. e4 1... e5 2. Nf3 0-1",
+        ] {
+            let (_, moves) = given_moves(&Chess::new(), game).unwrap();
+            assert_eq!(moves.len(), 3, "{game}");
+        }
         let e = given_moves(&Chess::new(), "1. *").unwrap_err().to_string();
         assert_eq!(e, "--moves: no move found in '1. *'");
     }
