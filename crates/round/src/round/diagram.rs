@@ -97,15 +97,41 @@ impl Diagram {
             self.placement(),
             self.kind.name()
         );
+        // The light colour under the whole board, the other squares as one
+        // path, the squares the last change touched on top: the page sends this
+        // to every viewer at every change, so it is kept small.
+        s.push_str(&format!(
+            r#"<rect class="sq light" width="{w}" height="{h}"/>"#
+        ));
+        let mut marked = String::new();
+        let mut last = String::new();
         for rank in 0..r {
             for file in 0..f {
                 let (x, y) = (file * cell, (r - 1 - rank) * cell);
                 let i = (rank * f + file) as usize;
-                let class = self.square_class(file, rank);
-                s.push_str(&format!(
-                    r#"<rect class="{class}{}" x="{x}" y="{y}" width="{cell}" height="{cell}"/>"#,
-                    if self.changed[i] { " last" } else { "" }
-                ));
+                if self.square_class(file, rank) != "sq light" {
+                    marked.push_str(&format!("M{x} {y}h{cell}v{cell}h-{cell}z"));
+                }
+                if self.changed[i] {
+                    last.push_str(&format!(
+                        r#"<rect class="sq last" x="{x}" y="{y}" width="{cell}" height="{cell}"/>"#
+                    ));
+                }
+            }
+        }
+        if !marked.is_empty() {
+            let class = if self.kind.checkered() {
+                "sq dark"
+            } else {
+                "sq special"
+            };
+            s.push_str(&format!(r#"<path class="{class}" d="{marked}"/>"#));
+        }
+        s.push_str(&last);
+        for rank in 0..r {
+            for file in 0..f {
+                let (x, y) = (file * cell, (r - 1 - rank) * cell);
+                let i = (rank * f + file) as usize;
                 if let Some((t, side)) = self.cells[i] {
                     let (cx, cy) = (x as f64 + 5.0, y as f64 + 5.0);
                     let colour = if side == Side::White { "w" } else { "b" };
@@ -119,7 +145,7 @@ impl Diagram {
                             r#"<circle class="crown" cx="{cx}" cy="{cy}" r="2.2"/>"#
                         )),
                         _ => s.push_str(&format!(
-                            r#"<text x="{cx}" y="{}" text-anchor="middle">{}</text>"#,
+                            r#"<text x="{cx}" y="{}">{}</text>"#,
                             cy + 2.1,
                             letter(t)
                         )),
@@ -131,7 +157,7 @@ impl Diagram {
         // Coordinates: files below, ranks on the left.
         for file in 0..f {
             s.push_str(&format!(
-                r#"<text class="coord" x="{}" y="{}" text-anchor="middle">{}</text>"#,
+                r#"<text class="coord" x="{}" y="{}">{}</text>"#,
                 file * cell + 5,
                 h + 2,
                 (b'a' + file as u8) as char
@@ -139,7 +165,7 @@ impl Diagram {
         }
         for rank in 0..r {
             s.push_str(&format!(
-                r#"<text class="coord" x="-1.5" y="{}" text-anchor="middle">{}</text>"#,
+                r#"<text class="coord" x="-1.5" y="{}">{}</text>"#,
                 (r - 1 - rank) * cell + 6,
                 rank + 1
             ));
