@@ -23,10 +23,19 @@ pub(crate) const CLASSES: [&str; 4] = ["empty", "white", "black", "occluded"];
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ModelError {
+    /// No file at this path.
     #[error("model file '{0}' does not exist (run `make model` to build it, or pass --model)")]
     Missing(PathBuf),
+    /// The file is no occupancy model tract can plan: not ONNX, or not four
+    /// class logits out.
     #[error("model file '{path}' is not a usable occupancy model: {why}")]
-    Corrupt { path: PathBuf, why: String },
+    Corrupt {
+        /// The model file.
+        path: PathBuf,
+        /// What is wrong, one line: tract's first, or the class logits found.
+        why: String,
+    },
+    /// Tract failed on a batch of crops: its error, in words.
     #[error("running the model: {0}")]
     Run(String),
 }

@@ -15,6 +15,8 @@ use crate::geometry::Corners;
 pub enum Event {
     /// White's edge of the grid, decided from the first still view.
     Orientation {
+        /// Seconds into the input of the still view that decided it: the first still
+        /// view, or where the pieces' colours could not tell, the first move's.
         time: f64,
         /// `bottom`, `top`, `left` or `right`.
         white: String,
@@ -23,8 +25,13 @@ pub enum Event {
     /// position, or `--fen`): the squares that differ and what to check.
     /// Recording waits for it.
     NotStart {
+        /// Seconds into the input of the still view that is not that position.
         time: f64,
+        /// Square names (`e4`) that read otherwise than the position; empty when no
+        /// square could be read (the whole grid hidden or out of view).
         squares: Vec<String>,
+        /// What to check or give, one clause with no full stop: the command line
+        /// follows it with "Waiting for it."
         advice: String,
     },
     /// Taking a record up again: the view shows the position after half-move
@@ -32,9 +39,15 @@ pub enum Event {
     /// `undecided`, a position the game had both then and at its record's end
     /// (a repetition): later views tell which. Said when it changes.
     Past {
+        /// Seconds into the input of the still view.
         time: f64,
+        /// Half-moves of the record before the position shown (0: its start), less
+        /// than `of`; with `undecided`, the one said last (0 if none was).
         ply: usize,
+        /// Half-moves the record's current game holds.
         of: usize,
+        /// The view also fits the record's last position (or play after it): a
+        /// repetition that later views decide.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         undecided: bool,
     },
@@ -42,8 +55,13 @@ pub enum Event {
     /// shows the record's last position (after half-move `ply`), or with `after`,
     /// play after it.
     TakenUp {
+        /// Seconds into the input of the still view recording goes on from.
         time: f64,
+        /// Half-moves the record's current game holds: the next one recorded is
+        /// `ply + 1`.
         ply: usize,
+        /// The view shows play after the record's last position, not that position:
+        /// it is the first view read after it.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         after: bool,
     },
@@ -52,25 +70,42 @@ pub enum Event {
     /// reconstructed from its occupancy, not seen; `order_open` when the same
     /// moves in another order reach it too. Each is then reported as a move.
     Joined {
+        /// Seconds into the input of the still view the plies were reconstructed from.
         time: f64,
+        /// The reconstructed half-moves from the start, in order, in the record's
+        /// notation (SAN for chess).
         plies: Vec<String>,
+        /// The same moves in another order reach the position too: the order given
+        /// is one of them.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         order_open: bool,
+        /// White's edge of the grid: `bottom`, `top`, `left` or `right`.
         white: String,
     },
     /// A located grid was moved by whole cells to where the first frame reads as
     /// the game's start position.
     GridSnapped {
+        /// Rows the grid moved by, -2 to 2; positive towards its BL-BR edge.
         rows: i32,
+        /// Columns the grid moved by, -2 to 2; positive towards its TR-BR edge.
         cols: i32,
+        /// The moved grid's corners TL TR BR BL, `[x, y]` in pixels of the input's
+        /// frames, unrounded.
         corners: [[f64; 2]; 4],
     },
     /// A move was accepted.
     Move {
+        /// Seconds into the input of the still view at which the move was accepted,
+        /// which may come views after the one that showed it (for the plies of a
+        /// `Joined`, the view they were reconstructed from).
         time: f64,
         /// 1-based half-move number.
         ply: usize,
+        /// The move in the record's notation (SAN for chess), as it reads in the
+        /// position before it.
         san: String,
+        /// The move in short machine form: UCI for chess (`e2e4`), `c3-d4` style for
+        /// the other games.
         uci: String,
         /// How clearly the move beat the next best explanation, 0.5 to 1.
         confidence: f64,
@@ -85,8 +120,11 @@ pub enum Event {
     /// Plies `first` to `last` (1-based) were accepted from one view: no still
     /// view showed the positions between them.
     SeenTogether {
+        /// Seconds into the input of the still view at which the plies were accepted.
         time: f64,
+        /// The first of the plies: its half-move number, numbered as `Move`'s `ply`.
         first: usize,
+        /// The last of the plies: its half-move number, numbered as `Move`'s `ply`.
         last: usize,
     },
     /// A draw the players may claim (threefold repetition, the fifty-move rule)
@@ -94,18 +132,31 @@ pub enum Event {
     /// can be claimed. It is no result: the game goes on until the arbiter (or
     /// `record --result`) sets one.
     DrawClaimable {
+        /// Seconds into the input of the still view at which half-move `ply` was
+        /// accepted.
         time: f64,
+        /// The half-move after which the draw may be claimed, 1-based.
         ply: usize,
+        /// Why, in words: `threefold repetition` or `fifty-move rule` in chess, the
+        /// draughts rules' own reason in draughts.
         reason: String,
     },
     /// A confident change that no legal line explains, and that is none of the
     /// kinds below; recording waits.
-    Unexplained { time: f64, squares: Vec<String> },
+    Unexplained {
+        /// Seconds into the input of the still view that showed the change.
+        time: f64,
+        /// The squares that changed with confidence (`e4`).
+        squares: Vec<String>,
+    },
     /// A piece went where no legal move goes (`text`: "White knight f3-f5 is not
     /// a legal move"); `squares` are from and to. Recording waits.
     IllegalMove {
+        /// Seconds into the input of the still view that showed it.
         time: f64,
+        /// The piece's square before and after, in that order (`f3`, `f5`).
         squares: Vec<String>,
+        /// What happened in an arbiter's words, with no time or advice.
         text: String,
         /// Whether recording waits for a legal position (false: noticed while
         /// the recording goes on).
@@ -113,8 +164,12 @@ pub enum Event {
     },
     /// A piece left the board with no legal move taking it.
     PieceRemoved {
+        /// Seconds into the input of the still view that showed it.
         time: f64,
+        /// The one square the piece stood on.
         squares: Vec<String>,
+        /// What happened in an arbiter's words, with no time or advice ("the white
+        /// knight on f3 left the board with no legal move taking it").
         text: String,
         /// Whether recording waits for a legal position (false: noticed while
         /// the recording goes on).
@@ -122,8 +177,12 @@ pub enum Event {
     },
     /// Pieces moved or knocked over on or near their squares.
     Displaced {
+        /// Seconds into the input of the still view that showed it.
         time: f64,
+        /// The squares that changed.
         squares: Vec<String>,
+        /// What happened in an arbiter's words, with no time or advice ("pieces
+        /// displaced or knocked over on e4, e5 (no legal move explains the change)").
         text: String,
         /// Whether recording waits for a legal position (false: noticed while
         /// the recording goes on).
@@ -132,8 +191,12 @@ pub enum Event {
     /// Squares that disagree with the position but could not be read with
     /// confidence: not taken for a move.
     Unreadable {
+        /// Seconds into the input of the still view that showed them.
         time: f64,
+        /// The squares read unsurely.
         squares: Vec<String>,
+        /// What happened in an arbiter's words, with no time or advice ("e4, e5
+        /// could not be read with confidence (not taken for a move)").
         text: String,
         /// Whether recording waits for a legal position (false: noticed while
         /// the recording goes on).
@@ -142,47 +205,95 @@ pub enum Event {
     /// Play went on from the position an illegal move left: the record goes on
     /// as game `game` of the same file, from `position` (FEN, or Tablut's text).
     NewGame {
+        /// Seconds into the input of the still view that showed play going on.
         time: f64,
+        /// The new game's number in the record file, 1-based: 2 for the first one.
         game: usize,
+        /// The position the new game starts from: FEN for chess and draughts, the
+        /// game's own text for Tablut and Go.
         position: String,
+        /// The irregularity play went on after, in an arbiter's words (as an
+        /// `IllegalMove`'s `text`).
         after: String,
     },
     /// The board shows a legal continuation again.
     #[serde(rename = "sync")]
-    Resynced { time: f64, in_sync: bool },
+    Resynced {
+        /// Seconds into the input of the still view that showed it.
+        time: f64,
+        /// Always true: the board shows the recorded position, or play from it.
+        in_sync: bool,
+    },
     /// An earlier move was recorded wrongly and is now `san`.
     #[serde(rename = "correction")]
     Corrected {
+        /// Seconds into the input of the still view whose play showed the correction.
         time: f64,
+        /// The corrected half-move's number, 1-based, as its `Move` event gave it.
         ply: usize,
+        /// The move now recorded, in the record's notation (SAN for chess).
         san: String,
+        /// The move now recorded, in short machine form (UCI for chess).
         uci: String,
         /// `promotion` (which piece the pawn became) or `relanded` (the piece
         /// stood on another square than first read).
         reason: String,
     },
     /// The board moved a little in the image and its grid was followed.
-    Regrid { time: f64, corners: [[f64; 2]; 4] },
+    Regrid {
+        /// Seconds into the input of the still view in which the grid was found again.
+        time: f64,
+        /// The grid's new corners TL TR BR BL, `[x, y]` in pixels of the input's
+        /// frames, rounded to a tenth.
+        corners: [[f64; 2]; 4],
+    },
     /// The board moved too far to follow and was located again.
-    Relocated { time: f64, corners: [[f64; 2]; 4] },
+    Relocated {
+        /// Seconds into the input of the still view in which the board was found.
+        time: f64,
+        /// The grid's new corners TL TR BR BL, `[x, y]` in pixels of the input's
+        /// frames, rounded to a tenth.
+        corners: [[f64; 2]; 4],
+    },
     /// Still views fit no position of the game through the grid used (placed
     /// on a view that hid part of the board, or given wrong): the grid was
     /// placed again, where its readings fit the game better.
-    PlacedAgain { time: f64, corners: [[f64; 2]; 4] },
+    PlacedAgain {
+        /// Seconds into the input of the still view on which the grid was placed.
+        time: f64,
+        /// The grid's new corners TL TR BR BL, `[x, y]` in pixels of the input's
+        /// frames, rounded to a tenth.
+        corners: [[f64; 2]; 4],
+    },
     /// The board moved and was not found again; recording waits for it.
-    BoardLost { time: f64 },
+    BoardLost {
+        /// Seconds into the input of the first still view without the board (said
+        /// once until it is found again).
+        time: f64,
+    },
     /// A frame the source could not use (an unreadable photo in a folder).
-    SourceWarning { message: String },
+    SourceWarning {
+        /// The source's warning, lower case with no `warning: ` before it
+        /// ("skipping photo 'x.jpg': ...").
+        message: String,
+    },
     /// `--game free`: the first still position.
     Start {
+        /// Seconds into the input of the first still view.
         time: f64,
+        /// Sites where a white piece or stone was read surely, named from White's
+        /// edge (`--white`, default bottom): `a19`, `q16`.
         white: Vec<String>,
+        /// Sites where a black piece or stone was read surely, named as `white`'s.
         black: Vec<String>,
     },
     /// `--game free`: one stable change.
     Change {
+        /// Seconds into the input of the still view that showed the change.
         time: f64,
+        /// Sites a piece or stone now stands on, with its colour.
         placed: Vec<SiteColour>,
+        /// Sites a piece or stone left, with the colour it had.
         removed: Vec<SiteColour>,
     },
     /// A frame looked at for the grid, and the grid found in it (corners TL TR
@@ -190,31 +301,63 @@ pub enum Event {
     Looked {
         /// The photo's file, or None for a video's frame.
         photo: Option<String>,
+        /// Seconds into the input of the frame, unrounded.
         time: f64,
+        /// The grid found: corners TL TR BR BL, `[x, y]` in pixels of the frame,
+        /// unrounded; None when none was.
         corners: Option<[[f64; 2]; 4]>,
+        /// How sure the finder is, 0 to 1 (the share of the grid's lines seen); 0
+        /// when no grid was found.
         confidence: f64,
     },
     /// The grid was placed automatically: `agreeing` of the `looked` frames from
     /// `from_s` to `to_s` found it there (`elsewhere` placed it elsewhere), and it
     /// was taken from the frame at `time` (the photo `photo`).
     BoardFound {
+        /// The grid sought, as `--grid` takes it: `8x8`, `19x19:points`.
         grid: String,
+        /// The grid placed: corners TL TR BR BL, `[x, y]` in pixels of the input's
+        /// frames, unrounded.
         corners: [[f64; 2]; 4],
+        /// How sure the finder was in the chosen frame, 0 to 1 (the share of the
+        /// grid's lines seen).
         confidence: f64,
+        /// The chosen frame's photo file, or None for a video's frame.
         photo: Option<String>,
+        /// Seconds into the input of the chosen frame (the first that agrees),
+        /// unrounded.
         time: f64,
+        /// Frames looked at from the first in which a grid was found, those with no
+        /// grid included.
         looked: usize,
+        /// Frames, of `looked`, whose grid lies within half a cell of the one placed
+        /// (the chosen one included).
         agreeing: usize,
+        /// Frames, of `looked`, in which a grid was found farther away.
         elsewhere: usize,
+        /// Seconds into the input of the first frame in which a grid was found.
         from_s: f64,
+        /// Seconds into the input of the last frame looked at.
         to_s: f64,
     },
     /// Recording goes on with the record at `path`, which holds `plies` half-moves.
-    Resuming { path: String, plies: usize },
+    Resuming {
+        /// The record file, as the job names it.
+        path: String,
+        /// Half-moves its current game holds: new ones are numbered on from them.
+        plies: usize,
+    },
     /// How far an offline source has been read.
-    Progress { frame: usize, total: Option<usize> },
+    Progress {
+        /// How far the source has been read, in frames (the last frame's index +
+        /// 1), at most `total`; said at each whole percent.
+        frame: usize,
+        /// Frames in the source; only sources that know it report progress.
+        total: Option<usize>,
+    },
     /// One still view's readings, for diagnosis (only when the job asks for it).
     Readings {
+        /// Seconds into the input of the still view.
         time: f64,
         /// One string per grid row: per site its label (`.`, `w`, `b`, `h`) and a
         /// tag (`*` read anew, `s` ignored as a steady misread, ` ` carried over).
@@ -235,15 +378,22 @@ pub enum Event {
 /// A site and the colour placed on it or taken from it (`--game free`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SiteColour {
+    /// The site's name, counted from White's edge (`--white`, default bottom):
+    /// `a19`.
     pub site: String,
+    /// The colour of what was placed or taken: `white` or `black`.
     pub colour: String,
 }
 
 /// One site's fresh reading in a [`Event::Readings`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SiteProbs {
+    /// Index of the site in the grid, row-major from its TL corner.
     pub site: usize,
+    /// Probabilities of empty, white and black given the site is visible (they
+    /// sum to 1).
     pub probs: [f32; 3],
+    /// Probability, 0 to 1, that a hand or arm hides the site.
     pub occluded: f32,
 }
 
@@ -350,6 +500,8 @@ pub enum Command {
 
 /// Where a recording's events go, and where it asks for commands.
 pub trait EventSink {
+    /// Takes one event, in the order the recording says them; the recording
+    /// waits until it returns.
     fn emit(&mut self, event: Event);
     /// Asked once per frame: a command for the recording, if one is waiting.
     fn poll(&mut self) -> Option<Command> {

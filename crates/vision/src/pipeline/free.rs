@@ -18,9 +18,14 @@ const SURE: f32 = 0.9;
 /// What a finished free recording reports.
 #[derive(Debug, Default)]
 pub struct FreeSummary {
+    /// Frames read from the source, blank ones included.
     pub frames: usize,
+    /// Still views taken: the board at rest with its grid in place.
     pub still_views: usize,
+    /// Stable changes recorded (one `Change` event each), the start not counted.
     pub changes: usize,
+    /// Site classifications run (only sites whose image changed, or hidden or
+    /// unread before, are read again).
     pub sites_read: usize,
 }
 

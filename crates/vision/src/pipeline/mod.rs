@@ -43,12 +43,20 @@ pub use watch::{StillView, WatchCounts, Watched, Watcher};
 /// Everything a recording needs besides the game.
 #[derive(Clone)]
 pub struct RecordJob {
+    /// The grid (rows, columns, cells or crossings) and its corners in pixels of
+    /// the input's frames.
     pub pose: BoardPose,
     /// Where White sits; None decides from the first still view.
     pub white: Option<WhiteSide>,
+    /// When the board counts as still (seconds without motion) and how much
+    /// change, in grey levels, marks a site for reading again.
     pub track: TrackConfig,
+    /// Thresholds, in nats, for accepting moves and for the follower's other
+    /// decisions.
     pub infer: InferConfig,
+    /// The record's tags: event, site, date, round, players.
     pub tags: Tags,
+    /// The record file, rewritten whole (atomically) at every change.
     pub out: PathBuf,
     /// Report every still view's readings ([`Event::Readings`]), for diagnosis.
     pub debug: bool,
@@ -68,17 +76,27 @@ pub struct RecordSummary {
     /// Games after the first in the record (play that went on after an illegal
     /// move).
     pub games: usize,
+    /// Frames read from the source, blank ones included.
     pub frames: usize,
+    /// Still views taken: the board at rest with its grid in place.
     pub still_views: usize,
+    /// Half-moves this run recorded in the record's last game, joined plies
+    /// included; those taken up from the record are not counted.
     pub plies: usize,
+    /// Changes no legal line explained, on which recording waited.
     pub unexplained: usize,
     /// Site classifications run (only changed, playable sites are read).
     pub sites_read: usize,
+    /// White's edge the recording used; None when no view decided it.
     pub white: Option<WhiteSide>,
+    /// Whether the last still view showed the recorded position (true when no
+    /// game was followed).
     pub in_sync: bool,
     /// Taking a record up again: whether a view showed its last position (or play
     /// after it), and the furthest half-move of it the views showed before.
     pub taken_up: bool,
+    /// The furthest half-move of the record whose position a view showed before
+    /// it was taken up (0: its start); None when no view showed the past.
     pub past_seen: Option<usize>,
 }
 

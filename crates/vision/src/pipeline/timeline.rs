@@ -9,7 +9,12 @@ pub enum Timeline {
     Clock,
     /// Photo `i` was taken at `i / fps` seconds (as the folder source times them);
     /// moments are named by the photo, and there are no move times.
-    Photos { fps: f64, names: Vec<String> },
+    Photos {
+        /// Photos per second, as the folder source times them (`--fps`).
+        fps: f64,
+        /// The photos' file names, without their folder, in the order read.
+        names: Vec<String>,
+    },
 }
 
 impl Timeline {

@@ -28,6 +28,8 @@ pub type Prefer<'a> = dyn FnMut(&[Option<SiteReading>], &[Option<SiteReading>]) 
 
 /// One still view of the board.
 pub struct StillView {
+    /// Seconds into the input of the frame at which the board had been without
+    /// motion for `TrackConfig::quiet_s` (a photo's made-up time for photos).
     pub time_s: f64,
     /// Per site (row-major): whether it was classified anew in this view.
     pub read_now: Vec<bool>,
@@ -51,6 +53,7 @@ struct Anchor {
 
 /// What watching the board brings.
 pub enum Watched {
+    /// The board came to rest: its view, the changed sites read.
     Still(StillView),
     /// The caller asked for something (between frames).
     Command(Command),
@@ -59,7 +62,10 @@ pub enum Watched {
 /// Frame counts a recording reports.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WatchCounts {
+    /// Frames read from the source, blank ones included.
     pub frames: usize,
+    /// Still views taken: the board at rest with its grid in place (none while
+    /// the board is lost).
     pub still_views: usize,
     /// Site classifications run.
     pub sites_read: usize,
@@ -89,10 +95,13 @@ pub struct Watcher {
     /// The last frame looked at, while it is not a still view: the end of the
     /// input may make it one.
     last_frame: Option<(crate::capture::Frame, Mat)>,
+    /// Frames, still views and site classifications so far.
     pub counts: WatchCounts,
 }
 
 impl Watcher {
+    /// A watcher reading the board through `view`, still by `track`'s thresholds;
+    /// nothing read yet.
     pub fn new(view: CropView, track: TrackConfig) -> Watcher {
         let grid = view.pose.grid();
         let cell_rects = (0..grid.rows)
@@ -117,6 +126,7 @@ impl Watcher {
         }
     }
 
+    /// The crop view the board is read through: the grid in use.
     pub fn view(&self) -> &CropView {
         &self.view
     }
@@ -126,6 +136,8 @@ impl Watcher {
         &self.readings
     }
 
+    /// Per site (row-major): the latest readings, for callers that read sites
+    /// again themselves (a classifier adapted to the board).
     pub fn readings_mut(&mut self) -> &mut [Option<SiteReading>] {
         &mut self.readings
     }
