@@ -24,7 +24,7 @@ const SKIN_HIDES: f32 = 0.35;
 const SKIN_BACKS_UP: f32 = 0.2;
 
 /// Whether readings through a grid placed anew (second) beat the current ones.
-pub type Prefer<'a> = dyn FnMut(&[Option<SiteReading>], &[Option<SiteReading>]) -> bool + 'a;
+pub(crate) type Prefer<'a> = dyn FnMut(&[Option<SiteReading>], &[Option<SiteReading>]) -> bool + 'a;
 
 /// One still view of the board.
 pub struct StillView {
