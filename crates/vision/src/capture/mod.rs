@@ -253,7 +253,7 @@ pub fn is_image_path(path: &Path) -> bool {
 
 /// Opens `input`: `camera:N`, an `rtsp://`, `http://` or `https://` URL, a folder of
 /// images, a single image, or a video file. Every frame is checked: no more than
-/// [`MAX_PIXELS`], and all of one size (a photo of another size is skipped with
+/// 150 million pixels, and all of one size (a photo of another size is skipped with
 /// a warning; a video or stream that changes size is an error).
 pub fn open(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, CaptureError> {
     Ok(Box::new(Checked::new(open_unchecked(input, opts)?)))

@@ -93,7 +93,7 @@ pub struct Choice {
     pub elsewhere: usize,
     /// The times of the first and the last frame looked at from the first with a grid.
     pub from_s: f64,
-    /// The time of the last agreeing frame.
+    /// The time of the last frame looked at.
     pub to_s: f64,
 }
 

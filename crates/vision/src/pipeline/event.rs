@@ -107,7 +107,8 @@ pub enum Event {
         /// The move in short machine form: UCI for chess (`e2e4`), `c3-d4` style for
         /// the other games.
         uci: String,
-        /// How clearly the move beat the next best explanation, 0.5 to 1.
+        /// How clearly the move beat the next best explanation, 0.5 to 1; 0 for
+        /// the plies of a line seen at once (after [`Event::Joined`]).
         confidence: f64,
         /// The camera cannot tell which piece a pawn became: a queen is assumed.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -364,8 +365,8 @@ pub enum Event {
         rows: Vec<String>,
         /// The sites read anew: index, probabilities (empty, white, black), occluded.
         fresh: Vec<SiteProbs>,
-        /// Per-site image change against the view of the current position (or the
-        /// last still view before there is one), grey levels.
+        /// Per-site image change against the last still view found explained,
+        /// grey levels; empty until there is one.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         change: Vec<Option<f32>>,
         /// The best-scoring lines from the current position, best first: moves,

@@ -36,8 +36,10 @@ pub struct StillView {
     /// The grid had moved in the image (a knocked camera or board) and was found
     /// again here.
     pub regrid: Option<Corners>,
-    /// Per site (row-major): its image change against the previous still view, in
-    /// grey levels after matching the light; empty at the first still view.
+    /// Per site (row-major): its image change against the last still view the
+    /// follower found explained (see [`Watcher::confirm`]), in grey levels after
+    /// matching the light; None where a hand hid the site in either view; empty
+    /// until a view has been confirmed.
     pub change: Vec<Option<f32>>,
     /// Motion episodes (hand visits) since the last still view, where they can be
     /// told (not between photos).
