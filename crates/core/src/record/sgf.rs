@@ -1,4 +1,4 @@
-//! Go records in SGF (FF[4], GM[1]), written whole after every move and read
+//! Go records in SGF (`FF[4]`, `GM[1]`), written whole after every move and read
 //! back by `--resume`.
 //!
 //! # What is written
@@ -15,7 +15,7 @@
 //!   when parts are unknown), RO round, PB and PW the players, KM komi, HA
 //!   handicap, RE result; then the record's other tags, each under an SGF name
 //!   (a PGN-style name in capitals: `Board` is written `BOARD`; `Annotator` is
-//!   AN and `Rules` RU); then the stones of the start (AB, AW) and PL[W] when
+//!   AN and `Rules` RU); then the stones of the start (AB, AW) and `PL[W]` when
 //!   White moves first; then C[] with the comments before the first move.
 //! - One node a move: `;B[pd]`, a pass `;B[]`, and its comments in C[].
 //!   Columns and rows are the letters a-y from the top left, as SGF has them:
@@ -25,7 +25,7 @@
 //!   collection: the game trees one after the other.
 //!
 //! # What is read
-//! Any FF[1]-FF[4] game tree of Go: its main line (the first variation at
+//! Any `FF[1]`-`FF[4]` game tree of Go: its main line (the first variation at
 //! each branch), the properties above, `tt` as a pass on boards up to 19x19,
 //! and compressed point lists (`AB[aa:cc]`). Two moves of one colour in a row
 //! mean the other side passed between them: the pass is put in. Other root

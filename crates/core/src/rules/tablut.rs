@@ -15,9 +15,9 @@
 //! - White wins when the king stands on any edge square (corners included); Black
 //!   wins by capturing the king; a player with no legal move loses.
 //!
-//! # Decisions where the rules are silent (see [`TablutOptions`])
-//! - Black moves first (`first_move`, default [`Side::Black`]).
-//! - No repetition rule by default (`repetition`); [`Repetition::Draw`] makes the
+//! # Decisions where the rules are silent (see `TablutOptions`)
+//! - Black moves first (`first_move`, default `Side::Black`).
+//! - No repetition rule by default (`repetition`); `Repetition::Draw` makes the
 //!   n-th occurrence of a position (board and side to move) a draw.
 //! - The throne is not hostile to soldiers by default (`hostile_throne`); when set,
 //!   the *empty* throne counts as the far side of a sandwich against soldiers of
@@ -40,7 +40,7 @@
 //! # Move notation
 //! `e1-e3` (from-to), followed by `x` and each captured square in board order
 //! (a1, b1, ... i1, a2, ... i9), the king included: `e1-e3xd3xf3`.
-//! [`Tablut::parse_move`] reads it back; capture marks are optional there but must
+//! `Tablut::parse_move` reads it back; capture marks are optional there but must
 //! be right when given.
 
 use crate::rules::{

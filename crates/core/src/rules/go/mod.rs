@@ -1,26 +1,26 @@
 //! Go on 19x19, 13x13 and 9x9 boards (any size from 2 to 25 lines plays).
 //!
 //! # Rules
-//! - Black moves first; with a handicap of N stones ([`GoOptions::handicap`],
+//! - Black moves first; with a handicap of N stones (`GoOptions::handicap`,
 //!   2 to 9) Black's stones stand on the traditional star points
-//!   ([`handicap_points`]) and White moves first.
+//!   (`handicap_points`) and White moves first.
 //! - A stone played on an empty point takes every enemy group it leaves
 //!   without a liberty. A move that leaves its own group without a liberty
 //!   and takes nothing is suicide, and illegal.
 //! - Simple ko: a move may not retake a single stone that has just taken a
-//!   single stone in a ko shape. Positional superko ([`GoOptions::superko`],
+//!   single stone in a ko shape. Positional superko (`GoOptions::superko`,
 //!   off by default: see there why) forbids, besides, any move that recreates
 //!   an earlier board.
 //! - A pass is always legal and ends a ko's ban. Two passes in a row do not end
 //!   the game here: play may resume after a dispute (Japanese rules), and the
 //!   result is a count of territory and dead stones the players agree on,
-//!   which the rules cannot see; [`Go::consecutive_passes`] says when both have
-//!   passed. So [`Rules::outcome`] is always None: an arbiter sets the result.
+//!   which the rules cannot see; `Go::consecutive_passes` says when both have
+//!   passed. So `Rules::outcome` is always None: an arbiter sets the result.
 //! - Komi is only written in the record: the rules never count.
 //!
 //! # Coordinates
-//! Columns A-T without I, rows 1-19 from the bottom (see [`point_name`]): a
-//! [`Square`] with `file` the column from 0 and `rank` the row from 0, row 1
+//! Columns A-T without I, rows 1-19 from the bottom (see `point_name`): a
+//! `Square` with `file` the column from 0 and `rank` the row from 0, row 1
 //! on the edge where a chess board has rank 1. Moves read `K10` or `pass`.
 
 mod board;
