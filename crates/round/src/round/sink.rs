@@ -14,7 +14,7 @@ use crate::record::log::GameRecord;
 use crate::record::resume::{Resume, Resumed};
 
 /// A move whose confidence is under this is raised for the arbiter to confirm.
-pub const UNSURE_BELOW: f64 = 0.9;
+pub(crate) const UNSURE_BELOW: f64 = 0.9;
 
 /// The events of one board's recorder.
 pub struct BoardSink<'a, 'b> {

@@ -57,7 +57,7 @@ impl Limits {
 
     /// The limits for this process's soft `RLIMIT_NOFILE` as it stands (the CLI
     /// raises it to the hard limit first).
-    pub fn for_this_process() -> Limits {
+    pub(crate) fn for_this_process() -> Limits {
         Limits::for_fd_limit(soft_fd_limit().unwrap_or(1024))
     }
 }

@@ -25,7 +25,6 @@ use crate::geometry::{Corners, GridSpec, Homography};
 
 pub use across::apart_cells;
 pub use across::Across;
-pub use across::Choice;
 pub use across::Look;
 pub use across::Sampling;
 pub use order::allowed_turns;

@@ -20,7 +20,7 @@ pub fn point_name(sq: Square) -> String {
 
 /// Reads `K10` (either case) on a board of `size` lines; None for anything else,
 /// `I` included.
-pub fn parse_point(text: &str, size: u8) -> Option<Square> {
+pub(crate) fn parse_point(text: &str, size: u8) -> Option<Square> {
     let mut chars = text.chars();
     let letter = chars.next()?.to_ascii_uppercase();
     if !letter.is_ascii_uppercase() || letter == 'I' {
