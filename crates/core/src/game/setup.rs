@@ -27,7 +27,7 @@ pub struct Setup {
 
 impl Setup {
     /// The game from its standard start, default options.
-    pub(crate) fn standard(kind: GameKind) -> Setup {
+    pub fn standard(kind: GameKind) -> Setup {
         Setup {
             kind,
             ..Setup::default()
