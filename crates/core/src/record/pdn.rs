@@ -256,7 +256,7 @@ impl PdnRecord {
     }
 
     /// Reads the first game of a PDN text and replays it through the engine.
-    pub fn parse(text: &str, options: DraughtsOptions) -> Result<PdnRecord, PdnError> {
+    pub(crate) fn parse(text: &str, options: DraughtsOptions) -> Result<PdnRecord, PdnError> {
         let mut reader = Reader::new(text);
         match reader.game(options)? {
             Some(game) => Ok(game),

@@ -36,7 +36,7 @@ use crate::record::Tags;
 use crate::rules::go::{Go, GoOptions, Move};
 use crate::rules::{Rules, Side, Square};
 
-pub use crate::record::sgf_read::parse;
+pub(crate) use crate::record::sgf_read::parse;
 
 /// Lines of moves are wrapped before this many characters.
 const WRAP: usize = 80;

@@ -748,7 +748,7 @@ impl RussianDraughts {
     }
 
     /// Parses and plays a move in record notation.
-    pub fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
+    pub(crate) fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
         if let Some(o) = self.outcome() {
             return Err(MoveError::new(
                 MoveErrorKind::GameOver,

@@ -148,7 +148,7 @@ pub struct BoardState {
 
 /// An arbiter's change to a record, made while the recorder is stopped.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Edit {
+pub(crate) enum Edit {
     /// Sets the result of the record's last game, with a comment.
     SetResult {
         /// The result token (`1-0`).
@@ -729,7 +729,7 @@ fn write_games<R: Resume>(
 /// An arbiter's action, as the page sends it.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(tag = "action", rename_all = "snake_case")]
-pub enum Action {
+pub(crate) enum Action {
     /// The arbiter has seen an alert.
     Acknowledge {
         /// The alert's id.

@@ -19,7 +19,9 @@ pub use error::{BoardError, RecordError};
 pub use file::{
     BadValue, BoardSpec, EventInfo, LoadError, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S,
 };
+pub(crate) use live::Action;
 pub(crate) use live::ActionError;
-pub use live::{Action, Alert, AlertKind, Board, BoardState, Edit, Round, Status, Update};
-pub use sink::{record_board, BoardEnd, BoardSink};
+pub use live::{Alert, AlertKind, Board, BoardState, Round, Status, Update};
+pub(crate) use sink::record_board;
+pub use sink::{BoardEnd, BoardSink};
 pub use supervise::{run_round, BoardReport, BoardRunner};

@@ -22,9 +22,9 @@ use tokio::time::{Instant, Sleep};
 
 /// Descriptors kept for the recorders whatever the limit (videos, cameras,
 /// records written, the model), before the server's share is taken.
-pub const RESERVED_FDS: u64 = 512;
+pub(crate) const RESERVED_FDS: u64 = 512;
 /// The most connections served at once, however many descriptors there are.
-pub const MAX_CONNECTIONS: usize = 1024;
+pub(crate) const MAX_CONNECTIONS: usize = 1024;
 
 /// What the server allows its clients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

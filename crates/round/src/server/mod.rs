@@ -34,7 +34,7 @@ use axum::Router;
 use crate::round::{Action, ActionError, Board, Round};
 use feed::Cache;
 
-pub use listen::{Limits, MAX_CONNECTIONS, RESERVED_FDS};
+pub use listen::Limits;
 
 const APP_JS: &str = include_str!("assets/app.js");
 const STYLE_CSS: &str = include_str!("assets/style.css");

@@ -19,7 +19,7 @@ use super::Located;
 /// the first frame with a grid, one every `step_s` over `span_s` seconds. A span
 /// of 0 takes the first grid found.
 #[derive(Clone, Copy, Debug)]
-pub struct Sampling {
+pub(crate) struct Sampling {
     pub(crate) search_step_s: f64,
     pub(crate) search_looks: usize,
     pub(crate) step_s: f64,
@@ -69,7 +69,7 @@ pub(crate) const SETTLED_CONFIDENCE: f64 = 0.6;
 
 /// A frame looked at, and the grid found in it (None: none).
 #[derive(Clone, Copy, Debug)]
-pub struct Look {
+pub(crate) struct Look {
     /// The caller's name for the frame (its index in the input).
     pub frame: usize,
     /// Seconds from the start of the source.
@@ -99,7 +99,7 @@ pub(crate) struct Choice {
 
 /// Frames looked at so far and what was found in them.
 #[derive(Clone, Debug)]
-pub struct Across {
+pub(crate) struct Across {
     grid: GridSpec,
     sampling: Sampling,
     looks: Vec<Look>,

@@ -14,7 +14,7 @@ pub(crate) fn column_letter(file: u8) -> char {
 }
 
 /// `K10`: a point as Go players write it.
-pub fn point_name(sq: Square) -> String {
+pub(crate) fn point_name(sq: Square) -> String {
     format!("{}{}", column_letter(sq.file), u32::from(sq.rank) + 1)
 }
 
@@ -44,7 +44,7 @@ pub(crate) fn parse_point(text: &str, size: u8) -> Option<Square> {
 /// third below. None when the board has no such points (an even size has no
 /// centre or side points; boards under 7 lines none at all) or `stones` is not
 /// 2 to 9.
-pub fn handicap_points(size: u8, stones: u8) -> Option<Vec<Square>> {
+pub(crate) fn handicap_points(size: u8, stones: u8) -> Option<Vec<Square>> {
     if !(2..=9).contains(&stones) || size < 7 {
         return None;
     }

@@ -39,9 +39,7 @@ use crate::rules::{
 };
 use board::{stone_of, Board, Groups, BLACK, EMPTY, MAX_SIZE};
 
-pub use coords::{handicap_points, point_name};
-
-pub(crate) use coords::parse_point;
+pub(crate) use coords::{handicap_points, parse_point, point_name};
 pub(crate) use options::SIZES;
 pub use options::{GoOptions, Komi, KomiError};
 
