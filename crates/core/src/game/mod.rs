@@ -117,13 +117,13 @@ impl GameKind {
 
     /// Whether pieces stand on the crossings of the lines (Go) rather than in
     /// the cells.
-    pub fn points(self) -> bool {
+    pub(crate) fn points(self) -> bool {
         matches!(self, GameKind::Go)
     }
 
     /// The sites pieces stand on, as (rows, columns): cells, or for Go the
     /// crossings of its default board (19x19).
-    pub fn sites(self) -> (u32, u32) {
+    pub(crate) fn sites(self) -> (u32, u32) {
         let (rows, cols) = self.cells();
         match self.points() {
             true => (rows + 1, cols + 1),
@@ -194,7 +194,7 @@ impl GameKind {
     }
 
     /// The games' names for a message: `chess, russian-draughts (or draughts), tablut`.
-    pub fn names() -> String {
+    pub(crate) fn names() -> String {
         let names: Vec<String> = GameKind::ALL
             .iter()
             .map(|k| match k.aliases() {

@@ -26,7 +26,7 @@ use super::error::LockError;
 use super::{file_name_of, folder_of, not_regular};
 
 /// The lock file that keeps a second `event` off a round's folder.
-pub const FOLDER_LOCK_NAME: &str = ".boardscribe.lock";
+pub(crate) const FOLDER_LOCK_NAME: &str = ".boardscribe.lock";
 
 /// A lock on a record: while it is held, no other recorder writes the same path.
 #[derive(Debug)]

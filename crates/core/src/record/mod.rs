@@ -27,7 +27,8 @@ pub use error::{
 use std::io::Write;
 use std::path::Path;
 
-pub use lock::{FolderLock, RecordLock, FOLDER_LOCK_NAME};
+pub use lock::{FolderLock, RecordLock};
+
 pub use tags::Tags;
 
 /// What a path holds when it is there but is not a regular file: a record is

@@ -52,7 +52,7 @@ impl PdnRecord {
     }
 
     /// A record of `game` from its initial position with all its moves.
-    pub fn from_game(game: &RussianDraughts) -> PdnRecord {
+    pub(crate) fn from_game(game: &RussianDraughts) -> PdnRecord {
         PdnRecord {
             tags: Tags::unknown(),
             game: game.clone(),
@@ -74,7 +74,7 @@ impl PdnRecord {
 
     /// Sets a tag (replacing its value if present). Tag names are letters, digits
     /// and `_`; Result, GameType, SetUp and FEN are derived and refused.
-    pub fn set_tag(&mut self, name: &str, value: &str) -> Result<(), EditError> {
+    pub(crate) fn set_tag(&mut self, name: &str, value: &str) -> Result<(), EditError> {
         let name_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !name_ok {
@@ -88,17 +88,17 @@ impl PdnRecord {
     }
 
     /// The game after all recorded moves.
-    pub fn game(&self) -> &RussianDraughts {
+    pub(crate) fn game(&self) -> &RussianDraughts {
         &self.game
     }
 
     /// The moves recorded, in order.
-    pub fn moves(&self) -> &[Move] {
+    pub(crate) fn moves(&self) -> &[Move] {
         self.game.moves()
     }
 
     /// Each move in record notation, as read in the position it was played from.
-    pub fn notations(&self) -> Vec<String> {
+    pub(crate) fn notations(&self) -> Vec<String> {
         let mut pos = *self.game.initial_position();
         self.game
             .moves()
@@ -112,7 +112,7 @@ impl PdnRecord {
     }
 
     /// Appends a move; it must be legal in the current position.
-    pub fn push(&mut self, mv: &Move) -> Result<(), EditError> {
+    pub(crate) fn push(&mut self, mv: &Move) -> Result<(), EditError> {
         self.game.play(mv)?;
         self.comments.push(None);
         Ok(())
@@ -126,7 +126,7 @@ impl PdnRecord {
     }
 
     /// Keeps the first `len` moves (and their comments).
-    pub fn truncate(&mut self, len: usize) {
+    pub(crate) fn truncate(&mut self, len: usize) {
         if len >= self.game.moves().len() {
             return;
         }
@@ -141,12 +141,16 @@ impl PdnRecord {
     }
 
     /// The comment after move `index` (from 0), if any.
-    pub fn comment(&self, index: usize) -> Option<&str> {
+    pub(crate) fn comment(&self, index: usize) -> Option<&str> {
         self.comments.get(index).and_then(|c| c.as_deref())
     }
 
     /// Sets or clears the comment after move `index` (0-based).
-    pub fn set_comment(&mut self, index: usize, text: Option<&str>) -> Result<(), EditError> {
+    pub(crate) fn set_comment(
+        &mut self,
+        index: usize,
+        text: Option<&str>,
+    ) -> Result<(), EditError> {
         let moves = self.comments.len();
         let slot = self
             .comments
@@ -157,18 +161,18 @@ impl PdnRecord {
     }
 
     /// The comment before the first move, if any.
-    pub fn intro_comment(&self) -> Option<&str> {
+    pub(crate) fn intro_comment(&self) -> Option<&str> {
         self.intro.as_deref()
     }
 
     /// Sets (or, with None, removes) the comment before the first move.
-    pub fn set_intro_comment(&mut self, text: Option<&str>) {
+    pub(crate) fn set_intro_comment(&mut self, text: Option<&str>) {
         self.intro = text.and_then(clean_comment);
     }
 
     /// Sets an explicit result token (`1-0`, `0-1`, `1/2-1/2`, `*`, or the draughts
     /// forms `2-0`, `0-2`, `1-1`, `0-0`), or `None` to follow the game's outcome.
-    pub fn set_result(&mut self, token: Option<&str>) -> Result<(), EditError> {
+    pub(crate) fn set_result(&mut self, token: Option<&str>) -> Result<(), EditError> {
         match token {
             Some(t) if !RESULTS.contains(&t) => Err(EditError::NotAPdnResult(t.to_string())),
             _ => {
@@ -179,7 +183,7 @@ impl PdnRecord {
     }
 
     /// The result token the file ends with.
-    pub fn result(&self) -> String {
+    pub(crate) fn result(&self) -> String {
         match (&self.result, self.game.outcome()) {
             (Some(r), _) => r.clone(),
             (None, Some(o)) => o.result_token().to_string(),
@@ -188,7 +192,7 @@ impl PdnRecord {
     }
 
     /// The whole PDN file for this game.
-    pub fn to_pdn_string(&self) -> String {
+    pub(crate) fn to_pdn_string(&self) -> String {
         let result = self.result();
         let mut out = String::new();
         let mut tag = |k: &str, v: &str| out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(v)));
@@ -252,7 +256,7 @@ impl PdnRecord {
     }
 
     /// Reads the first game of a PDN text and replays it through the engine.
-    pub fn parse(text: &str, options: DraughtsOptions) -> Result<PdnRecord, PdnError> {
+    pub(crate) fn parse(text: &str, options: DraughtsOptions) -> Result<PdnRecord, PdnError> {
         let mut reader = Reader::new(text);
         match reader.game(options)? {
             Some(game) => Ok(game),

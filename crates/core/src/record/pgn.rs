@@ -25,7 +25,7 @@ pub struct PgnMove {
 
 impl PgnMove {
     /// A move without time or comments.
-    pub fn new(san: &str, uci: &str) -> PgnMove {
+    pub(crate) fn new(san: &str, uci: &str) -> PgnMove {
         PgnMove {
             san: san.to_string(),
             uci: uci.to_string(),
@@ -61,7 +61,7 @@ const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 
 impl PgnRecord {
     /// An empty record with the PGN "unknown" values in the Seven Tag Roster.
-    pub fn new() -> PgnRecord {
+    pub(crate) fn new() -> PgnRecord {
         PgnRecord {
             tags: Tags::unknown(),
             result: "*".into(),
@@ -98,12 +98,12 @@ impl PgnRecord {
     }
 
     /// Sets the result from the rules' outcome (`*` for none).
-    pub fn set_outcome(&mut self, outcome: Option<&Outcome>) {
+    pub(crate) fn set_outcome(&mut self, outcome: Option<&Outcome>) {
         self.result = outcome.map_or("*", Outcome::result_token).to_string();
     }
 
     /// Appends a half-move with the time spent on it.
-    pub fn push_move(&mut self, san: &str, uci: &str, emt_seconds: Option<f64>) {
+    pub(crate) fn push_move(&mut self, san: &str, uci: &str, emt_seconds: Option<f64>) {
         let mut mv = PgnMove::new(san, uci);
         mv.emt_seconds = emt_seconds;
         self.moves.push(mv);
@@ -112,7 +112,7 @@ impl PgnRecord {
     /// Adds a comment at the current end of the game (before the first move if
     /// none has been played yet), in the form it will read back: braces dropped,
     /// whitespace collapsed.
-    pub fn push_comment(&mut self, text: &str) {
+    pub(crate) fn push_comment(&mut self, text: &str) {
         let clean = clean_comment(text);
         if clean.is_empty() {
             return;
@@ -306,7 +306,7 @@ fn wrap_units(out: &mut String, units: &[String], width: usize) {
 }
 
 /// `H:MM:SS`, rounded to the second; None for a negative or non-finite time.
-pub fn format_emt(seconds: f64) -> Option<String> {
+pub(crate) fn format_emt(seconds: f64) -> Option<String> {
     if !seconds.is_finite() || seconds < 0.0 {
         return None;
     }
@@ -320,7 +320,7 @@ pub fn format_emt(seconds: f64) -> Option<String> {
 }
 
 /// Parses `H:MM:SS`, `MM:SS` or `SS`, each part possibly fractional in the last place.
-pub fn parse_emt(text: &str) -> Option<f64> {
+pub(crate) fn parse_emt(text: &str) -> Option<f64> {
     let mut total = 0.0;
     for part in text.trim().split(':') {
         let v: f64 = part.parse().ok()?;
@@ -333,7 +333,10 @@ pub fn parse_emt(text: &str) -> Option<f64> {
 }
 
 /// SAN of each UCI move played from `start_fen` (or the initial position).
-pub fn rebuild_san(start_fen: Option<&str>, ucis: &[String]) -> Result<Vec<String>, ReplayError> {
+pub(crate) fn rebuild_san(
+    start_fen: Option<&str>,
+    ucis: &[String],
+) -> Result<Vec<String>, ReplayError> {
     let mut game = match start_fen {
         Some(fen) => Chess::from_fen(fen)?,
         None => Chess::new(),

@@ -116,12 +116,13 @@ pub trait Resume: Recordable + Sized {
 }
 
 /// The result tokens an arbiter may set in any game's record.
-pub const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+pub(crate) const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 
 /// PDN's draughts results besides: `2-0`, `0-2`, `1-1` score a win as two points
 /// (the same results as `1-0`, `0-1`, `1/2-1/2`), `0-0` both sides lose (a double
 /// forfeit).
-pub const PDN_RESULT_TOKENS: [&str; 8] = ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1", "0-0"];
+pub(crate) const PDN_RESULT_TOKENS: [&str; 8] =
+    ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1", "0-0"];
 
 fn check_token(token: &str) -> Result<(), EditError> {
     if RESULT_TOKENS.contains(&token) {
@@ -328,7 +329,7 @@ impl Resume for Go {
 /// SGF's Go results besides the common ones: a win by resignation, on time, by
 /// forfeit, with the margin unknown, a draw, no result; a win by points is
 /// written `B+3.5` or `W+0.5`.
-pub const GO_RESULT_TOKENS: [&str; 14] = [
+pub(crate) const GO_RESULT_TOKENS: [&str; 14] = [
     "1-0", "0-1", "1/2-1/2", "*", "B+R", "W+R", "B+T", "W+T", "B+F", "W+F", "B+", "W+", "0", "Void",
 ];
 

@@ -36,7 +36,7 @@ use crate::record::Tags;
 use crate::rules::go::{Go, GoOptions, Move};
 use crate::rules::{Rules, Side, Square};
 
-pub use crate::record::sgf_read::parse;
+pub(crate) use crate::record::sgf_read::parse;
 
 /// Lines of moves are wrapped before this many characters.
 const WRAP: usize = 80;
@@ -79,7 +79,7 @@ pub struct SgfRecord {
 
 impl SgfRecord {
     /// An empty record of a game that starts at `start`, every tag unknown.
-    pub fn new(start: &Go) -> SgfRecord {
+    pub(crate) fn new(start: &Go) -> SgfRecord {
         SgfRecord {
             tags: Tags::unknown(),
             start: start.clone(),
@@ -90,7 +90,7 @@ impl SgfRecord {
     }
 
     /// Plays the moves from the start; the error names the first illegal one.
-    pub fn replay(&self) -> Result<Go, usize> {
+    pub(crate) fn replay(&self) -> Result<Go, usize> {
         let mut g = self.start.clone();
         for (i, m) in self.moves.iter().enumerate() {
             g.play(&m.mv).map_err(|_| i + 1)?;
@@ -100,12 +100,12 @@ impl SgfRecord {
 
     /// The result in the common form: `1-0` when White won, `0-1` when Black
     /// did, `1/2-1/2` for a draw (jigo), `*` otherwise (going on, void, unknown).
-    pub fn result_token(&self) -> &'static str {
+    pub(crate) fn result_token(&self) -> &'static str {
         common_result(self.result.as_deref())
     }
 
     /// The whole record as SGF.
-    pub fn to_sgf(&self) -> String {
+    pub(crate) fn to_sgf(&self) -> String {
         let g = &self.start;
         let size = g.size();
         let mut out = format!(
@@ -184,7 +184,7 @@ impl SgfRecord {
 
 /// A record of `game` from its start, with `tags` (empty roster values are
 /// unknown), no moves yet.
-pub fn start_record(game: &Go, tags: &Tags) -> SgfRecord {
+pub(crate) fn start_record(game: &Go, tags: &Tags) -> SgfRecord {
     let mut r = SgfRecord::new(game);
     r.tags = tags.filled();
     r

@@ -28,7 +28,7 @@ fn first(p: &Prop) -> &str {
 /// Reads the first game of an SGF text, with `like`'s ko rule (SGF does not
 /// say it) and the text's size, handicap and komi. An empty text is a new
 /// record of `like`'s start.
-pub fn parse(text: &str, like: &Go) -> Result<SgfRecord, SgfError> {
+pub(crate) fn parse(text: &str, like: &Go) -> Result<SgfRecord, SgfError> {
     if text.trim().is_empty() {
         return Ok(SgfRecord::new(like));
     }

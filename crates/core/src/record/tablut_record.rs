@@ -74,7 +74,7 @@ pub struct RecordMove {
 
 impl RecordMove {
     /// The move without comments.
-    pub fn new(mv: Move) -> RecordMove {
+    pub(crate) fn new(mv: Move) -> RecordMove {
         RecordMove {
             mv,
             comments: Vec::new(),
@@ -102,7 +102,7 @@ pub struct TablutRecord {
 
 impl TablutRecord {
     /// An empty record from the standard start.
-    pub fn new(options: TablutOptions) -> TablutRecord {
+    pub(crate) fn new(options: TablutOptions) -> TablutRecord {
         TablutRecord {
             tags: Tags::unknown(),
             options,
@@ -114,7 +114,7 @@ impl TablutRecord {
     }
 
     /// The record of a game's moves so far, with default tags and no comments.
-    pub fn from_game(game: &Tablut) -> TablutRecord {
+    pub(crate) fn from_game(game: &Tablut) -> TablutRecord {
         let mut rec = TablutRecord::new(*game.options());
         if game.is_set_up() {
             rec.setup = Some(game.start_position().to_string());
@@ -152,7 +152,7 @@ impl TablutRecord {
 
     /// Renders the whole record; fails on an illegal move, a bad set-up position,
     /// an unknown result token or an extra tag that would not read back.
-    pub fn to_text(&self) -> Result<String, TablutRecordError> {
+    pub(crate) fn to_text(&self) -> Result<String, TablutRecordError> {
         if let Some(r) = &self.result {
             if !RESULTS.contains(&r.as_str()) {
                 return Err(plain(format!(

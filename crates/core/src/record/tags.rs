@@ -26,10 +26,11 @@ pub struct Tags {
 
 impl Tags {
     /// Names of the roster's tags in record order (the Seven Tag Roster less Result).
-    pub const NAMES: [&'static str; 6] = ["Event", "Site", "Date", "Round", "White", "Black"];
+    pub(crate) const NAMES: [&'static str; 6] =
+        ["Event", "Site", "Date", "Round", "White", "Black"];
 
     /// A new record's tags: every value unknown.
-    pub fn unknown() -> Tags {
+    pub(crate) fn unknown() -> Tags {
         Tags {
             event: "?".into(),
             site: "?".into(),
@@ -42,7 +43,7 @@ impl Tags {
     }
 
     /// The roster's values in the order of `NAMES`.
-    pub fn roster(&self) -> [(&'static str, &str); 6] {
+    pub(crate) fn roster(&self) -> [(&'static str, &str); 6] {
         let values = [
             &self.event,
             &self.site,
@@ -55,12 +56,12 @@ impl Tags {
     }
 
     /// The roster's values in the order of `NAMES`, `?` where empty.
-    pub fn values(&self) -> [String; 6] {
+    pub(crate) fn values(&self) -> [String; 6] {
         self.roster().map(|(_, v)| or_unknown(v))
     }
 
     /// The same tags, `?` for every empty roster value: what a record starts with.
-    pub fn filled(&self) -> Tags {
+    pub(crate) fn filled(&self) -> Tags {
         let [event, site, date, round, white, black] = self.values();
         Tags {
             event,
@@ -86,7 +87,7 @@ impl Tags {
     }
 
     /// A tag's value: a roster tag's, or the first other tag of that name.
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         match self.roster().iter().find(|(n, _)| *n == name) {
             Some((_, v)) => Some(v),
             None => self
@@ -99,7 +100,7 @@ impl Tags {
 
     /// Sets a tag: a roster tag's value, or another tag's (replaced where it is
     /// already, added at the end otherwise).
-    pub fn set(&mut self, name: &str, value: &str) {
+    pub(crate) fn set(&mut self, name: &str, value: &str) {
         if let Some(slot) = self.slot(name) {
             *slot = value.to_string();
             return;
@@ -111,7 +112,7 @@ impl Tags {
     }
 
     /// Whether `name` is one of the roster's.
-    pub fn in_roster(name: &str) -> bool {
+    pub(crate) fn in_roster(name: &str) -> bool {
         Tags::NAMES.contains(&name)
     }
 }

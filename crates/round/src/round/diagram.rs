@@ -86,7 +86,7 @@ impl Diagram {
     }
 
     /// The diagram as an SVG element, `px` wide.
-    pub fn svg(&self, px: u32) -> String {
+    pub(crate) fn svg(&self, px: u32) -> String {
         let (f, r) = (self.files as u32, self.ranks as u32);
         let cell = 10;
         let (w, h) = (f * cell, r * cell);

@@ -123,7 +123,7 @@ fn game_kind<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<GameKind>,
 
 impl BoardSpec {
     /// The board of a game set up already (`record --serve`).
-    pub fn of_game(number: u32, setup: GameSetup, input: &str) -> BoardSpec {
+    pub(crate) fn of_game(number: u32, setup: GameSetup, input: &str) -> BoardSpec {
         BoardSpec {
             number,
             game: Some(setup.kind()),
@@ -170,7 +170,7 @@ impl RoundFile {
     }
 
     /// Parses and checks a round file's text; relative paths are joined to `base`.
-    pub fn parse(text: &str, base: &Path) -> Result<RoundFile, RoundFileError> {
+    pub(crate) fn parse(text: &str, base: &Path) -> Result<RoundFile, RoundFileError> {
         let mut round = RoundFile::parse_unchecked(text, base)?;
         let mut bad: Vec<BadValue> = Vec::new();
         for b in &mut round.boards {
@@ -266,7 +266,7 @@ impl RoundFileError {
     /// Whether `record` would refuse the same mistake in its flags as a usage
     /// error (a value malformed or out of range: exit status 2), rather than as
     /// an input it cannot use (a start position that is not a position: 1).
-    pub fn is_usage(&self) -> bool {
+    pub(crate) fn is_usage(&self) -> bool {
         match self {
             RoundFileError::Values(bad) => bad.iter().any(|b| b.usage),
             _ => false,

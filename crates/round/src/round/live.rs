@@ -47,7 +47,7 @@ pub enum Status {
 
 impl Status {
     /// The name pages and JSON use (`in_sync`).
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Status::Starting => "starting",
             Status::Waiting => "waiting",
@@ -61,7 +61,7 @@ impl Status {
     }
 
     /// The status as the page shows it to people.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Status::Starting => "starting",
             Status::Waiting => "waiting",
@@ -148,7 +148,7 @@ pub struct BoardState {
 
 /// An arbiter's change to a record, made while the recorder is stopped.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Edit {
+pub(crate) enum Edit {
     /// Sets the result of the record's last game, with a comment.
     SetResult {
         /// The result token (`1-0`).
@@ -300,18 +300,18 @@ impl Board {
     }
 
     /// The board's number.
-    pub fn number(&self) -> u32 {
+    pub(crate) fn number(&self) -> u32 {
         self.spec.number
     }
 
     /// The board's game.
-    pub fn kind(&self) -> GameKind {
+    pub(crate) fn kind(&self) -> GameKind {
         self.spec.game()
     }
 
     /// The board's game as the round file set it up: the start the page shows
     /// and the recorder records from.
-    pub fn game(&self) -> &GameSetup {
+    pub(crate) fn game(&self) -> &GameSetup {
         &self.spec.setup
     }
 
@@ -322,7 +322,7 @@ impl Board {
 
     /// The state's version, without copying the state (the server renders a
     /// board again only when it changed).
-    pub fn version(&self) -> u64 {
+    pub(crate) fn version(&self) -> u64 {
         lock(&self.state).version
     }
 
@@ -334,7 +334,7 @@ impl Board {
     }
 
     /// Sets where the board stands in its camera's view (shown on the live page).
-    pub fn set_pose(&self, pose: &crate::geometry::BoardPose) {
+    pub(crate) fn set_pose(&self, pose: &crate::geometry::BoardPose) {
         let corners = pose.corners().points().map(|(x, y)| [x, y]);
         self.change(|s| {
             s.corners = Some(corners);
@@ -343,18 +343,13 @@ impl Board {
     }
 
     /// Whether a record with content stands on disk.
-    pub fn has_record(&self) -> bool {
+    pub(crate) fn has_record(&self) -> bool {
         std::fs::metadata(&self.path).is_ok_and(|m| m.len() > 0)
-    }
-
-    /// Reads the record on disk (None when there is none yet).
-    pub fn read<R: Resume>(&self, like: &R) -> Result<Option<Resumed<R>>, RecordError> {
-        Ok(self.read_file(like)?.map(|(_, r)| r))
     }
 
     /// The board's record file: the games before the last (rendered as read, after
     /// an irregularity started another game) and the last one, taken up.
-    pub fn read_file<R: Resume>(
+    pub(crate) fn read_file<R: Resume>(
         &self,
         like: &R,
     ) -> Result<Option<(Vec<String>, Resumed<R>)>, RecordError> {
@@ -399,7 +394,7 @@ impl Board {
     }
 
     /// The next recording starts a new record, replacing what stands on disk.
-    pub fn start_fresh(&self) {
+    pub(crate) fn start_fresh(&self) {
         lock(&self.control).fresh = true;
     }
 
@@ -734,7 +729,7 @@ fn write_games<R: Resume>(
 /// An arbiter's action, as the page sends it.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(tag = "action", rename_all = "snake_case")]
-pub enum Action {
+pub(crate) enum Action {
     /// The arbiter has seen an alert.
     Acknowledge {
         /// The alert's id.
@@ -765,7 +760,7 @@ pub enum Action {
 /// included: the page shows them as they are.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ActionError {
+pub(crate) enum ActionError {
     /// No board has that number.
     #[error("no board {0}")]
     NoBoard(u32),
@@ -814,7 +809,7 @@ impl Round {
     }
 
     /// One board recorded into `path` (`record --serve`).
-    pub fn single(
+    pub(crate) fn single(
         spec: BoardSpec,
         tags: Tags,
         path: PathBuf,
@@ -886,7 +881,7 @@ impl Round {
     }
 
     /// Every board has ended: pages hear of it.
-    pub fn end(&self) {
+    pub(crate) fn end(&self) {
         self.ended.store(true, Ordering::SeqCst);
         self.send(Update::End);
     }
@@ -903,7 +898,7 @@ impl Round {
     }
 
     /// Whether every board has ended.
-    pub fn has_ended(&self) -> bool {
+    pub(crate) fn has_ended(&self) -> bool {
         self.ended.load(Ordering::SeqCst)
     }
 
@@ -914,7 +909,7 @@ impl Round {
 
     /// The record on disk changed: the page, the board's PGN and the round PGN
     /// follow it.
-    pub fn refresh(&self, board: &Board) -> Result<(), RecordError> {
+    pub(crate) fn refresh(&self, board: &Board) -> Result<(), RecordError> {
         let r = self.load(board);
         if board.kind().records_pgn() {
             self.write_pgn()?;
@@ -924,7 +919,7 @@ impl Round {
     }
 
     /// The round PGN as it stands.
-    pub fn pgn(&self) -> Arc<str> {
+    pub(crate) fn pgn(&self) -> Arc<str> {
         lock(&self.pgn).clone()
     }
 
@@ -955,7 +950,7 @@ impl Round {
     }
 
     /// Carries out an arbiter's action; returns what was done.
-    pub fn act(&self, number: u32, action: Action) -> Result<String, ActionError> {
+    pub(crate) fn act(&self, number: u32, action: Action) -> Result<String, ActionError> {
         let board = self.board(number).ok_or(ActionError::NoBoard(number))?;
         // One action at a time per board: each sees the record the one before left.
         let _acting = lock(&board.acting);

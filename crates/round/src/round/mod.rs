@@ -19,8 +19,9 @@ pub use error::{BoardError, RecordError};
 pub use file::{
     BadValue, BoardSpec, EventInfo, LoadError, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S,
 };
-pub use live::{
-    Action, ActionError, Alert, AlertKind, Board, BoardState, Edit, Round, Status, Update,
-};
-pub use sink::{record_board, BoardEnd, BoardSink, UNSURE_BELOW};
-pub use supervise::{run_round, BoardReport, BoardRunner, FIRST_PAUSE, LONGEST_PAUSE};
+pub(crate) use live::Action;
+pub(crate) use live::ActionError;
+pub use live::{Alert, AlertKind, Board, BoardState, Round, Status, Update};
+pub(crate) use sink::record_board;
+pub use sink::{BoardEnd, BoardSink};
+pub use supervise::{run_round, BoardReport, BoardRunner};

@@ -14,7 +14,7 @@ use crate::record::log::GameRecord;
 use crate::record::resume::{Resume, Resumed};
 
 /// A move whose confidence is under this is raised for the arbiter to confirm.
-pub const UNSURE_BELOW: f64 = 0.9;
+pub(crate) const UNSURE_BELOW: f64 = 0.9;
 
 /// The events of one board's recorder.
 pub struct BoardSink<'a, 'b> {
@@ -361,7 +361,7 @@ pub struct BoardEnd {
 /// Records a board's game from `source`: taken up from its record on disk when
 /// there is one (a new record from `start` otherwise), again after every take-back,
 /// until the input ends or the game has a result. `inner` hears the events too.
-pub fn record_board<R: Resume>(
+pub(crate) fn record_board<R: Resume>(
     round: &Round,
     board: &Board,
     start: R,

@@ -19,9 +19,9 @@ pub trait BoardRunner: Send + Sync {
 }
 
 /// The first pause after a failure; it doubles at each failure in a row.
-pub const FIRST_PAUSE: Duration = Duration::from_secs(1);
+pub(crate) const FIRST_PAUSE: Duration = Duration::from_secs(1);
 /// The longest pause between attempts.
-pub const LONGEST_PAUSE: Duration = Duration::from_secs(60);
+pub(crate) const LONGEST_PAUSE: Duration = Duration::from_secs(60);
 
 /// How one board's part of the round ended.
 #[derive(Debug)]

@@ -22,9 +22,9 @@ use tokio::time::{Instant, Sleep};
 
 /// Descriptors kept for the recorders whatever the limit (videos, cameras,
 /// records written, the model), before the server's share is taken.
-pub const RESERVED_FDS: u64 = 512;
+pub(crate) const RESERVED_FDS: u64 = 512;
 /// The most connections served at once, however many descriptors there are.
-pub const MAX_CONNECTIONS: usize = 1024;
+pub(crate) const MAX_CONNECTIONS: usize = 1024;
 
 /// What the server allows its clients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl Limits {
 
     /// The limits for this process's soft `RLIMIT_NOFILE` as it stands (the CLI
     /// raises it to the hard limit first).
-    pub fn for_this_process() -> Limits {
+    pub(crate) fn for_this_process() -> Limits {
         Limits::for_fd_limit(soft_fd_limit().unwrap_or(1024))
     }
 }

@@ -34,8 +34,7 @@ use axum::Router;
 use crate::round::{Action, ActionError, Board, Round};
 use feed::Cache;
 
-pub use listen::{Limits, MAX_CONNECTIONS, RESERVED_FDS};
-pub use page::esc;
+pub use listen::Limits;
 
 const APP_JS: &str = include_str!("assets/app.js");
 const STYLE_CSS: &str = include_str!("assets/style.css");
@@ -68,7 +67,7 @@ pub fn start(round: Arc<Round>, listen: &str) -> Result<ServerHandle, ServerErro
 }
 
 /// [`start`] within the given limits.
-pub fn start_with(
+pub(crate) fn start_with(
     round: Arc<Round>,
     listen: &str,
     limits: Limits,

@@ -5,7 +5,7 @@
 use crate::round::{Alert, AlertKind, Board, BoardState, Round, Status};
 
 /// Escapes text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

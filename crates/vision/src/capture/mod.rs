@@ -72,7 +72,7 @@ pub use paced::FrameSlot;
 pub use paced::Paced;
 pub use paced::Tapped;
 pub use paced::TappedFrame;
-pub use prepend::Prepended;
+pub(crate) use prepend::Prepended;
 pub use rewind::Rewind;
 #[cfg(any(test, feature = "testing"))]
 pub use serve::MjpegServer;

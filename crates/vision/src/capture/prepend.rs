@@ -5,14 +5,14 @@ use super::{CaptureError, Frame, FrameSource};
 
 /// Frames already read (while the board was being found), then the rest of the
 /// source.
-pub struct Prepended {
+pub(crate) struct Prepended {
     held: std::collections::VecDeque<Frame>,
     inner: Box<dyn FrameSource>,
 }
 
 impl Prepended {
     /// `held` first, then `inner`.
-    pub fn new(held: Vec<Frame>, inner: Box<dyn FrameSource>) -> Prepended {
+    pub(crate) fn new(held: Vec<Frame>, inner: Box<dyn FrameSource>) -> Prepended {
         Prepended {
             held: held.into(),
             inner,

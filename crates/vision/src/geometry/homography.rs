@@ -14,7 +14,7 @@ pub struct Homography {
 impl Homography {
     /// The map taking each `src[i]` to `dst[i]`. `None` when the points are degenerate
     /// (three collinear, repeated points).
-    pub fn from_points(src: &[(f64, f64); 4], dst: &[(f64, f64); 4]) -> Option<Homography> {
+    pub(crate) fn from_points(src: &[(f64, f64); 4], dst: &[(f64, f64); 4]) -> Option<Homography> {
         // Points of very different scales (thousands of pixels against the unit
         // square) can defeat the plain solve; the same solve on points moved to
         // their centroid and scaled to unit size then finds the map.
@@ -51,16 +51,16 @@ impl Homography {
     }
 
     /// Wraps a matrix; `None` when it is singular.
-    pub fn from_matrix(m: [[f64; 3]; 3]) -> Option<Homography> {
+    pub(crate) fn from_matrix(m: [[f64; 3]; 3]) -> Option<Homography> {
         let inv = mat3::invert(&m)?;
         Some(Homography { m, inv })
     }
 
-    pub fn matrix(&self) -> [[f64; 3]; 3] {
+    pub(crate) fn matrix(&self) -> [[f64; 3]; 3] {
         self.m
     }
 
-    pub fn inverse(&self) -> Homography {
+    pub(crate) fn inverse(&self) -> Homography {
         Homography {
             m: self.inv,
             inv: self.m,
@@ -68,11 +68,11 @@ impl Homography {
     }
 
     /// Maps a point; `None` when it lands on the line at infinity.
-    pub fn apply(&self, p: (f64, f64)) -> Option<(f64, f64)> {
+    pub(crate) fn apply(&self, p: (f64, f64)) -> Option<(f64, f64)> {
         mat3::apply(&self.m, p)
     }
 
-    pub fn apply_inverse(&self, p: (f64, f64)) -> Option<(f64, f64)> {
+    pub(crate) fn apply_inverse(&self, p: (f64, f64)) -> Option<(f64, f64)> {
         mat3::apply(&self.inv, p)
     }
 
@@ -80,15 +80,10 @@ impl Homography {
     /// `(dx, dy)` (in the square's own units): the quadrilateral of a grid moved by
     /// whole cells, for a map of the unit square onto a grid. `None` when one lands
     /// on the line at infinity.
-    pub fn moved_unit_square(&self, (dx, dy): (f64, f64)) -> Option<[(f64, f64); 4]> {
+    pub(crate) fn moved_unit_square(&self, (dx, dy): (f64, f64)) -> Option<[(f64, f64); 4]> {
         let [a, b, c, d] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
             .map(|(u, v)| self.apply((u + dx, v + dy)));
         Some([a?, b?, c?, d?])
-    }
-
-    /// The map `self` followed by `other`.
-    pub fn then(&self, other: &Homography) -> Option<Homography> {
-        Homography::from_matrix(mat3::mul(&other.m, &self.m))
     }
 }
 

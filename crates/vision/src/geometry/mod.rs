@@ -32,7 +32,7 @@ pub use rectify::draw_overlay;
 pub use rectify::draw_rectified_grid;
 pub use rectify::rectify;
 pub use rectify::RectifyLayout;
-pub use rectify::RectifyPlan;
+pub(crate) use rectify::RectifyPlan;
 #[cfg(any(test, feature = "testing"))]
 pub use testcard::perspective_test_card;
 pub(crate) use viewpoint::Viewpoint;

@@ -107,7 +107,7 @@ pub fn rectify(
 /// its 1/32-pixel fraction), so that each frame is one `remap`. `warpPerspective`
 /// works the same maps out again for every frame, at most of its cost.
 #[derive(Clone, Debug)]
-pub struct RectifyPlan {
+pub(crate) struct RectifyPlan {
     xy: Mat,
     fraction: Mat,
 }

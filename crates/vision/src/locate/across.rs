@@ -19,7 +19,7 @@ use super::Located;
 /// the first frame with a grid, one every `step_s` over `span_s` seconds. A span
 /// of 0 takes the first grid found.
 #[derive(Clone, Copy, Debug)]
-pub struct Sampling {
+pub(crate) struct Sampling {
     pub(crate) search_step_s: f64,
     pub(crate) search_looks: usize,
     pub(crate) step_s: f64,
@@ -29,7 +29,7 @@ pub struct Sampling {
 impl Sampling {
     /// Video: an arm resting over the board stays a second or two; three seconds
     /// see it move.
-    pub const VIDEO: Sampling = Sampling {
+    pub(crate) const VIDEO: Sampling = Sampling {
         search_step_s: 0.5,
         search_looks: 60,
         step_s: 0.25,
@@ -37,7 +37,7 @@ impl Sampling {
     };
     /// Photos: every photo until the first with a grid, which is taken. Each photo
     /// is a moment the player chose, and the first is the one recording starts from.
-    pub const PHOTOS: Sampling = Sampling {
+    pub(crate) const PHOTOS: Sampling = Sampling {
         search_step_s: 0.0,
         search_looks: 60,
         step_s: 0.0,
@@ -69,7 +69,7 @@ pub(crate) const SETTLED_CONFIDENCE: f64 = 0.6;
 
 /// A frame looked at, and the grid found in it (None: none).
 #[derive(Clone, Copy, Debug)]
-pub struct Look {
+pub(crate) struct Look {
     /// The caller's name for the frame (its index in the input).
     pub frame: usize,
     /// Seconds from the start of the source.
@@ -80,7 +80,7 @@ pub struct Look {
 
 /// The grid chosen, and why.
 #[derive(Clone, Copy, Debug)]
-pub struct Choice {
+pub(crate) struct Choice {
     /// The frame it came from: the first of those that agree.
     pub frame: usize,
     /// The grid found in that frame.
@@ -99,7 +99,7 @@ pub struct Choice {
 
 /// Frames looked at so far and what was found in them.
 #[derive(Clone, Debug)]
-pub struct Across {
+pub(crate) struct Across {
     grid: GridSpec,
     sampling: Sampling,
     looks: Vec<Look>,
@@ -107,7 +107,7 @@ pub struct Across {
 
 impl Across {
     /// A search for `grid` across frames sampled as `sampling` says.
-    pub fn new(grid: GridSpec, sampling: Sampling) -> Across {
+    pub(crate) fn new(grid: GridSpec, sampling: Sampling) -> Across {
         Across {
             grid,
             sampling,
@@ -118,7 +118,7 @@ impl Across {
     /// Whether the frame at `time_s` is due to be looked at: the first frame at
     /// or past each step's time (within half a frame period `frame_s`), the steps
     /// counted from the first frame looked at, then from the first with a grid.
-    pub fn wants(&self, time_s: f64, frame_s: f64) -> bool {
+    pub(crate) fn wants(&self, time_s: f64, frame_s: f64) -> bool {
         if self.done() {
             return false;
         }
@@ -135,13 +135,13 @@ impl Across {
     }
 
     /// Records what was found in a frame looked at.
-    pub fn add(&mut self, look: Look) {
+    pub(crate) fn add(&mut self, look: Look) {
         self.looks.push(look);
     }
 
     /// Whether looking further would change nothing: the span is over, the
     /// evidence is settled, or the search found nothing in all its frames.
-    pub fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         match self.first_found() {
             None => self.looks.len() >= self.sampling.search_looks,
             Some(i) => self.looks.len() - i >= self.sampling.window_looks() || self.settled(i),
@@ -179,7 +179,7 @@ impl Across {
 
     /// The placement best supported among the frames looked at; None when no
     /// frame showed a grid.
-    pub fn choice(&self) -> Option<Choice> {
+    pub(crate) fn choice(&self) -> Option<Choice> {
         let first = self.first_found()?;
         let window = &self.looks[first..];
         let found: Vec<(usize, Located)> = window

@@ -24,14 +24,11 @@ use opencv::prelude::*;
 use crate::geometry::{Corners, GridSpec, Homography};
 
 pub use across::apart_cells;
-pub use across::Across;
-pub use across::Choice;
-pub use across::Look;
-pub use across::Sampling;
-pub use order::allowed_turns;
+pub(crate) use across::Across;
+pub(crate) use across::Look;
+pub(crate) use across::Sampling;
 pub(crate) use order::canonical;
-pub use order::tl_cell_is_light;
-pub use order::turned_like;
+pub use order::{allowed_turns, tl_cell_is_light, turned_like};
 
 /// A located grid: corners TL TR BR BL in canonical order (TL nearest the image's
 /// top left, clockwise) and a confidence from 0 to 1, the share of the grid's lines

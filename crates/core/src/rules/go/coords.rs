@@ -14,13 +14,13 @@ pub(crate) fn column_letter(file: u8) -> char {
 }
 
 /// `K10`: a point as Go players write it.
-pub fn point_name(sq: Square) -> String {
+pub(crate) fn point_name(sq: Square) -> String {
     format!("{}{}", column_letter(sq.file), u32::from(sq.rank) + 1)
 }
 
 /// Reads `K10` (either case) on a board of `size` lines; None for anything else,
 /// `I` included.
-pub fn parse_point(text: &str, size: u8) -> Option<Square> {
+pub(crate) fn parse_point(text: &str, size: u8) -> Option<Square> {
     let mut chars = text.chars();
     let letter = chars.next()?.to_ascii_uppercase();
     if !letter.is_ascii_uppercase() || letter == 'I' {
@@ -44,7 +44,7 @@ pub fn parse_point(text: &str, size: u8) -> Option<Square> {
 /// third below. None when the board has no such points (an even size has no
 /// centre or side points; boards under 7 lines none at all) or `stones` is not
 /// 2 to 9.
-pub fn handicap_points(size: u8, stones: u8) -> Option<Vec<Square>> {
+pub(crate) fn handicap_points(size: u8, stones: u8) -> Option<Vec<Square>> {
     if !(2..=9).contains(&stones) || size < 7 {
         return None;
     }

@@ -39,8 +39,9 @@ use crate::rules::{
 };
 use board::{stone_of, Board, Groups, BLACK, EMPTY, MAX_SIZE};
 
-pub use coords::{handicap_points, parse_point, point_name};
-pub use options::{GoOptions, Komi, KomiError, SIZES};
+pub(crate) use coords::{handicap_points, parse_point, point_name};
+pub(crate) use options::SIZES;
+pub use options::{GoOptions, Komi, KomiError};
 
 /// A Go move: a stone on a point, or a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

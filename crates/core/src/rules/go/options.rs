@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 /// The board sizes the camera side reads and the handicap placement knows;
 /// the engine itself plays any size from 2 to 25 lines.
-pub const SIZES: [u8; 3] = [19, 13, 9];
+pub(crate) const SIZES: [u8; 3] = [19, 13, 9];
 
 /// Choices a Go game is played under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,7 +60,7 @@ pub struct Komi {
 
 impl Komi {
     /// A komi of `hundredths` hundredths of a point (650 is 6.5).
-    pub const fn from_hundredths(hundredths: i32) -> Komi {
+    pub(crate) const fn from_hundredths(hundredths: i32) -> Komi {
         Komi { hundredths }
     }
 
