@@ -7,7 +7,7 @@ use super::events::Presenter;
 use super::values::plural;
 use super::{signals, BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
-use crate::game::{GameKind, GameSetup, GameVisitor, Setup};
+use crate::game::{GameKind, GameSetup, GameVisitor, Setup, SetupError};
 use crate::geometry::{BoardPose, GridSpec};
 use crate::infer::WhiteSide;
 use crate::pipeline::{
@@ -17,6 +17,7 @@ use crate::record::log::Tags;
 use crate::record::resume::Resume;
 use crate::record::RecordLock;
 use crate::round;
+use crate::rules::go::GoOptions;
 use crate::runner::Serve;
 use boardscribe_cli::{usage, Incomplete};
 
@@ -30,12 +31,15 @@ impl RecordGame {
         self.0
     }
 
-    /// The grid the game is played on; None for `free`, which takes any.
+    /// The grid the game is played on by default; None for `free`, which takes any.
     fn grid(self) -> Option<GridSpec> {
-        self.0.map(|k| {
-            let (rows, cols) = k.cells();
-            GridSpec::cells(rows, cols)
-        })
+        self.0.and_then(|k| k.default_grid().parse().ok())
+    }
+
+    /// Whether the game is played on `grid`: its one grid, or one of Go's sizes.
+    fn plays_on(self, grid: GridSpec) -> bool {
+        self.0
+            .is_none_or(|k| k.grids().iter().any(|g| g.parse() == Ok(grid)))
     }
 
     fn name(self) -> &'static str {
@@ -52,8 +56,9 @@ fn game_or_free() -> impl clap::builder::TypedValueParser<Value = RecordGame> {
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
-    /// The game: chess, russian-draughts (or draughts), tablut, or free (no rules:
-    /// every stable change of the sites as placements and removals, any grid).
+    /// The game: chess, russian-draughts (or draughts), tablut, go (19x19:points by
+    /// default, or --grid 13x13:points or 9x9:points), or free (no rules: every
+    /// stable change of the sites as placements and removals, any grid).
     #[arg(long, default_value = "chess", value_parser = game_or_free())]
     pub game: RecordGame,
     /// A video file, a folder of photos, a single photo, camera:N, or a stream URL.
@@ -68,9 +73,20 @@ pub struct RecordArgs {
     /// Start position (chess FEN, or PDN FEN for draughts); default the game's start.
     #[arg(long)]
     pub fen: Option<String>,
-    /// Start position for Tablut, in its text format.
+    /// Start position for Tablut or Go, in its text format (Go: rows from the top,
+    /// X black, O white, digits for empty points, then b or w for the side to play).
     #[arg(long)]
     pub position: Option<String>,
+    /// Go: handicap stones on the standard star points (2 to 9), White to play first.
+    #[arg(long, default_value_t = 0)]
+    pub handicap: u8,
+    /// Go: the komi, written as the KM tag (6.5, 7, 0.5).
+    #[arg(long)]
+    pub komi: Option<crate::rules::go::Komi>,
+    /// Go: positional superko (no move may recreate an earlier board), for
+    /// Chinese, AGA or New Zealand rules; without it only the simple ko rule holds.
+    #[arg(long)]
+    pub superko: bool,
     /// The moves played before recording began, when you know them ("1. e4 e5
     /// 2. Nf3", in the record's notation, from the start or --fen): they are
     /// written first, marked as given, and recording goes on from the position
@@ -83,6 +99,9 @@ pub struct RecordArgs {
     /// Where to write the PDN (draughts).
     #[arg(long)]
     pub pdn: Option<PathBuf>,
+    /// Where to write the SGF (Go).
+    #[arg(long)]
+    pub sgf: Option<PathBuf>,
     /// Where to write the record (any game).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -172,35 +191,37 @@ fn parse_white(s: &str) -> Result<Option<WhiteSide>, String> {
 
 /// The record's path and the flag that named it, checked against the game.
 fn output(a: &RecordArgs) -> anyhow::Result<(&'static str, PathBuf)> {
-    let (flag, path) = match (&a.pgn, &a.pdn, &a.out) {
-        (Some(p), None, None) => ("--pgn", p),
-        (None, Some(p), None) => ("--pdn", p),
-        (None, None, Some(p)) => ("--out", p),
-        (None, None, None) => {
+    let given: Vec<(&'static str, &PathBuf)> = [
+        ("--pgn", &a.pgn),
+        ("--pdn", &a.pdn),
+        ("--sgf", &a.sgf),
+        ("--out", &a.out),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_ref().map(|p| (flag, p)))
+    .collect();
+    let (flag, path) = match given[..] {
+        [one] => one,
+        [] => {
             return Err(usage!(
-                "say where to write the record: --pgn, --pdn or --out"
+                "say where to write the record: --pgn, --pdn, --sgf or --out"
             ))
         }
-        _ => return Err(usage!("give one output: --pgn, --pdn or --out")),
+        _ => return Err(usage!("give one output: --pgn, --pdn, --sgf or --out")),
     };
-    // --pgn and --pdn name the record by its format.
+    // --pgn, --pdn and --sgf name the record by its format.
     let fits = |k: GameKind| flag == format!("--{}", k.extension());
     let g = a.game;
-    match flag {
-        "--out" => {}
-        _ if g.rules().is_some_and(fits) => {}
-        "--pgn" => {
-            return Err(usage!(
-                "--pgn is for chess records; a {} record goes to --out (or --pdn for draughts)",
-                g.name()
-            ))
-        }
-        _ => {
-            return Err(usage!(
-                "--pdn is for draughts records; a {} record goes to --out (or --pgn for chess)",
-                g.name()
-            ))
-        }
+    if flag != "--out" && !g.rules().is_some_and(fits) {
+        let (format, of) = match flag {
+            "--pgn" => ("--pgn", "chess"),
+            "--pdn" => ("--pdn", "draughts"),
+            _ => ("--sgf", "Go"),
+        };
+        return Err(usage!(
+            "{format} is for {of} records; a {} record goes to --out (or --pgn for chess, --pdn for draughts, --sgf for Go)",
+            g.name()
+        ));
     }
     Ok((flag, path.clone()))
 }
@@ -225,10 +246,24 @@ fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, PathBu
             "--resume starts from the record's last position; leave out --fen and --position"
         ));
     }
+    let mut board = a.board.clone();
+    board.default_grid = a.game.grid();
+    let profile = board.load_profile()?;
+    let grid = board.grid(profile.as_ref())?;
+    if let (Some(want), false) = (a.game.grid(), a.game.plays_on(grid)) {
+        let others = match a.game.rules().map(GameKind::grids) {
+            Some(g) if g.len() > 1 => format!(" (or {})", g[1..].join(", ")),
+            _ => String::new(),
+        };
+        return Err(usage!(
+            "{} is played on a {want} grid{others}, not {grid}: leave out --grid, or give --grid {want}",
+            a.game.name()
+        ));
+    }
     // The game and its start, parsed once: refused here, before the input is
     // opened, and the same start for the recorder and the live page.
     let setup = match a.game.rules() {
-        Some(kind) => Some(game_setup(kind, a)?),
+        Some(kind) => Some(game_setup(kind, a, grid)?),
         None => None,
     };
     if let Some(token) = &a.result {
@@ -241,18 +276,6 @@ fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, PathBu
         };
         if let Err(e) = valid {
             return Err(usage!("--result: {e}"));
-        }
-    }
-    let mut board = a.board.clone();
-    board.default_grid = a.game.grid();
-    let profile = board.load_profile()?;
-    let grid = board.grid(profile.as_ref())?;
-    if let Some(want) = a.game.grid() {
-        if grid != want {
-            return Err(usage!(
-                "{} is played on a {want} grid, not {grid}: leave out --grid, or give --grid {want}",
-                a.game.name()
-            ));
         }
     }
     if let Some(o) = &a.overlay {
@@ -524,21 +547,44 @@ fn finish(
 /// game) and options (`--white-first`); a start that is not a position is an
 /// input that cannot be used (exit status 1), an option of another game a usage
 /// error (2).
-fn game_setup(kind: GameKind, a: &RecordArgs) -> anyhow::Result<GameSetup> {
+fn game_setup(kind: GameKind, a: &RecordArgs, grid: GridSpec) -> anyhow::Result<GameSetup> {
     let (flag, start) = match (&a.fen, &a.position) {
         (Some(f), _) => ("--fen", Some(f.clone())),
         (None, p) => ("--position", p.clone()),
     };
+    let mut go = GoOptions::default();
+    if let Some(size) = kind.board_size(&grid.to_string()) {
+        go.size = size;
+    }
+    go.handicap = a.handicap;
+    go.komi = a.komi;
+    go.superko = a.superko;
     let setup = Setup {
         kind,
         start,
         white_first: a.white_first,
-        ..Setup::default()
+        go,
     };
     GameSetup::parse(&setup).map_err(|e| match e.is_usage() {
-        true => usage!("--white-first: {e}"),
+        true => usage!("{}: {e}", option_flag(&e)),
         false => anyhow::anyhow!("{flag}: {e}"),
     })
+}
+
+/// The flag a usage error of the game's setup comes from.
+fn option_flag(e: &SetupError) -> &'static str {
+    match e {
+        SetupError::NotForGame {
+            option: "white-first",
+            ..
+        } => "--white-first",
+        SetupError::NotForGame { option: "komi", .. } => "--komi",
+        SetupError::NotForGame {
+            option: "superko", ..
+        } => "--superko",
+        SetupError::NotForGame { option: "size", .. } => "--grid",
+        _ => "--handicap",
+    }
 }
 
 /// Whether the game's records take `--result`'s token.

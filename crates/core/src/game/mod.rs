@@ -41,17 +41,18 @@ pub enum GameKind {
     RussianDraughts,
     /// Tablut, Linnaeus' rules; records as a move list.
     Tablut,
-    /// Go, on 19x19, 13x13 or 9x9 points. Not yet in [`GameKind::ALL`] (so
-    /// not yet a value of `--game` or of a round file's `game`): the binaries
-    /// still build a cell grid from [`GameKind::cells`] where Go needs
-    /// [`GameKind::default_grid`]'s points, and the recorder has yet to learn
-    /// Go's moves from views (issue 30).
+    /// Go, on 19x19, 13x13 or 9x9 points; records in SGF.
     Go,
 }
 
 impl GameKind {
     /// Every game, in the order the command line lists them.
-    pub const ALL: [GameKind; 3] = [GameKind::Chess, GameKind::RussianDraughts, GameKind::Tablut];
+    pub const ALL: [GameKind; 4] = [
+        GameKind::Chess,
+        GameKind::RussianDraughts,
+        GameKind::Tablut,
+        GameKind::Go,
+    ];
 
     /// The name as the command line and the round file spell it.
     pub fn name(self) -> &'static str {
@@ -166,6 +167,13 @@ impl GameKind {
             .find(|n| grid == format!("{n}x{n}:points"))
     }
 
+    /// Whether one side's pieces start at an edge of the board, so that the
+    /// record's orientation (White's edge) is read from the stones; a Go board
+    /// has no such edge, and its record keeps the picture's way up.
+    pub fn has_sides_edge(self) -> bool {
+        !self.points()
+    }
+
     /// Whether the board's squares alternate dark and light (a1 dark); Tablut's
     /// are plain, its corners and throne marked; Go has lines, not squares.
     pub fn checkered(self) -> bool {
@@ -234,11 +242,11 @@ mod tests {
             assert_eq!(k.to_string(), k.name());
         }
         assert_eq!("draughts".parse(), Ok(GameKind::RussianDraughts));
-        let e = "go".parse::<GameKind>().unwrap_err().to_string();
-        assert!(e.contains("'go'") && e.contains("tablut"), "{e}");
+        let e = "goo".parse::<GameKind>().unwrap_err().to_string();
+        assert!(e.contains("'goo'") && e.contains("tablut, go"), "{e}");
         assert_eq!(
             GameKind::names(),
-            "chess, russian-draughts (or draughts), tablut"
+            "chess, russian-draughts (or draughts), tablut, go"
         );
     }
 
@@ -261,6 +269,7 @@ mod tests {
                 ("pgn", "8x8".to_string(), true, "fen"),
                 ("pdn", "8x8".to_string(), false, "fen"),
                 ("txt", "9x9".to_string(), false, "position"),
+                ("sgf", "19x19:points".to_string(), false, "position"),
             ]
         );
     }
@@ -281,9 +290,6 @@ mod tests {
         assert_eq!(GameKind::Tablut.grids(), ["9x9"]);
         assert!(!go.records_pgn() && !go.checkered() && go.points());
         assert_eq!(go.start_key(), "position");
-        assert!(
-            !GameKind::ALL.contains(&go),
-            "not offered until the binaries read points"
-        );
+        assert!(GameKind::ALL.contains(&go));
     }
 }

@@ -359,7 +359,12 @@ mod tests {
             .collect();
         assert_eq!(
             looks,
-            [(20, Side::White), (7, Side::White), (80, Side::Black)]
+            [
+                (20, Side::White),
+                (7, Side::White),
+                (80, Side::Black),
+                (362, Side::Black)
+            ]
         );
     }
 

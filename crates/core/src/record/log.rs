@@ -25,6 +25,13 @@ pub trait GameRecord<R: Rules> {
     fn push(&mut self, before: &R, mv: &R::Move, emt: Option<f64>);
     /// A comment after the last move (before the first, when there is none).
     fn note(&mut self, text: &str);
+    /// Starts the record at `game` instead, its moves dropped and its tags and
+    /// comments kept: the other side began ([`Rules::other_begins`]). Only the
+    /// records of games whose rules let either side begin implement it; the
+    /// others are never asked.
+    fn begin_with(&mut self, game: &R) {
+        let _ = game;
+    }
     /// Keeps the first `plies` moves (a correction re-pushes the rest).
     fn truncate(&mut self, plies: usize);
     /// Sets the result the rules give `game` (checkmate, stalemate, a draw the
@@ -379,6 +386,10 @@ impl Recordable for Go {
 }
 
 impl GameRecord<Go> for SgfRecord {
+    fn begin_with(&mut self, game: &Go) {
+        self.moves.clear();
+        self.start = game.clone();
+    }
     fn start(game: &Go, tags: &Tags) -> SgfRecord {
         crate::record::sgf::start_record(game, tags)
     }

@@ -250,6 +250,14 @@ pub trait Rules: Clone {
     fn displaced(&self, _from: Square, _to: Square) -> Option<Self> {
         None
     }
+    /// The same start with the other side to move, where the rules let either
+    /// side begin: Go before its first stone when no handicap says who begins
+    /// (players of an even game or a set-up may start with White; the record
+    /// says so). None (the default) where the side to begin is fixed, and once
+    /// a move is played.
+    fn other_begins(&self) -> Option<Self> {
+        None
+    }
     /// The square a move puts a piece of the mover on that stays there for the
     /// few plies a search looks ahead (Go: the stone's point; it leaves only when
     /// taken, which a line between two views almost never does to a stone it

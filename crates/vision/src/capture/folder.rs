@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{is_image_path, natural_cmp, CaptureError, Frame, FrameSource};
+use image::metadata::Orientation;
+use opencv::core::Mat;
+
+use super::{is_image_path, natural_cmp, orient, CaptureError, Frame, FrameSource};
 
 /// The photos of a folder (or one photo), in natural name order, as frames.
 pub struct FolderSource {
@@ -19,6 +22,11 @@ pub struct FolderSource {
     read: usize,
     /// Why the first photo skipped was, for when none could be used.
     first_skip: Option<String>,
+    /// The first photo's EXIF turn and its size once turned: every photo is
+    /// turned the same way (see `orient`).
+    way_up: Option<(Orientation, (i32, i32))>,
+    /// Whether a photo whose tag disagrees with the first one's was said.
+    said_way_up: bool,
 }
 
 impl FolderSource {
@@ -47,6 +55,8 @@ impl FolderSource {
             single: false,
             read: 0,
             first_skip: None,
+            way_up: None,
+            said_way_up: false,
         })
     }
 
@@ -62,6 +72,8 @@ impl FolderSource {
             single: true,
             read: 0,
             first_skip: None,
+            way_up: None,
+            said_way_up: false,
         }
     }
 
@@ -73,6 +85,36 @@ impl FolderSource {
     /// Files skipped so far because they could not be read.
     pub fn skipped(&self) -> &[PathBuf] {
         &self.skipped
+    }
+}
+
+impl FolderSource {
+    /// Photo `index` read and turned the way the folder's first photo is.
+    fn read_turned(&mut self, index: usize) -> Result<Mat, CaptureError> {
+        let path = &self.files[index];
+        let raw = super::read_image_raw(path)?;
+        let own = orient::exif_orientation(path);
+        let raw_size = orient::size_of(&raw);
+        let Some((first, first_size)) = self.way_up else {
+            self.way_up = Some((own, orient::turned_size(raw_size, own)));
+            return orient::turn(raw, own, path);
+        };
+        if own == first {
+            return orient::turn(raw, own, path);
+        }
+        let as_own = orient::turned_size(raw_size, own) == first_size;
+        let as_first = orient::turned_size(raw_size, first) == first_size;
+        if as_own && !as_first {
+            return orient::turn(raw, own, path);
+        }
+        if !self.said_way_up {
+            self.said_way_up = true;
+            self.warnings.push(format!(
+                "photo '{}' is tagged to be turned otherwise than the first photo; read the same way up as the first (a phone held flat reports its way up unreliably)",
+                path.display()
+            ));
+        }
+        orient::turn(raw, first, path)
     }
 }
 
@@ -97,22 +139,22 @@ impl Iterator for FolderSource {
         while self.next < self.files.len() {
             let index = self.next;
             self.next += 1;
-            let path = &self.files[index];
-            match super::read_image(path) {
+            let path = self.files[index].clone();
+            match self.read_turned(index) {
                 Ok(image) => {
                     self.read += 1;
                     return Some(Ok(Frame {
                         index,
                         time_s: index as f64 / self.fps,
                         image,
-                        path: Some(path.clone()),
+                        path: Some(path),
                     }));
                 }
                 Err(e) if self.single => return Some(Err(e)),
                 Err(e) => {
                     self.first_skip.get_or_insert_with(|| e.to_string());
                     self.warnings.push(format!("skipping {e}"));
-                    self.skipped.push(path.clone());
+                    self.skipped.push(path);
                 }
             }
         }

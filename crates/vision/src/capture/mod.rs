@@ -39,6 +39,7 @@ mod jpeg_end;
 #[cfg(any(test, feature = "testing"))]
 mod memory;
 mod natural;
+mod orient;
 mod paced;
 mod prepend;
 mod rewind;

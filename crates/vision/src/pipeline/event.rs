@@ -236,8 +236,9 @@ pub enum Event {
         san: String,
         /// The move now recorded, in short machine form (UCI for chess).
         uci: String,
-        /// `promotion` (which piece the pawn became) or `relanded` (the piece
-        /// stood on another square than first read).
+        /// `promotion` (which piece the pawn became), `relanded` (the piece
+        /// stood on another square than first read) or `began` (the other side
+        /// began the game, Go: every move so far read again).
         reason: String,
     },
     /// The board moved a little in the image and its grid was followed.

@@ -16,7 +16,7 @@ use crate::classify::{Classifier, SiteReading};
 use crate::geometry::BoardPose;
 use crate::infer::{
     check_start, extend, last_mover, start_likelihood, start_mismatch, CatchUp, CatchUpGate,
-    Follower, Joined, SiteMap, SiteProbs, StartMismatch, Suspects,
+    FollowEvent, Follower, Joined, SiteMap, SiteProbs, StartMismatch, Suspects,
 };
 use crate::record::log::{GameRecord, RecordFile, Recordable};
 use crate::record::write_atomic;
@@ -80,6 +80,10 @@ pub(super) struct Recording<'a, R: Recordable> {
     /// White edges other than the one taken that the start view fitted as well,
     /// and when the follower started: open until the first move decides.
     undecided: Option<(Vec<SiteMap>, f64)>,
+    /// The game followed as well from the same start with the other side to
+    /// begin, where the rules allow either (Go): open until a view one of the
+    /// two explains and the other does not.
+    shadow: Option<Follower<R>>,
     /// A draw claimable in a resumed record's last position was said when it
     /// was written.
     draws: DrawWatch,
@@ -159,6 +163,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
             unfit: 0,
             again: None,
             undecided: None,
+            shadow: None,
             draws: DrawWatch {
                 claim: game.claimable(),
             },
@@ -612,6 +617,10 @@ impl<'a, R: Recordable> Recording<'a, R> {
             self.job.infer,
             still.time_s,
         ));
+        self.shadow = self
+            .game
+            .other_begins()
+            .map(|g| Follower::new(g, self.job.infer, still.time_s));
     }
 
     /// A view of the game followed: what it shows is written, the board taught
@@ -671,6 +680,44 @@ impl<'a, R: Recordable> Recording<'a, R> {
                 }
             } else {
                 self.undecided = Some((others, since));
+            }
+        }
+        if let Some(mut other) = self.shadow.take() {
+            let held = other.moves().len();
+            let other_seen = other.observe(&obs, still.time_s, episodes);
+            // A view either reads as plain play decides; one read as play
+            // with an irregularity beside it (a stone out of turn) is not plain.
+            let plain = |f: &Follower<R>, seen: &[FollowEvent<R::Move>]| {
+                f.explained_last()
+                    && !seen.iter().any(|e| {
+                        matches!(
+                            e,
+                            FollowEvent::Noticed { .. }
+                                | FollowEvent::Unexplained { .. }
+                                | FollowEvent::NewGame { .. }
+                        )
+                    })
+            };
+            match (plain(f, &seen), plain(&other, &other_seen)) {
+                (false, true) => {
+                    let Some(start) = self.game.other_begins() else {
+                        unreachable!("the shadow began from the other side's start");
+                    };
+                    *f = other;
+                    seen = other_seen;
+                    other_began(
+                        f,
+                        &start,
+                        held,
+                        still.time_s,
+                        &mut self.record,
+                        &mut *self.events,
+                        self.job,
+                    );
+                    self.game = start;
+                }
+                (true, false) => {}
+                _ => self.shadow = Some(other),
             }
         }
         if f.explained_last() {
@@ -838,6 +885,45 @@ fn decide_edge<R: Recordable>(
         (alt.explained_last() && alt.current().position_hash() != game.position_hash())
             .then_some((*o, alt, alt_seen))
     })
+}
+
+/// The side that was not expected to began the game, as `f` (followed from
+/// `start`) shows: the record starts anew at `start`, its first `held` moves
+/// written again as `f` read them, each said as corrected.
+fn other_began<R: Recordable>(
+    f: &Follower<R>,
+    start: &R,
+    held: usize,
+    time: f64,
+    record: &mut RecordFile<R>,
+    events: &mut dyn EventSink,
+    job: &RecordJob,
+) {
+    record.current.begin_with(start);
+    record.current.note(&format!(
+        "{} began the game (seen at {}): the moves before are read again",
+        match start.side_to_move() {
+            Side::White => "White",
+            Side::Black => "Black",
+        },
+        job.timeline.moment(time)
+    ));
+    for (i, m) in f.moves().iter().enumerate().take(held) {
+        let Some(before) = f.position_before(i) else {
+            unreachable!("an accepted ply has a position");
+        };
+        record.current.push(before, m, None);
+        if let Some(text) = super::report::uncertain_note(before, m, f.alternatives(i)) {
+            record.current.note(&text);
+        }
+        events.emit(Event::Corrected {
+            time: ms(time),
+            ply: i + 1,
+            san: before.notation(m),
+            uci: before.move_id(m),
+            reason: "began".to_string(),
+        });
+    }
 }
 
 /// Writes the record as it stands.

@@ -421,6 +421,12 @@ impl Rules for Go {
         Some(Go::from_start(board, self.side.other(), self.options))
     }
 
+    fn other_begins(&self) -> Option<Go> {
+        let unplayed = self.board == self.start.board && self.side == self.start.side;
+        (unplayed && self.passes == 0 && self.options.handicap == 0)
+            .then(|| Go::from_start(self.board, self.side.other(), self.options))
+    }
+
     fn placed(&self, mv: &Move) -> Option<Square> {
         match mv {
             Move::Play(sq) => Some(*sq),
