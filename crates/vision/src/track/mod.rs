@@ -2,6 +2,7 @@
 //! since the last still view. Knows nothing of rules or pieces.
 
 mod change;
+mod drift;
 mod motion;
 mod regrid;
 mod skin;

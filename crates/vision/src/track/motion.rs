@@ -1,5 +1,7 @@
 //! Motion detection on a small grey thumbnail of the rectified board.
 
+use super::drift;
+
 /// A grey thumbnail of the rectified board (margin included, since hands come in
 /// from outside), with `tile` pixels per tile of the motion check (about a cell).
 #[derive(Clone, Debug, PartialEq)]
@@ -146,8 +148,19 @@ impl Tracker {
     pub(crate) fn update(&mut self, time_s: f64, thumb: BoardThumb) -> Option<StillEvent> {
         let moved = match &self.previous {
             Some(prev) if prev.pixels.len() == thumb.pixels.len() => {
-                prev.max_tile_diff(&thumb) > self.cfg.motion_level
-                    || prev.mean_diff(&thumb) > self.cfg.motion_level / 2.0
+                // A hand-held camera's drift is undone before comparing; a
+                // slide too fast to be drift is motion.
+                let aligned = match drift::slide(prev, &thumb) {
+                    Some((dx, dy)) if dx.abs().max(dy.abs()) <= drift::MAX_DRIFT_PX => {
+                        Some(drift::moved_onto(prev, &thumb, (dx, dy)))
+                    }
+                    Some(_) => None,
+                    None => Some(prev.clone()),
+                };
+                aligned.is_none_or(|p| {
+                    p.max_tile_diff(&thumb) > self.cfg.motion_level
+                        || p.mean_diff(&thumb) > self.cfg.motion_level / 2.0
+                })
             }
             _ => true,
         };
