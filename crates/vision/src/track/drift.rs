@@ -122,14 +122,16 @@ mod tests {
         for y in 0..h {
             for x in 0..w {
                 let (fx, fy) = (x as f32 - sx, y as f32 - sy);
-                let mut v = 170.0;
-                if (fx.rem_euclid(6.0) - 3.0).abs() < 0.6 || (fy.rem_euclid(6.0) - 3.0).abs() < 0.6
-                {
-                    v = 60.0;
-                }
+                // Soft edges, as a camera's blur and the thumbnail's
+                // averaging make them.
+                let line = |f: f32| {
+                    let d = f.rem_euclid(6.0) - 3.0;
+                    (-d * d / 1.3).exp()
+                };
+                let mut v = 170.0 - 110.0 * line(fx).max(line(fy));
                 for (cx, cy, c) in [(21.0, 27.0, 250.0), (33.0, 15.0, 20.0), (39.0, 39.0, 250.0)] {
                     let d = ((fx - cx) * (fx - cx) + (fy - cy) * (fy - cy)).sqrt();
-                    let k = (3.0 - d).clamp(0.0, 1.0);
+                    let k = ((3.5 - d) / 2.0).clamp(0.0, 1.0);
                     v = v * (1.0 - k) + c * k;
                 }
                 pixels[y * w + x] = v as u8;
