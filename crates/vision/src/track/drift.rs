@@ -162,7 +162,7 @@ mod tests {
                 .sum::<u32>()
         };
         assert!(
-            diff(&undone) * 3 < diff(&a),
+            diff(&undone) * 2 < diff(&a),
             "{} vs {}",
             diff(&undone),
             diff(&a)
