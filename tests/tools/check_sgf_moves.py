@@ -25,20 +25,22 @@ def labels_moves(folder):
         rows = [l.split() for l in open(os.path.join(folder, f)) if l.strip()]
         boards.append(rows)
     n = len(boards[0])
-    moves = []
+    setup = {(boards[0][r][c].lower(), (r, c)) for r in range(n) for c in range(n)
+             if boards[0][r][c] in 'BW'}
+    groups = []
     for a, b in zip(boards, boards[1:]):
-        new = [(r, c, b[r][c]) for r in range(n) for c in range(n)
-               if a[r][c] == '.' and b[r][c] in 'BW']
-        if len(new) != 1:
-            sys.exit(f"labels: {len(new)} new stones between two photos")
-        r, c, col = new[0]
-        moves.append((col.lower(), (r, c)))
-    return n, moves
+        new = {(b[r][c].lower(), (r, c)) for r in range(n) for c in range(n)
+               if a[r][c] == '.' and b[r][c] in 'BW'}
+        if new:
+            groups.append(new)
+    return n, setup, groups
 
 
 def sgf_moves(path):
     g = sgf.Sgf_game.from_bytes(open(path, 'rb').read())
     n = g.get_size()
+    black, white, _ = g.get_root().get_setup_stones()
+    setup = {(col, (n - 1 - r, c)) for col, pts in (('b', black), ('w', white)) for r, c in pts}
     out = []
     for node in g.get_main_sequence():
         colour, move = node.get_move()
@@ -49,7 +51,7 @@ def sgf_moves(path):
         else:
             row, col = move  # sgfmill: row 0 is the bottom line
             out.append((colour, (n - 1 - row, col)))
-    return n, out
+    return n, setup, out
 
 
 def symmetries(n):
@@ -69,28 +71,43 @@ def main():
     a = ap.parse_args()
     if bool(a.labels) == bool(a.sgf):
         ap.error('give --labels or --sgf')
-    n, truth = labels_moves(a.labels) if a.labels else sgf_moves(a.sgf)
-    rn, got = sgf_moves(a.record)
+    if a.labels:
+        n, want_setup, groups = labels_moves(a.labels)
+    else:
+        n, want_setup, moves = sgf_moves(a.sgf)
+        groups = [{m} for m in moves if m[1] is not None]
+    rn, got_setup, got = sgf_moves(a.record)
     if rn != n:
         print(json.dumps({'error': f'board size {rn}, truth {n}'}))
         sys.exit(1)
     played = [m for m in got if m[1] is not None]
+    expected = sum(len(g) for g in groups)
     best = None
     for i, f in enumerate(symmetries(n)):
         mapped = [(col, f(*p)) for col, p in played]
-        right = sum(1 for x, y in zip(mapped, truth) if x == y)
-        if best is None or right > best[0]:
-            best = (right, i, mapped)
-    right, sym, mapped = best
-    wrong = sum(1 for x, y in zip(mapped, truth) if x != y)
+        setup = {(col, f(*p)) for col, p in got_setup}
+        # Group by group (the stones new in one photo, in any order among
+        # themselves): right while the record's next moves are that group.
+        right, k = 0, 0
+        for g in groups:
+            part = set(mapped[k:k + len(g)])
+            right += len(part & g)
+            if part != g:
+                break
+            k += len(g)
+        score = (right, setup == want_setup)
+        if best is None or score > best[0]:
+            best = (score, i, mapped, setup)
+    (right, setup_ok), sym, mapped, _ = best
+    wrong = min(len(mapped), expected) - right
     out = {
-        'expected': len(truth), 'recorded': len(played), 'right': right,
-        'wrong': wrong, 'missing': max(0, len(truth) - len(mapped)),
-        'invented': max(0, len(mapped) - len(truth)) + wrong,
-        'passes': len(got) - len(played), 'symmetry': sym,
+        'expected': expected, 'recorded': len(played), 'right': right,
+        'wrong': wrong, 'missing': max(0, expected - len(mapped)),
+        'invented': max(0, len(mapped) - expected) + wrong,
+        'setup_right': setup_ok, 'passes': len(got) - len(played), 'symmetry': sym,
     }
     print(json.dumps(out))
-    sys.exit(0 if right == len(truth) and out['invented'] == 0 else 1)
+    sys.exit(0 if right == expected and out['invented'] == 0 and setup_ok else 1)
 
 
 main()

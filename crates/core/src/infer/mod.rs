@@ -47,6 +47,7 @@ pub use sites::SiteProbs;
 pub use start::check_start;
 pub use start::start_likelihood;
 pub use start::start_mismatch;
+pub use start::view_set_up;
 pub use start::StartCheck;
 pub use start::StartMismatch;
 pub use suspects::Suspects;

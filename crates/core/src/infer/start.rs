@@ -5,7 +5,7 @@
 use super::explain::{moved_on, InferConfig};
 use super::observation::{occ_index, squares};
 use super::sites::{SiteMap, SiteProbs};
-use crate::rules::{Rules, Square};
+use crate::rules::{Occupant, Rules, Square};
 
 /// Share of sites the first view must misread less than to be taken for the
 /// game's start position (an empty chess board misreads exactly half): beyond it the view is hardly this board or this grid.
@@ -77,6 +77,36 @@ pub fn check_start<R: Rules>(
         visible,
         moved_on: moved_on(game, &obs, cfg),
     }
+}
+
+/// The least probability of a site's reading for a view to set a game up: a
+/// set-up holds every stone seen for good, so one read at even odds would be
+/// an invented stone.
+const SET_UP_SURE: f32 = 0.9;
+
+/// The game set up as `probs` shows it through `map`, where the game's set-ups
+/// are pieces placed ([`Rules::set_up`]: Go) and the view reads every site
+/// surely; None otherwise (a hand over the board, a site in doubt).
+pub fn view_set_up<R: Rules>(game: &R, map: &SiteMap, probs: &[SiteProbs]) -> Option<R> {
+    let obs = map.observation(probs, &[]);
+    let mut seen = Vec::new();
+    for sq in squares(map.files, map.ranks) {
+        let p = obs.get(sq)?;
+        let (best, &pr) = p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
+        if pr < SET_UP_SURE {
+            return None;
+        }
+        seen.push((
+            sq,
+            [Occupant::Empty, Occupant::White, Occupant::Black][best],
+        ));
+    }
+    let occupant = |sq: Square| {
+        seen.iter()
+            .find(|(s, _)| *s == sq)
+            .map_or(Occupant::Empty, |(_, o)| *o)
+    };
+    game.set_up(&occupant)
 }
 
 /// Share of the position's pieces that must read as pieces for the board not to

@@ -258,6 +258,14 @@ pub trait Rules: Clone {
     fn other_begins(&self) -> Option<Self> {
         None
     }
+    /// A game set up with `occupant`'s pieces, this game's options and side to
+    /// move, where a set-up is nothing but pieces placed (Go: the stones of a
+    /// handicap or of a game taken up, as a record's AB/AW). None (the default)
+    /// where a position needs more than what stands where (chess: castling
+    /// rights, whose turn), or the pieces make no position.
+    fn set_up(&self, _occupant: &dyn Fn(Square) -> Occupant) -> Option<Self> {
+        None
+    }
     /// The square a move puts a piece of the mover on that stays there for the
     /// few plies a search looks ahead (Go: the stone's point; it leaves only when
     /// taken, which a line between two views almost never does to a stone it

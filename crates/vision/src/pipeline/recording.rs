@@ -15,8 +15,8 @@ use crate::capture::FrameSource;
 use crate::classify::{Classifier, SiteReading};
 use crate::geometry::BoardPose;
 use crate::infer::{
-    check_start, extend, last_mover, start_likelihood, start_mismatch, CatchUp, CatchUpGate,
-    FollowEvent, Follower, Joined, SiteMap, SiteProbs, StartMismatch, Suspects,
+    check_start, extend, last_mover, start_likelihood, start_mismatch, view_set_up, CatchUp,
+    CatchUpGate, FollowEvent, Follower, Joined, SiteMap, SiteProbs, StartMismatch, Suspects,
 };
 use crate::record::log::{GameRecord, RecordFile, Recordable};
 use crate::record::write_atomic;
@@ -412,7 +412,26 @@ impl<'a, R: Recordable> Recording<'a, R> {
             }
         };
         let check = check_start(&self.game, &m, probs, &self.job.infer);
-        if check.is_start() {
+        // Where a set-up is stones placed (Go), a first view that reads surely
+        // otherwise than the start is the game's set-up: a handicap, a game
+        // taken up. (A few stones more than the start would pass for the start
+        // misread, as a few misread squares of a chess start do.)
+        let fresh = self.record.plies() == 0 && self.base == 0;
+        let set = match fresh && !check.misread.is_empty() {
+            true => view_set_up(&self.game, &m, probs),
+            false => None,
+        };
+        if check.is_start() && set.is_none() {
+            self.start_following(still, probs, m);
+            return Ok(Flow::Go);
+        }
+        if let Some(set) = set {
+            self.record.current.begin_with(&set);
+            self.record.current.note(&format!(
+                "the position at {} is the game's set-up",
+                self.job.timeline.moment(still.time_s)
+            ));
+            self.game = set;
             self.start_following(still, probs, m);
             return Ok(Flow::Go);
         }

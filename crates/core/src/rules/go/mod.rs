@@ -421,6 +421,25 @@ impl Rules for Go {
         Some(Go::from_start(board, self.side.other(), self.options))
     }
 
+    fn set_up(&self, occupant: &dyn Fn(Square) -> Occupant) -> Option<Go> {
+        let (mut black, mut white) = (Vec::new(), Vec::new());
+        for i in self.board.points() {
+            let sq = Board::square(i);
+            match occupant(sq) {
+                Occupant::Black => black.push(sq),
+                Occupant::White => white.push(sq),
+                Occupant::Empty => {}
+            }
+        }
+        // The stones seen are the set-up: a handicap besides would count them
+        // twice.
+        let options = GoOptions {
+            handicap: 0,
+            ..self.options
+        };
+        Go::from_stones(&black, &white, self.side, options)
+    }
+
     fn other_begins(&self) -> Option<Go> {
         let unplayed = self.board == self.start.board && self.side == self.start.side;
         (unplayed && self.passes == 0 && self.options.handicap == 0)
