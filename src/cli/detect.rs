@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
@@ -6,8 +6,13 @@ use serde::Serialize;
 use super::board::read_frame;
 use super::{BoardArgs, ModelArgs};
 use crate::classify::CropView;
+use crate::geometry::GridSpec;
 use crate::infer::placement_classes;
 use crate::infer::WhiteSide;
+use crate::record::log::{RecordFile, Tags};
+use crate::rules::go::{Go, GoOptions};
+use crate::rules::{Occupant, Rules, Square};
+use boardscribe_cli::usage;
 
 #[derive(Args, Debug)]
 pub struct DetectArgs {
@@ -24,6 +29,14 @@ pub struct DetectArgs {
     /// Where White sits, to map --adapt-fen onto the grid (default bottom).
     #[arg(long, default_value = "bottom")]
     pub white: String,
+    /// The game whose position the photo shows: `go` reads a 19x19:points grid
+    /// unless --grid says otherwise, and with --out writes the position.
+    #[arg(long, value_parser = ["go"])]
+    pub game: Option<String>,
+    /// With --game go and one photo: write its position as an SGF set-up (AB, AW;
+    /// the SGF's first line is the photo's top edge).
+    #[arg(long, requires = "game")]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
     pub model: ModelArgs,
     /// The images.
@@ -41,7 +54,13 @@ struct DetectJson<'a> {
     occluded: Vec<Vec<bool>>,
 }
 
-pub fn run(a: DetectArgs) -> anyhow::Result<()> {
+pub fn run(mut a: DetectArgs) -> anyhow::Result<()> {
+    if a.game.is_some() {
+        a.board.default_grid = Some(GridSpec::points(19, 19));
+    }
+    if a.out.is_some() && a.images.len() > 1 {
+        return Err(usage!("--out writes one photo's position: give one image"));
+    }
     let mut lens = a.board.undistorter()?;
     let locating = a.board.needs_locating()?;
     let first = read_frame(&a.images[0], lens.as_mut())?;
@@ -76,6 +95,10 @@ pub fn run(a: DetectArgs) -> anyhow::Result<()> {
         let at = |r: u32, c: u32| &readings[(r * grid.cols + c) as usize];
         let rows = 0..grid.rows;
         let name = path.to_string_lossy();
+        if let Some(out) = &a.out {
+            let label = |r: u32, c: u32| visible_label(&at(r, c).probs);
+            write_go_setup(out, grid, &label)?;
+        }
         if a.json {
             let j = DetectJson {
                 image: &name,
@@ -115,6 +138,41 @@ pub fn run(a: DetectArgs) -> anyhow::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// A photo's stones as a Go game's set-up, written as an SGF to `out`.
+fn write_go_setup(
+    out: &Path,
+    grid: GridSpec,
+    label: &dyn Fn(u32, u32) -> char,
+) -> anyhow::Result<()> {
+    let size = u8::try_from(grid.rows)
+        .ok()
+        .filter(|_| grid.points && grid.rows == grid.cols);
+    let Some(game) = size.and_then(|n| Go::new(GoOptions::sized(n)).ok()) else {
+        return Err(usage!(
+            "--game go reads a square points grid such as 19x19:points, not {grid}"
+        ));
+    };
+    // Rows from the photo's top edge: the bottom row is Go's row 1.
+    let occupant = |sq: Square| match label(grid.rows - 1 - u32::from(sq.rank), u32::from(sq.file))
+    {
+        'w' => Occupant::White,
+        'b' => Occupant::Black,
+        _ => Occupant::Empty,
+    };
+    let set = game.set_up(&occupant).ok_or_else(|| {
+        anyhow::anyhow!("the stones read make no Go position (a group without a liberty)")
+    })?;
+    let tags = Tags {
+        date: crate::record::date::today(),
+        ..Tags::default()
+    };
+    let text = RecordFile::new(&set, &tags).render();
+    crate::record::write_atomic(out, &text)
+        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", out.display()))?;
+    errln!("position written to {}", out.display());
     Ok(())
 }
 

@@ -123,3 +123,47 @@ fn a_real_go_video_records_white_first_and_invents_nothing() {
         assert_eq!(field("invented"), 0, "{verdict}");
     }
 }
+
+/// `detect --game go photo --out pos.sgf`: one photo's stones as a set-up, as
+/// Imago writes them; the SGF's first line is the photo's top edge, as the
+/// labels' first line is.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn one_real_go_photo_becomes_an_sgf_set_up() {
+    let dir = shared_data("imago-go").join("t3");
+    let out = tmp();
+    let sgf = out.path().join("pos.sgf");
+    let photo = dir.join("t3_011.jpg");
+    let o = run(&["detect", "--game", "go", p(&photo), "--out", p(&sgf)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&sgf).expect("the SGF");
+    let labels = std::fs::read_to_string(dir.join("t3_011.txt")).expect("labels");
+    let letters = "abcdefghijklmnopqrs".as_bytes();
+    for (r, line) in labels.lines().enumerate() {
+        for (c, t) in line.split_whitespace().enumerate() {
+            let point = format!("[{}{}]", letters[c] as char, letters[r] as char);
+            let (black, white) = (text.find("AB"), text.find("AW"));
+            let at = text.find(&point);
+            match t {
+                "." => assert!(at.is_none(), "{point} read as a stone: {text}"),
+                "B" => assert!(
+                    at.is_some() && black < at && (white.is_none() || at < white),
+                    "{point}: {text}"
+                ),
+                _ => assert!(
+                    at.is_some() && white.is_some_and(|w| w < at.unwrap_or(0)),
+                    "{point}: {text}"
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn detect_writes_one_photos_position_only() {
+    let dir = tmp();
+    let out = dir.path().join("pos.sgf");
+    let o = run(&["detect", "--game", "go", "a.jpg", "b.jpg", "--out", p(&out)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("give one image"), "{}", stderr(&o));
+}
