@@ -118,7 +118,7 @@ impl GameKind {
 
     /// Whether pieces stand on the crossings of the lines (Go) rather than in
     /// the cells.
-    pub(crate) fn points(self) -> bool {
+    pub fn points(self) -> bool {
         matches!(self, GameKind::Go)
     }
 

@@ -87,6 +87,9 @@ impl Diagram {
 
     /// The diagram as an SVG element, `px` wide.
     pub(crate) fn svg(&self, px: u32) -> String {
+        if self.kind.points() {
+            return super::goban::svg(self, px);
+        }
         let (f, r) = (self.files as u32, self.ranks as u32);
         let cell = 10;
         let (w, h) = (f * cell, r * cell);

@@ -8,6 +8,7 @@
 mod diagram;
 mod error;
 mod file;
+mod goban;
 mod live;
 mod sink;
 mod supervise;
