@@ -158,7 +158,11 @@ fn check_files(spec: &BoardSpec) -> Vec<(&'static str, String, bool)> {
         Ok(profile) => {
             if let (Some(p), None) = (&profile, &args.grid) {
                 let want = spec.game().default_grid();
-                if want.parse::<GridSpec>().ok() != Some(p.grid) {
+                let grids = spec.game().grids();
+                if !grids
+                    .iter()
+                    .any(|g| g.parse::<GridSpec>().ok() == Some(p.grid))
+                {
                     bad.push((
                         "profile",
                         format!(

@@ -27,6 +27,7 @@ use serde::Deserialize;
 use crate::game::{GameKind, GameSetup, Setup, SetupError};
 use crate::geometry::{Corners, GridSpec};
 use crate::infer::WhiteSide;
+use crate::rules::go::{GoOptions, Komi};
 
 /// Seconds the board must be still (`record --quiet`, the round file's `quiet`).
 pub const QUIET_S: (f64, f64) = (0.0, 60.0);
@@ -101,6 +102,14 @@ pub struct BoardSpec {
     /// Tablut: White moves first.
     #[serde(default)]
     pub white_first: bool,
+    /// Go: handicap stones on the star points (2 to 9), as `record --handicap`.
+    #[serde(default)]
+    pub handicap: u8,
+    /// Go: the komi (`6.5`), as `record --komi`.
+    pub komi: Option<String>,
+    /// Go: positional superko, as `record --superko`.
+    #[serde(default)]
+    pub superko: bool,
     /// As `record --fps`, `--max-fps` and `--quiet`.
     pub fps: Option<f64>,
     /// As `record --max-fps`.
@@ -378,7 +387,11 @@ impl BoardSpec {
                 Err(e) => refuse("grid", e.to_string(), true),
                 Ok(grid) => {
                     let want = game.default_grid();
-                    if want.parse::<GridSpec>().ok() != Some(grid) {
+                    let plays_on = game
+                        .grids()
+                        .iter()
+                        .any(|g| g.parse::<GridSpec>().ok() == Some(grid));
+                    if !plays_on {
                         refuse(
                             "grid",
                             format!(
@@ -423,11 +436,23 @@ impl BoardSpec {
                 None => {}
             }
         }
+        let mut go = GoOptions::default();
+        if let Some(size) = self.grid.as_deref().and_then(|g| game.board_size(g)) {
+            go.size = size;
+        }
+        go.handicap = self.handicap;
+        go.superko = self.superko;
+        if let Some(k) = &self.komi {
+            match k.parse::<Komi>() {
+                Ok(k) => go.komi = Some(k),
+                Err(e) => refuse("komi", e.to_string(), true),
+            }
+        }
         let setup = Setup {
             kind: game,
             start,
             white_first: self.white_first,
-            ..Setup::default()
+            go,
         };
         let setup = match GameSetup::parse(&setup) {
             _ if wrong_key => None,
@@ -510,8 +535,8 @@ input = "camera:0"
         assert!(err(&twice).contains("board 1 is given twice"));
         let typo = format!("{head}[[board]]\nnumber = 1\ninput = \"a\"\ngird = \"8x8\"\n");
         assert!(err(&typo).contains("gird"), "{}", err(&typo));
-        let game = format!("{head}[[board]]\nnumber = 1\ninput = \"a\"\ngame = \"go\"\n");
-        assert!(err(&game).contains("go"), "{}", err(&game));
+        let game = format!("{head}[[board]]\nnumber = 1\ninput = \"a\"\ngame = \"goo\"\n");
+        assert!(err(&game).contains("goo"), "{}", err(&game));
         let date =
             "[event]\nname = \"x\"\ndate = \"2026-05-01\"\n[[board]]\nnumber = 1\ninput = \"a\"\n";
         assert!(err(date).contains("YYYY.MM.DD"));
