@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::{signals, BoardArgs, ModelArgs};
+use crate::game::GameKind;
 use crate::geometry::{Corners, GridSpec};
 use crate::pipeline::Event;
 use crate::record::date::today;
@@ -238,9 +239,15 @@ fn cut_short() -> anyhow::Result<()> {
 /// `--events`), from the round's broadcast, until the round ends.
 fn print_updates(round: &Arc<Round>, json: bool) -> std::thread::JoinHandle<()> {
     let mut rx = round.subscribe();
+    let games: std::collections::HashMap<u32, GameKind> = round
+        .boards
+        .iter()
+        .map(|b| (b.number(), b.kind()))
+        .collect();
     std::thread::spawn(move || loop {
         match rx.blocking_recv() {
             Ok(Update::Record(n, line)) => {
+                let game = games.get(&n).copied().unwrap_or_default();
                 if json {
                     println!("{line}");
                 }
@@ -251,10 +258,13 @@ fn print_updates(round: &Arc<Round>, json: bool) -> std::thread::JoinHandle<()> 
                 match kind {
                     "move" => {
                         let ply = v["ply"].as_u64().unwrap_or(0);
-                        let dots = if ply % 2 == 1 { "." } else { "..." };
+                        let (number, dots) = match (game.numbers_pairs(), ply % 2) {
+                            (false, _) => (ply, "."),
+                            (true, 1) => (ply.div_ceil(2), "."),
+                            (true, _) => (ply.div_ceil(2), "..."),
+                        };
                         eprintln!(
-                            "board {n}: {}{dots} {}",
-                            ply.div_ceil(2),
+                            "board {n}: {number}{dots} {}",
                             v["san"].as_str().unwrap_or("")
                         )
                     }

@@ -116,6 +116,12 @@ impl GameKind {
         }
     }
 
+    /// Whether moves are numbered in pairs, one number for both sides' moves
+    /// (`1. e4 e5`); Go numbers every move (`1. Q16 2. D4`).
+    pub fn numbers_pairs(self) -> bool {
+        !self.points()
+    }
+
     /// Whether pieces stand on the crossings of the lines (Go) rather than in
     /// the cells.
     pub fn points(self) -> bool {

@@ -300,12 +300,12 @@ impl Board {
     }
 
     /// The board's number.
-    pub(crate) fn number(&self) -> u32 {
+    pub fn number(&self) -> u32 {
         self.spec.number
     }
 
     /// The board's game.
-    pub(crate) fn kind(&self) -> GameKind {
+    pub fn kind(&self) -> GameKind {
         self.spec.game()
     }
 

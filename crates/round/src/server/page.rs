@@ -2,6 +2,7 @@
 //! is asked for, and a board's card (for `/`) or detail (for `/board/N`) again for
 //! every change, which the page's script swaps in.
 
+use crate::game::GameKind;
 use crate::round::{Alert, AlertKind, Board, BoardState, Round, Status};
 
 /// Escapes text for HTML content and attribute values.
@@ -102,10 +103,15 @@ fn status_badge(s: &BoardState) -> String {
     )
 }
 
-/// Moves as numbered pairs, `from` the first shown (0-based half-move).
-fn numbered(sans: &[String], from: usize) -> String {
+/// Moves as numbered pairs, `from` the first shown (0-based half-move); Go's
+/// moves each with its own number, as Go records number them.
+fn numbered(kind: GameKind, sans: &[String], from: usize) -> String {
     let mut out = Vec::new();
     for (i, san) in sans.iter().enumerate().skip(from) {
+        if !kind.numbers_pairs() {
+            out.push(format!("{}. {}", i + 1, esc(san)));
+            continue;
+        }
         if i % 2 == 0 {
             out.push(format!("{}. {}", i / 2 + 1, esc(san)));
         } else if i == from {
@@ -157,7 +163,7 @@ pub(crate) fn card(board: &Board, s: &BoardState) -> String {
         .filter(|a| a.open)
         .map(|a| alert_item(board, a))
         .collect();
-    let last = numbered(&s.sans, s.sans.len().saturating_sub(4));
+    let last = numbered(board.kind(), &s.sans, s.sans.len().saturating_sub(4));
     format!(
         r#"<article class="card{}" id="board-{n}" data-board="{n}" data-version="{version}" data-status="{status}" data-plies="{plies}" data-result="{result}">
 <header><a class="name" href="/board/{n}">Board {n}</a> {badge} <span class="result">{result}</span></header>
@@ -222,7 +228,7 @@ pub(crate) fn detail(board: &Board, s: &BoardState) -> String {
         moves = if s.sans.is_empty() {
             "no move yet".into()
         } else {
-            numbered(&s.sans, 0)
+            numbered(board.kind(), &s.sans, 0)
         },
         disabled = if s.sans.is_empty() || over {
             " disabled"
@@ -248,7 +254,9 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
         let sans: Vec<String> = ["e4", "e5", "Nf3", "Nc6", "Bb5"].map(String::from).to_vec();
-        assert_eq!(numbered(&sans, 0), "1. e4 e5 2. Nf3 Nc6 3. Bb5");
-        assert_eq!(numbered(&sans, 1), "1… e5 2. Nf3 Nc6 3. Bb5");
+        let chess = GameKind::Chess;
+        assert_eq!(numbered(chess, &sans, 0), "1. e4 e5 2. Nf3 Nc6 3. Bb5");
+        assert_eq!(numbered(chess, &sans, 1), "1… e5 2. Nf3 Nc6 3. Bb5");
+        assert_eq!(numbered(GameKind::Go, &sans[..2], 0), "1. e4 2. e5");
     }
 }
