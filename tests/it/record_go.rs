@@ -148,6 +148,7 @@ fn film(dir: &Path, sgf: &Path, c: &Case) -> (PathBuf, String) {
             }
             let o = run(&args);
             assert!(o.status.success(), "{}", stderr(&o));
+            assert!(PathBuf::from(format!("{}.sgf", out.display())).is_file());
             let truth = read_json(&PathBuf::from(format!("{}.json", out.display())));
             (out, corners(&truth["frames"][0]["corners"]))
         }

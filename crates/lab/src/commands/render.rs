@@ -203,7 +203,8 @@ pub enum RenderWhat {
         tablut: Option<PathBuf>,
         /// A Go game (SGF, its main line), on points of its size: a stone that
         /// takes is put down, then the taken stones are lifted by a second hand
-        /// visit with no still board between.
+        /// visit with no still board between. The SGF is copied beside the
+        /// video (CLIP.mp4.sgf).
         #[arg(long)]
         sgf: Option<PathBuf>,
         /// The video to write (.mp4 or .avi).
@@ -449,7 +450,14 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             let states = game.states;
             let inputs = [game.path.as_path()];
             let sidecar = crate::synth::clip::sidecar_path(&out);
-            super::paths::check_outputs(&[("--out", &out), ("the sidecar", &sidecar)], &inputs)?;
+            // A Go clip's states are more than its moves (a capture takes two):
+            // the game itself goes beside the video as its truth.
+            let go_truth = game
+                .go
+                .then(|| out.with_extension(go_truth_extension(&out)));
+            let mut outputs = vec![("--out", out.as_path()), ("the sidecar", &sidecar)];
+            outputs.extend(go_truth.as_deref().map(|t| ("the game's copy", t)));
+            super::paths::check_outputs(&outputs, &inputs)?;
             let total = crate::synth::clip::clip_frames(states.len(), &clip);
             let mut bar = boardscribe_cli::Bar::on_terminal();
             let truth = write_clip_with(&out, &params, &states, &clip, |done| {
@@ -457,12 +465,17 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             });
             bar.clear();
             let truth = truth?;
+            let mut truth_in = sidecar.display().to_string();
+            if let Some(t) = &go_truth {
+                std::fs::copy(&game.path, t)
+                    .with_context(|| format!("copying '{}'", game.path.display()))?;
+                truth_in += &format!(" and {}", t.display());
+            }
             outln!(
-                "{}, {}: {} (truth in {})",
+                "{}, {}: {} (truth in {truth_in})",
                 super::values::plural(truth.frames.len(), "frame", "frames"),
                 super::values::plural(states.len(), "position", "positions"),
                 out.display(),
-                crate::synth::clip::sidecar_path(&out).display()
             );
         }
         RenderWhat::Photos {
@@ -591,6 +604,14 @@ fn write_photos(
     std::fs::copy(game_file, out.join(format!("truth.{ext}")))
         .with_context(|| format!("copying '{}'", game_file.display()))?;
     Ok(())
+}
+
+/// `mp4.sgf` for `clip.mp4`: the video's name with `.sgf` added.
+fn go_truth_extension(video: &Path) -> String {
+    match video.extension().and_then(|e| e.to_str()) {
+        Some(e) => format!("{e}.sgf"),
+        None => "sgf".into(),
+    }
 }
 
 /// Scene parameters for a preset.

@@ -30,6 +30,8 @@ pub struct Shown {
     pub states: Vec<BoardState>,
     /// The game file.
     pub path: PathBuf,
+    /// Whether the game is Go (an SGF).
+    pub go: bool,
     /// Per ply, the first and the last transition (0-based, from state i to
     /// i+1) it takes: one for most moves, two for a Go stone that takes (put
     /// down, then the taken stones lifted).
@@ -69,6 +71,7 @@ pub fn shown(files: GameFiles, removal: bool) -> anyhow::Result<Shown> {
             states,
             path,
             plies,
+            go: false,
         }
     };
     Ok(match files {
@@ -124,6 +127,7 @@ fn go_shown(path: PathBuf, removal: bool) -> anyhow::Result<Shown> {
         states,
         path,
         plies,
+        go: true,
     })
 }
 
