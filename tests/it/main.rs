@@ -25,6 +25,7 @@ mod real_video;
 mod record_chess;
 mod record_free;
 mod record_games;
+mod go_renders;
 mod record_go;
 mod recovery;
 mod rectify;

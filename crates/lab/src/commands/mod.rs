@@ -11,6 +11,7 @@ pub mod eval;
 mod eval_record;
 pub mod locate;
 pub mod render;
+mod render_game;
 
 // The kit both binaries share, under the names the commands use.
 pub use boardscribe_cli::{paths, values, ModelArgs};

@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 
+use super::render_game::{shown, write_random_go, GameFiles};
 use crate::geometry::GridSpec;
 use crate::infer::WhiteSide;
 use crate::record::pdn::read_game;
@@ -12,7 +13,7 @@ use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::Tablut;
 use crate::sets::synthetic::kinds_for;
-use crate::sets::{game_states, render_random, SynthSetOptions};
+use crate::sets::{render_random, SynthSetOptions};
 use crate::synth::clip::{write_clip_with, ClipBump, ClipOptions};
 use crate::synth::params::{PieceColor, SquareScheme};
 use crate::synth::{contact_sheet, Label, Rng, SceneParams};
@@ -200,6 +201,12 @@ pub enum RenderWhat {
         /// A Tablut game (boardscribe's Tablut record).
         #[arg(long)]
         tablut: Option<PathBuf>,
+        /// A Go game (SGF, its main line), on points of its size: a stone that
+        /// takes is put down, then the taken stones are lifted by a second hand
+        /// visit with no still board between. The SGF is copied beside the
+        /// video (CLIP.mp4.sgf).
+        #[arg(long)]
+        sgf: Option<PathBuf>,
         /// The video to write (.mp4 or .avi).
         #[arg(long)]
         out: PathBuf,
@@ -281,6 +288,10 @@ pub enum RenderWhat {
         /// A Tablut game (boardscribe's Tablut record).
         #[arg(long)]
         tablut: Option<PathBuf>,
+        /// A Go game (SGF, its main line), on points of its size; one photo a
+        /// move, the taken stones lifted.
+        #[arg(long)]
+        sgf: Option<PathBuf>,
         /// The folder to write.
         #[arg(long)]
         out: PathBuf,
@@ -297,6 +308,23 @@ pub enum RenderWhat {
         /// Share of photos with a hand over the board.
         #[arg(long, default_value_t = 0.1, value_parser = super::values::float_in(0.0, 1.0))]
         hands: f64,
+    },
+    /// A random legal Go game that fights (stones taken, groups pressed, moves
+    /// near the stones; no passes), written as SGF: games for `render clip
+    /// --sgf` and `render photos --sgf`.
+    GoGame {
+        /// The SGF to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// The board: 19x19:points, 13x13:points, 9x9:points (any square size
+        /// from 2 to 25 lines).
+        #[arg(long, default_value = "19x19:points")]
+        grid: GridSpec,
+        /// Stones to play (fewer when the board fills).
+        #[arg(long, default_value_t = 40)]
+        moves: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// A contact sheet of renders of every kind of scene (the README's picture).
     Sheet {
@@ -340,6 +368,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             pgn,
             pdn,
             tablut,
+            sgf,
             out,
             preset,
             size,
@@ -362,17 +391,41 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             arm_after,
             rest,
         } => {
-            let trouble =
+            let game = shown(
+                GameFiles {
+                    pgn,
+                    pdn,
+                    tablut,
+                    sgf,
+                },
+                true,
+            )?;
+            // Plies (1-based) as the clip's transitions: the first a ply takes,
+            // or its last.
+            let first = |p: usize| {
+                game.plies
+                    .get(p.saturating_sub(1))
+                    .map_or(p.saturating_sub(1), |t| t.0)
+            };
+            let last = |p: usize| {
+                game.plies
+                    .get(p.saturating_sub(1))
+                    .map_or(p.saturating_sub(1), |t| t.1)
+            };
+            let mut trouble =
                 clip_trouble(black, first_still, dim_warm, exposure_jump, arm_after, rest);
+            trouble.resting_arm = arm_after.map(|p| (last(p), rest));
+            let mut hurried: Vec<usize> = no_pause_after.iter().map(|&p| last(p)).collect();
+            hurried.extend(game.hurried());
             let clip = ClipOptions {
                 fps,
                 still_s: still,
                 move_s: move_time,
-                no_pause_after: no_pause_after.iter().map(|p| p.saturating_sub(1)).collect(),
+                no_pause_after: hurried,
                 light_swing,
                 // A knock a careless hand gives a phone on a stand.
                 bump: bump_at.map(|m| ClipBump {
-                    at_move: m.saturating_sub(1),
+                    at_move: first(m),
                     d_azimuth_deg: 4.0,
                     d_elevation_deg: -3.0,
                     d_target: [0.04, -0.03],
@@ -393,32 +446,18 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 }
                 p
             };
-            let game_path = pgn.clone().or(pdn.clone()).or(tablut.clone());
-            let states = match (pgn, pdn, tablut) {
-                (Some(p), None, None) => {
-                    let (g, m) = chess_game(&p)?;
-                    (
-                        look(Preset::Overhead),
-                        game_states(&g, &m, WhiteSide::Bottom),
-                    )
-                }
-                (None, Some(p), None) => {
-                    let (g, m) = draughts_game(&p)?;
-                    (
-                        look(Preset::DarkWood),
-                        game_states(&g, &m, WhiteSide::Bottom),
-                    )
-                }
-                (None, None, Some(p)) => {
-                    let (g, m) = tablut_game(&p)?;
-                    (look(Preset::Tablut), game_states(&g, &m, WhiteSide::Bottom))
-                }
-                _ => bail!("give one game: --pgn, --pdn or --tablut"),
-            };
-            let (params, states) = states;
-            let inputs: Vec<&Path> = game_path.iter().map(|p| p.as_path()).collect();
+            let params = game.fit(look(game.preset));
+            let states = game.states;
+            let inputs = [game.path.as_path()];
             let sidecar = crate::synth::clip::sidecar_path(&out);
-            super::paths::check_outputs(&[("--out", &out), ("the sidecar", &sidecar)], &inputs)?;
+            // A Go clip's states are more than its moves (a capture takes two):
+            // the game itself goes beside the video as its truth.
+            let go_truth = game
+                .go
+                .then(|| out.with_extension(go_truth_extension(&out)));
+            let mut outputs = vec![("--out", out.as_path()), ("the sidecar", &sidecar)];
+            outputs.extend(go_truth.as_deref().map(|t| ("the game's copy", t)));
+            super::paths::check_outputs(&outputs, &inputs)?;
             let total = crate::synth::clip::clip_frames(states.len(), &clip);
             let mut bar = boardscribe_cli::Bar::on_terminal();
             let truth = write_clip_with(&out, &params, &states, &clip, |done| {
@@ -426,18 +465,24 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             });
             bar.clear();
             let truth = truth?;
+            let mut truth_in = sidecar.display().to_string();
+            if let Some(t) = &go_truth {
+                std::fs::copy(&game.path, t)
+                    .with_context(|| format!("copying '{}'", game.path.display()))?;
+                truth_in += &format!(" and {}", t.display());
+            }
             outln!(
-                "{}, {}: {} (truth in {})",
+                "{}, {}: {} (truth in {truth_in})",
                 super::values::plural(truth.frames.len(), "frame", "frames"),
                 super::values::plural(states.len(), "position", "positions"),
                 out.display(),
-                crate::synth::clip::sidecar_path(&out).display()
             );
         }
         RenderWhat::Photos {
             pgn,
             pdn,
             tablut,
+            sgf,
             out,
             preset,
             size,
@@ -451,40 +496,30 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
                 (p.width, p.height) = (w, h);
                 p
             };
-            let (params, states, game_file) = match (pgn, pdn, tablut) {
-                (Some(p), None, None) => {
-                    let (g, m) = chess_game(&p)?;
-                    (
-                        look(Preset::Overhead),
-                        game_states(&g, &m, WhiteSide::Bottom),
-                        p,
-                    )
-                }
-                (None, Some(p), None) => {
-                    let (g, m) = draughts_game(&p)?;
-                    (
-                        look(Preset::DarkWood),
-                        game_states(&g, &m, WhiteSide::Bottom),
-                        p,
-                    )
-                }
-                (None, None, Some(p)) => {
-                    let (g, m) = tablut_game(&p)?;
-                    (
-                        look(Preset::Tablut),
-                        game_states(&g, &m, WhiteSide::Bottom),
-                        p,
-                    )
-                }
-                _ => bail!("give one game: --pgn, --pdn or --tablut"),
-            };
-            write_photos(&out, &params, &states, &game_file, shake, hands)?;
+            let game = shown(
+                GameFiles {
+                    pgn,
+                    pdn,
+                    tablut,
+                    sgf,
+                },
+                false,
+            )?;
+            let params = game.fit(look(game.preset));
+            let states = game.states;
+            write_photos(&out, &params, &states, &game.path, shake, hands)?;
             outln!(
                 "{}: {}",
                 super::values::plural(states.len(), "photo", "photos"),
                 out.display()
             );
         }
+        RenderWhat::GoGame {
+            out,
+            grid,
+            moves,
+            seed,
+        } => write_random_go(grid, moves, seed, &out)?,
         RenderWhat::Sheet { out, seed } => {
             let mut images = Vec::new();
             for (i, p) in [
@@ -569,6 +604,14 @@ fn write_photos(
     std::fs::copy(game_file, out.join(format!("truth.{ext}")))
         .with_context(|| format!("copying '{}'", game_file.display()))?;
     Ok(())
+}
+
+/// `mp4.sgf` for `clip.mp4`: the video's name with `.sgf` added.
+fn go_truth_extension(video: &Path) -> String {
+    match video.extension().and_then(|e| e.to_str()) {
+        Some(e) => format!("{e}.sgf"),
+        None => "sgf".into(),
+    }
 }
 
 /// Scene parameters for a preset.

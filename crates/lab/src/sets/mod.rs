@@ -4,6 +4,7 @@
 //! 0 empty, 1 white piece, 2 black piece, 3 hidden by a hand.
 
 mod games;
+pub mod go;
 pub mod locate_eval;
 mod real;
 pub mod synthetic;
