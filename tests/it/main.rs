@@ -26,7 +26,6 @@ mod record_chess;
 mod record_free;
 mod record_games;
 mod recovery;
-mod rectify;
 mod refused_inputs;
 mod server_load;
 mod uncertain;
