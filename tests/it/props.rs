@@ -9,7 +9,7 @@ use boardscribe_core::record::free_log::FreeLog;
 use boardscribe_core::record::log::{GameRecord, Recordable, Tags};
 use boardscribe_core::record::pdn::PdnRecord;
 use boardscribe_core::record::pgn::parse_pgn_games;
-use boardscribe_core::record::tablut_record::TablutRecord;
+use boardscribe_core::record::TablutRecord;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe_core::rules::tablut::{Position as TablutPosition, Tablut, TablutOptions};
