@@ -153,7 +153,7 @@ pub(crate) fn check_grid_in_frame(
 
 /// The board's pose: from the corners given (checked against the first frame),
 /// or else placed from frames sampled over the first seconds of a video (the
-/// first photo with a grid for photos); see [`Sampling`]. Every frame read is
+/// first photo with a grid for photos); see `Sampling`. Every frame read is
 /// held and put back in front of the source. `stop` ends the search; `debug`
 /// reports each frame looked at ([`Event::Looked`]); the grid placed is
 /// reported as [`Event::BoardFound`]. `input` names the source in messages.
