@@ -12,10 +12,9 @@ use opencv::videoio::VideoWriter;
 use boardscribe_core::record::pgn::parse_pgn;
 use boardscribe_core::record::RecordLock;
 use boardscribe_core::rules::chess::Chess;
+use boardscribe_lab::mjpeg::{MjpegServer, StallPlan};
 use boardscribe_lab::synth::SceneParams;
-use boardscribe_vision::capture::{
-    self, FrameSource, MjpegServer, SourceOptions, StallPlan, VideoSource,
-};
+use boardscribe_vision::capture::{self, FrameSource, SourceOptions, VideoSource};
 use boardscribe_vision::geometry::{perspective_test_card, BoardPose, GridSpec};
 
 use super::clips::{corners_arg, fast_clip, render, small, states_of};

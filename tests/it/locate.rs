@@ -1,8 +1,10 @@
-use boardscribe_lab::sets::locate_eval::{corner_error, real_trials, scene_trial, synth_trial};
+use boardscribe_lab::sets::locate_eval::{
+    corner_error, real_trials, scene_trial, synth_trial, tl_cell_is_light,
+};
 use boardscribe_lab::sets::rgb_to_bgr_mat;
 use boardscribe_lab::synth::{render, BoardState, SceneParams};
 use boardscribe_vision::geometry::GridSpec;
-use boardscribe_vision::locate::{locate, tl_cell_is_light};
+use boardscribe_vision::locate::locate;
 
 use super::util::{p, run, shared_data, stdout, tmp};
 

@@ -28,7 +28,6 @@ mod record_games;
 mod go_renders;
 mod record_go;
 mod recovery;
-mod rectify;
 mod refused_inputs;
 mod server_load;
 mod uncertain;

@@ -3,10 +3,11 @@
 //! the recorder's frame-handling stages, sampling this process's resident memory.
 
 use boardscribe_core::rules::chess::Chess;
+use boardscribe_lab::memory::MemorySampled;
 use boardscribe_lab::sets::rgb_to_bgr_mat;
 use boardscribe_lab::synth::clip::render_clip;
 use boardscribe_lab::synth::SceneParams;
-use boardscribe_vision::capture::{MemorySampled, MemorySource};
+use boardscribe_vision::capture::MemorySource;
 use boardscribe_vision::classify::{Classifier, OccupancyModel};
 use boardscribe_vision::geometry::{BoardPose, Corners};
 use boardscribe_vision::pipeline::{record_free, RecordJob};

@@ -9,14 +9,12 @@ use boardscribe_core::record::free_log::FreeLog;
 use boardscribe_core::record::log::{GameRecord, Recordable, Tags};
 use boardscribe_core::record::pdn::PdnRecord;
 use boardscribe_core::record::pgn::parse_pgn_games;
-use boardscribe_core::record::tablut_record::TablutRecord;
+use boardscribe_core::record::TablutRecord;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe_core::rules::tablut::{Position as TablutPosition, Tablut, TablutOptions};
 use boardscribe_core::rules::Rules;
-use boardscribe_vision::geometry::{
-    BoardPose, BoardProfile, CameraProfile, Corners, GridSpec, RectifyLayout,
-};
+use boardscribe_vision::geometry::{BoardProfile, CameraProfile, Corners, GridSpec};
 
 /// Text made of the characters that matter to a parser of `alphabet`, plus any
 /// character now and then.
@@ -54,27 +52,6 @@ proptest! {
     #[test]
     fn corner_texts_never_panic(s in text_of("0123456789.,;- einfa", 60)) {
         let _ = s.parse::<Corners>();
-    }
-
-    /// Any four points: refused, or usable all the way (both maps, a layout and
-    /// an overlay's lattice) without a panic.
-    #[test]
-    fn accepted_corners_always_map(
-        pts in prop::array::uniform4((
-            prop_oneof![-2e5..2e5f64, -2000.0..2000.0f64, Just(f64::NAN), Just(1e7)],
-            prop_oneof![-2e5..2e5f64, -2000.0..2000.0f64, Just(f64::INFINITY), Just(-1e7)],
-        )),
-        cells in 2u32..=25,
-        cell_px in 8u32..=256,
-    ) {
-        if let Ok(c) = Corners::new(pts) {
-            let pose = BoardPose::new(GridSpec::cells(cells, cells), c);
-            let layout = RectifyLayout::new(cell_px, 1.0);
-            let _ = layout.image_to_rectified(&pose);
-            let _ = pose.lattice_segments();
-            let _ = pose.sites_in_image(640, 480);
-            prop_assert_eq!(c.to_string().parse::<Corners>().map(|d| d.points().len()).ok(), Some(4));
-        }
     }
 
     #[test]

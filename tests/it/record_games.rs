@@ -2,7 +2,7 @@
 //! play so that together they hold the cases that matter, rendered and recorded.
 
 use boardscribe_core::record::pdn::read_game;
-use boardscribe_core::record::tablut_record::TablutRecord;
+use boardscribe_core::record::TablutRecord;
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, Move as DMove, RussianDraughts};
 use boardscribe_core::rules::tablut::{Tablut, TablutOptions};
 use boardscribe_core::rules::{Outcome, PieceType, Rules, Side, Square};

@@ -28,7 +28,7 @@ pub mod rng;
 
 pub use game::{GameKind, GameSetup, GameVisitor, Setup, SetupError};
 pub use infer::{InferConfig, WhiteSide};
-pub use record::{EditError, PdnError, PgnError, ReadError, SgfError, TablutRecordError};
+pub use record::{EditError, PgnError, ReadError, SgfError, TextError};
 pub use rules::chess::Chess;
 pub use rules::go::Go;
 pub use rules::russian_draughts::RussianDraughts;

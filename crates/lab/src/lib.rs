@@ -13,5 +13,8 @@ use boardscribe_core::{infer, record, rng, rules};
 use boardscribe_vision::{capture, geometry, locate};
 
 pub mod cputime;
+pub mod export;
+pub mod memory;
+pub mod mjpeg;
 pub mod sets;
 pub mod synth;

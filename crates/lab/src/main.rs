@@ -12,7 +12,7 @@ extern crate boardscribe_cli;
 // the names they use (`crate::synth`, ...).
 mod commands;
 use boardscribe_core::{infer, record, rules};
-use boardscribe_lab::{cputime, sets, synth};
+use boardscribe_lab::{cputime, export, memory, mjpeg, sets, synth};
 use boardscribe_vision::{capture, classify, geometry, locate, pipeline, track};
 
 fn main() -> ExitCode {

@@ -1,6 +1,7 @@
-//! What the record readers and editors refuse. One error type per reader (PGN,
-//! PDN, the Tablut record, the free log), each saying where in the text: line and
-//! column, counted from 1.
+//! What the record readers and editors refuse, each saying where in the text:
+//! line and column, counted from 1. PGN and SGF have errors of their own (a PGN
+//! text's game number, SGF's prefix); PDN, the Tablut record and the free log
+//! share [`TextError`].
 
 use std::path::PathBuf;
 
@@ -45,27 +46,18 @@ pub struct PgnError {
     pub why: String,
 }
 
-/// A PDN text refused (Russian draughts).
+/// A record's text refused (PDN for Russian draughts, the Tablut record, the free
+/// log of `record --game free`): `at` says where. For a Tablut record built in
+/// memory and written or replayed, its moves or tags (`at` is None).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{at}: {why}")]
-pub struct PdnError {
-    /// Where in the text.
-    pub at: TextPos,
-    /// What is wrong there, in words.
-    pub why: String,
-}
-
-/// A Tablut record refused: its text (`at` says where), or, for a record built
-/// in memory and written or replayed, its moves or tags (`at` is None).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub struct TablutRecordError {
+pub struct TextError {
     /// Where in the text; None for a record built in memory.
     pub at: Option<TextPos>,
     /// What is wrong, in words.
     pub why: String,
 }
 
-impl std::fmt::Display for TablutRecordError {
+impl std::fmt::Display for TextError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.at {
             Some(at) => write!(f, "{at}: {}", self.why),
@@ -94,7 +86,7 @@ impl std::fmt::Display for SgfError {
 }
 
 /// A tag line of a Tablut record refused; `line` is the tag as written
-/// (trimmed). Its message goes into the [`TablutRecordError`] that names the
+/// (trimmed). Its message goes into the [`TextError`] that names the
 /// tag's place.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum TagError {
@@ -113,16 +105,6 @@ pub(crate) enum TagError {
     StrayQuote { line: String },
 }
 
-/// A free log (`record --game free`) refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{at}: {why}")]
-pub struct FreeLogError {
-    /// Where in the text.
-    pub at: TextPos,
-    /// What is wrong there, in words.
-    pub why: String,
-}
-
 /// A record read back to go on with its game (`record --resume`, `event`) that
 /// cannot be: its text, its start position or one of its moves.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -130,12 +112,9 @@ pub enum ReadError {
     /// The PGN text.
     #[error(transparent)]
     Pgn(#[from] PgnError),
-    /// The PDN text.
+    /// The PDN text or the Tablut record's.
     #[error(transparent)]
-    Pdn(#[from] PdnError),
-    /// The Tablut record's text.
-    #[error(transparent)]
-    Tablut(#[from] TablutRecordError),
+    Text(#[from] TextError),
     /// The SGF text.
     #[error(transparent)]
     Sgf(#[from] SgfError),

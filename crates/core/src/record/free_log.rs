@@ -14,7 +14,7 @@
 //! The text is complete after every change, so a stopped recording leaves a
 //! valid file.
 
-use crate::record::error::{FreeLogError, TextPos};
+use crate::record::error::{TextError, TextPos};
 use std::fmt::Write as _;
 
 /// What stands on a site.
@@ -142,15 +142,15 @@ impl FreeLog {
     }
 
     /// Reads back what `render` writes.
-    pub fn parse(text: &str) -> Result<FreeLog, FreeLogError> {
+    pub fn parse(text: &str) -> Result<FreeLog, TextError> {
         let mut log = FreeLog::new("", "");
         for (n, raw) in text.lines().enumerate() {
             let line = raw.trim();
-            let bad = |why: &str| FreeLogError {
-                at: TextPos {
+            let bad = |why: &str| TextError {
+                at: Some(TextPos {
                     line: n + 1,
                     column: raw.chars().take_while(|c| c.is_whitespace()).count() + 1,
-                },
+                }),
                 why: format!("{why}: '{line}'"),
             };
             if line.is_empty() {

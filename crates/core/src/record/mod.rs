@@ -16,19 +16,17 @@ mod sgf_read;
 mod sgf_syntax;
 #[cfg(test)]
 mod sgf_tests;
-pub mod tablut_record;
+mod tablut_record;
 mod tags;
 
-pub use error::{
-    EditError, FreeLogError, LockError, PdnError, PgnError, ReadError, SgfError, TablutRecordError,
-    TextPos,
-};
+pub use error::{EditError, LockError, PgnError, ReadError, SgfError, TextError, TextPos};
 
 use std::io::Write;
 use std::path::Path;
 
 pub use lock::{FolderLock, RecordLock};
 
+pub use tablut_record::{RecordMove, TablutRecord};
 pub use tags::Tags;
 
 /// What a path holds when it is there but is not a regular file: a record is

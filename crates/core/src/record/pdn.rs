@@ -5,7 +5,7 @@
 //! move log each time, so correcting a move is truncating the log, pushing the
 //! right moves and rendering again.
 
-use crate::record::error::{EditError, PdnError, TextPos};
+use crate::record::error::{EditError, TextError, TextPos};
 use crate::record::Tags;
 use crate::rules::russian_draughts::{DraughtsOptions, Move, Position, RussianDraughts};
 use crate::rules::{Rules, Side};
@@ -256,7 +256,7 @@ impl PdnRecord {
     }
 
     /// Reads the first game of a PDN text and replays it through the engine.
-    pub(crate) fn parse(text: &str, options: DraughtsOptions) -> Result<PdnRecord, PdnError> {
+    pub(crate) fn parse(text: &str, options: DraughtsOptions) -> Result<PdnRecord, TextError> {
         let mut reader = Reader::new(text);
         match reader.game(options)? {
             Some(game) => Ok(game),
@@ -265,7 +265,7 @@ impl PdnRecord {
     }
 
     /// Reads every game of a PDN text.
-    pub fn parse_all(text: &str, options: DraughtsOptions) -> Result<Vec<PdnRecord>, PdnError> {
+    pub fn parse_all(text: &str, options: DraughtsOptions) -> Result<Vec<PdnRecord>, TextError> {
         let mut reader = Reader::new(text);
         let mut games = Vec::new();
         while let Some(g) = reader.game(options)? {
@@ -276,7 +276,7 @@ impl PdnRecord {
 }
 
 /// Replays the first game of a PDN text into an engine game.
-pub fn read_game(text: &str, options: DraughtsOptions) -> Result<RussianDraughts, PdnError> {
+pub fn read_game(text: &str, options: DraughtsOptions) -> Result<RussianDraughts, TextError> {
     Ok(PdnRecord::parse(text, options)?.game)
 }
 
@@ -304,9 +304,9 @@ impl<'a> Reader<'a> {
     }
 
     /// An error at byte `pos` of the text.
-    fn fail(&self, pos: usize, why: impl Into<String>) -> PdnError {
-        PdnError {
-            at: TextPos::of(self.text, pos),
+    fn fail(&self, pos: usize, why: impl Into<String>) -> TextError {
+        TextError {
+            at: Some(TextPos::of(self.text, pos)),
             why: why.into(),
         }
     }
@@ -334,7 +334,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn tag(&mut self) -> Result<(String, String), PdnError> {
+    fn tag(&mut self) -> Result<(String, String), TextError> {
         let open = self.pos;
         self.bump(); // '['
         self.skip_space();
@@ -371,7 +371,7 @@ impl<'a> Reader<'a> {
         Ok((name, value))
     }
 
-    fn comment(&mut self) -> Result<String, PdnError> {
+    fn comment(&mut self) -> Result<String, TextError> {
         let open = self.pos;
         self.bump(); // '{'
         let start = self.pos;
@@ -385,7 +385,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips a (possibly nested) variation; comments inside may hold parentheses.
-    fn variation(&mut self) -> Result<(), PdnError> {
+    fn variation(&mut self) -> Result<(), TextError> {
         let open = self.pos;
         let mut depth = 0;
         while let Some(c) = self.peek() {
@@ -421,7 +421,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Next game, or `None` at the end of the text.
-    fn game(&mut self, options: DraughtsOptions) -> Result<Option<PdnRecord>, PdnError> {
+    fn game(&mut self, options: DraughtsOptions) -> Result<Option<PdnRecord>, TextError> {
         self.skip_space();
         if self.peek().is_none() {
             return Ok(None);

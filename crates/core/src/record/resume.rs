@@ -96,7 +96,7 @@ pub trait Resume: Recordable + Sized {
     /// Sets the result token (`1-0`, `0-1`, `1/2-1/2`, `*`), as an arbiter does.
     fn set_result_token(record: &mut Self::Record, token: &str) -> Result<(), EditError>;
     /// The result tokens this game's record format takes; the first four are
-    /// always [`RESULT_TOKENS`].
+    /// always `RESULT_TOKENS`.
     fn result_tokens() -> &'static [&'static str] {
         &RESULT_TOKENS
     }

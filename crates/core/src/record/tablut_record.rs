@@ -42,7 +42,7 @@
 //!   token records a resignation or agreement.
 //! - The writer wraps lines at 80 characters.
 
-use crate::record::error::{TablutRecordError, TagError, TextPos};
+use crate::record::error::{TagError, TextError, TextPos};
 use crate::record::Tags;
 use crate::rules::tablut::{Move, Repetition, Tablut, TablutOptions};
 use crate::rules::{Rules, Side};
@@ -123,7 +123,7 @@ impl TablutRecord {
         rec
     }
 
-    fn start_game(&self) -> Result<Tablut, TablutRecordError> {
+    fn start_game(&self) -> Result<Tablut, TextError> {
         match &self.setup {
             None => Ok(Tablut::new(self.options)),
             Some(text) => Tablut::from_position(text, self.options)
@@ -132,7 +132,7 @@ impl TablutRecord {
     }
 
     /// Plays the moves through the rules; the error names the first illegal one.
-    pub fn replay(&self) -> Result<Tablut, TablutRecordError> {
+    pub fn replay(&self) -> Result<Tablut, TextError> {
         let mut game = self.start_game()?;
         for (ply, rm) in self.moves.iter().enumerate() {
             let label = move_label(&game, ply, self.options.first_move);
@@ -152,7 +152,7 @@ impl TablutRecord {
 
     /// Renders the whole record; fails on an illegal move, a bad set-up position,
     /// an unknown result token or an extra tag that would not read back.
-    pub(crate) fn to_text(&self) -> Result<String, TablutRecordError> {
+    pub(crate) fn to_text(&self) -> Result<String, TextError> {
         if let Some(r) = &self.result {
             if !RESULTS.contains(&r.as_str()) {
                 return Err(plain(format!(
@@ -243,7 +243,7 @@ impl TablutRecord {
     }
 
     /// Reads a record and replays it; errors name the line, tag or move at fault.
-    pub fn parse(text: &str) -> Result<TablutRecord, TablutRecordError> {
+    pub fn parse(text: &str) -> Result<TablutRecord, TextError> {
         let mut rec = TablutRecord::new(TablutOptions::default());
         let mut result_tag: Option<String> = None;
         let mut lines = text.lines().enumerate().peekable();
@@ -366,16 +366,16 @@ impl TablutRecord {
 }
 
 /// An error at a place in the text.
-fn at(line: usize, column: usize, why: String) -> TablutRecordError {
-    TablutRecordError {
+fn at(line: usize, column: usize, why: String) -> TextError {
+    TextError {
         at: Some(TextPos { line, column }),
         why,
     }
 }
 
 /// An error of the record as a whole (its moves or tags, not a place in a text).
-fn plain(why: String) -> TablutRecordError {
-    TablutRecordError { at: None, why }
+fn plain(why: String) -> TextError {
+    TextError { at: None, why }
 }
 
 fn outcome_reason(o: &crate::rules::Outcome) -> &str {
@@ -536,7 +536,7 @@ impl<I: Iterator<Item = char>> Chars<I> {
     }
 }
 
-fn tokenize(body: &str, first_line_index: usize) -> Result<Vec<Token>, TablutRecordError> {
+fn tokenize(body: &str, first_line_index: usize) -> Result<Vec<Token>, TextError> {
     let mut tokens = Vec::new();
     let mut chars = Chars {
         chars: body.chars().peekable(),

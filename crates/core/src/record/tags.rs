@@ -4,7 +4,7 @@
 //! its own tags of the game (`FEN`, `GameType`, Tablut's rule options) and its own
 //! way of writing a value; what is here is only what the user and the file say.
 
-/// A record's tags. Values are kept as given; [`Tags::filled`] writes `?` for the
+/// A record's tags. Values are kept as given; `Tags::filled` writes `?` for the
 /// empty ones, as the formats want for unknown values.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tags {

@@ -13,10 +13,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use super::ModelArgs;
-use crate::capture::{self, resident_bytes, FrameSource, Paced, SourceOptions};
+use crate::capture::{self, FrameSource, Paced, SourceOptions};
 use crate::cputime::thread_cpu_ms;
 use crate::geometry::{BoardPose, Corners};
 use crate::infer::{InferConfig, WhiteSide};
+use crate::memory::resident_bytes;
 use crate::pipeline::{self, Event, RecordJob};
 use crate::record::pgn::parse_pgn;
 use crate::rules::chess::Chess;

@@ -10,10 +10,11 @@ use opencv::prelude::*;
 use opencv::videoio::VideoWriter;
 
 use super::ModelArgs;
-use crate::capture::{self, FrameSource, MemorySampled, MemorySource, SourceOptions};
+use crate::capture::{self, FrameSource, MemorySource, SourceOptions};
 use crate::classify::Classifier;
 use crate::geometry::{BoardPose, Corners};
 use crate::infer::{InferConfig, WhiteSide};
+use crate::memory::MemorySampled;
 use crate::pipeline::{self, RecordJob};
 use crate::rules::chess::Chess;
 use crate::sets::{board_state, rgb_to_bgr_mat};
@@ -230,7 +231,8 @@ pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
 /// at a third and two thirds of the way. Resident memory is sampled as before;
 /// the warnings the source gave (stalled, back) are printed.
 pub fn bench_stalling_stream(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
-    use crate::capture::{MjpegServer, StallPlan, VideoSource};
+    use crate::capture::VideoSource;
+    use crate::mjpeg::{MjpegServer, StallPlan};
     let mut classifier = model.load()?;
     let (frames, pose) = bench_clip(1280, 720)?;
     let mut jpegs = Vec::with_capacity(frames.len());

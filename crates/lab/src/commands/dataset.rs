@@ -3,8 +3,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use crate::classify::export::CropSet;
 use crate::classify::CropView;
+use crate::export::CropSet;
 use crate::sets::{self, Labelled, SynthSetOptions, EMPTY};
 use crate::synth::Rng;
 

@@ -8,7 +8,7 @@ use crate::geometry::GridSpec;
 use crate::infer::WhiteSide;
 use crate::record::pdn::read_game;
 use crate::record::pgn::parse_pgn;
-use crate::record::tablut_record::TablutRecord;
+use crate::record::TablutRecord;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use crate::rules::tablut::Tablut;

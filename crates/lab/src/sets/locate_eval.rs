@@ -3,8 +3,11 @@
 
 use std::path::Path;
 
+use opencv::core::Mat;
+use opencv::prelude::*;
+
 use crate::cputime::thread_cpu_ms;
-use crate::geometry::{BoardPose, Corners, GridSpec};
+use crate::geometry::{rectify, BoardPose, Corners, GridSpec, RectifyLayout};
 use crate::sets::{annotated_set, random_state, rgb_to_bgr_mat};
 use crate::synth::{PieceKind, RandomRanges, Rng, SceneParams};
 
@@ -40,6 +43,52 @@ pub fn corner_error(grid: GridSpec, found: &Corners, truth: &Corners) -> f64 {
         })
         .fold(f64::INFINITY, f64::min)
         / cell
+}
+
+/// For a checkered board: whether the cell at the pose's TL corner is the light
+/// colour. `None` when the cells do not alternate clearly (a lined board, or a
+/// wrong pose). Medians over cells keep pieces from deciding it.
+pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
+    let layout = RectifyLayout::new(16, 0.0);
+    let top = rectify(image, pose, &layout).ok()?;
+    let mut grey = Mat::default();
+    if top.channels() == 3 {
+        opencv::imgproc::cvt_color_def(&top, &mut grey, opencv::imgproc::COLOR_BGR2GRAY).ok()?;
+    } else {
+        grey = top;
+    }
+    // The lattice the corners span: a points grid's crossings bound one cell fewer.
+    let grid = pose.grid();
+    let (lr, lc) = if grid.points {
+        (grid.rows - 1, grid.cols - 1)
+    } else {
+        (grid.rows, grid.cols)
+    };
+    let (mut even, mut odd) = (Vec::new(), Vec::new());
+    for r in 0..lr as i32 {
+        for c in 0..lc as i32 {
+            // The ring just inside the cell's border: a piece standing in the
+            // middle hides the centre, rarely the corners.
+            let mut vals = Vec::new();
+            for (dy, dx) in [(3, 3), (3, 12), (12, 3), (12, 12), (3, 8), (12, 8)] {
+                let v: u8 = *grey.at_2d(r * 16 + dy, c * 16 + dx).ok()?;
+                vals.push(v as f64);
+            }
+            vals.sort_by(f64::total_cmp);
+            let m = (vals[2] + vals[3]) / 2.0;
+            if (r + c) % 2 == 0 {
+                even.push(m);
+            } else {
+                odd.push(m);
+            }
+        }
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (e, o) = (med(&mut even), med(&mut odd));
+    ((e - o).abs() > 12.0).then_some(e > o)
 }
 
 fn piece_kinds(grid: GridSpec) -> &'static [PieceKind] {

@@ -83,7 +83,7 @@ pub enum RecordError {
     },
 }
 
-/// One attempt at recording a board failed ([`super::record_board`],
+/// One attempt at recording a board failed (`record_board`,
 /// [`super::BoardRunner::run`]); the board is tried again or given up.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -307,7 +307,7 @@ pub enum LoadError {
 
 impl LoadError {
     /// Whether `record` would refuse the same mistake in its flags as a usage
-    /// error (see [`RoundFileError::is_usage`]).
+    /// error (see `RoundFileError::is_usage`).
     pub fn is_usage(&self) -> bool {
         match self {
             LoadError::Refused { source, .. } => source.is_usage(),
@@ -325,7 +325,7 @@ pub struct BadValue {
     pub key: &'static str,
     /// Why the value is refused.
     pub why: String,
-    /// A usage error to `record` (see [`RoundFileError::is_usage`]).
+    /// A usage error to `record` (see `RoundFileError::is_usage`).
     pub usage: bool,
 }
 

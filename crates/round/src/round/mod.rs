@@ -3,7 +3,7 @@
 //! its own record, taken up again from disk after a restart or a failure; the
 //! round's live state ([`Round`]) feeds the combined round PGN, rewritten after
 //! every accepted move, and the live pages of [`crate::server`]. Arbiter actions
-//! ([`Action`]) reach a running recorder as commands between frames.
+//! (`Action`) reach a running recorder as commands between frames.
 
 mod diagram;
 mod error;

@@ -11,7 +11,7 @@ use super::live::{AlertKind, Board, Round, Status};
 use super::sink::BoardEnd;
 
 /// Opens a board's input, finds its grid and records it (with
-/// [`super::record_board`]): one attempt.
+/// `record_board`): one attempt.
 pub trait BoardRunner: Send + Sync {
     /// One attempt at the board: its end, or why it failed (the runner's own
     /// failures as [`BoardError::Runner`]).

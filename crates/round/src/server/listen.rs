@@ -43,8 +43,8 @@ pub struct Limits {
 
 impl Limits {
     /// The limits for a process that may open `nofile` descriptors: connections
-    /// take at most half of what is left after [`RESERVED_FDS`], and no more than
-    /// [`MAX_CONNECTIONS`].
+    /// take at most half of what is left after `RESERVED_FDS`, and no more than
+    /// `MAX_CONNECTIONS`.
     pub fn for_fd_limit(nofile: u64) -> Limits {
         let share = nofile.saturating_sub(RESERVED_FDS) / 2;
         Limits {

@@ -61,7 +61,7 @@ impl ServerHandle {
 
 /// Binds `listen` (such as `127.0.0.1:8080`) now, so that a taken port is an
 /// error at once, and serves `round` on a thread of its own until the process
-/// ends, within [`Limits::for_this_process`].
+/// ends, within `Limits::for_this_process`.
 pub fn start(round: Arc<Round>, listen: &str) -> Result<ServerHandle, ServerError> {
     start_with(round, listen, Limits::for_this_process())
 }

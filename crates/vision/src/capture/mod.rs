@@ -43,8 +43,6 @@ mod orient;
 mod paced;
 mod prepend;
 mod rewind;
-#[cfg(any(test, feature = "testing"))]
-mod serve;
 mod undistort;
 mod video;
 
@@ -63,10 +61,6 @@ pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
 pub use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]
-pub use memory::resident_bytes;
-#[cfg(any(test, feature = "testing"))]
-pub use memory::MemorySampled;
-#[cfg(any(test, feature = "testing"))]
 pub use memory::MemorySource;
 pub use natural::natural_cmp;
 pub use paced::FrameSlot;
@@ -75,10 +69,6 @@ pub use paced::Tapped;
 pub use paced::TappedFrame;
 pub(crate) use prepend::Prepended;
 pub use rewind::Rewind;
-#[cfg(any(test, feature = "testing"))]
-pub use serve::MjpegServer;
-#[cfg(any(test, feature = "testing"))]
-pub use serve::StallPlan;
 pub use undistort::UndistortedSource;
 pub use video::VideoSource;
 

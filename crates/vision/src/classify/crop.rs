@@ -201,20 +201,6 @@ impl CropView {
             crop_anywhere(&src, f, planes);
         }
     }
-
-    /// The same crop as 8-bit RGB interleaved (H, W, 3), for exporting training data.
-    pub(crate) fn crop_rgb8(&self, rectified: &Mat, row: u32, col: u32) -> Vec<u8> {
-        let mut planar = vec![0.0; 3 * (CROP_W * CROP_H) as usize];
-        self.crop_rgb_planar(rectified, row, col, &mut planar);
-        let n = (CROP_W * CROP_H) as usize;
-        let mut out = Vec::with_capacity(3 * n);
-        for i in 0..n {
-            for c in 0..3 {
-                out.push((planar[c * n + i] * 255.0).round() as u8);
-            }
-        }
-        out
-    }
 }
 
 impl SiteFrame {

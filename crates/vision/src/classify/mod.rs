@@ -3,8 +3,6 @@
 
 pub(crate) mod crop;
 mod direct;
-/// Crops saved with their labels, to train the model on.
-pub mod export;
 mod learn;
 mod model;
 

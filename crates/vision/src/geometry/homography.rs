@@ -6,7 +6,7 @@ use super::mat3::{self, Mat3, Normaliser};
 /// A 3x3 projective map with its inverse cached, since overlays and crops map
 /// both ways many times per frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Homography {
+pub(crate) struct Homography {
     m: Mat3,
     inv: Mat3,
 }

@@ -10,6 +10,8 @@ pub(crate) mod mat3;
 mod pose;
 mod profile;
 mod rectify;
+#[cfg(test)]
+mod rectify_tests;
 #[cfg(any(test, feature = "testing"))]
 mod testcard;
 mod viewpoint;

@@ -38,7 +38,7 @@ impl BoardPose {
 
     /// How many site centres lie inside an image of `width` x `height` pixels:
     /// none means the corners put the board outside the image.
-    pub fn sites_in_image(&self, width: u32, height: u32) -> usize {
+    pub(crate) fn sites_in_image(&self, width: u32, height: u32) -> usize {
         (0..self.grid.rows)
             .flat_map(|r| (0..self.grid.cols).map(move |c| (r, c)))
             .filter(|&(r, c)| {
@@ -59,24 +59,24 @@ impl BoardPose {
     }
 
     /// Board-unit position of an image pixel.
-    pub fn to_board(&self, p: (f64, f64)) -> Option<(f64, f64)> {
+    pub(crate) fn to_board(&self, p: (f64, f64)) -> Option<(f64, f64)> {
         self.board_to_image.apply_inverse(p)
     }
 
     /// The polygon of a site (a cell, or the cell-sized square around a crossing) in the
     /// camera image, TL TR BR BL: what overlays draw.
-    pub fn site_polygon(&self, row: u32, col: u32) -> [(f64, f64); 4] {
+    pub(crate) fn site_polygon(&self, row: u32, col: u32) -> [(f64, f64); 4] {
         self.grid.site_square(row, col).map(|p| self.to_image(p))
     }
 
     /// Image position of a site's centre.
-    pub fn site_center(&self, row: u32, col: u32) -> (f64, f64) {
+    pub(crate) fn site_center(&self, row: u32, col: u32) -> (f64, f64) {
         self.to_image(self.grid.site_center(row, col))
     }
 
     /// The drawn lines of the lattice as image-space segments: cell borders for a cell
     /// grid, the board's lines for a points grid.
-    pub fn lattice_segments(&self) -> Vec<((f64, f64), (f64, f64))> {
+    pub(crate) fn lattice_segments(&self) -> Vec<((f64, f64), (f64, f64))> {
         let (lr, lc) = self.grid.lattice_cells();
         let mut segs = Vec::with_capacity((lr + lc + 2) as usize);
         for r in 0..=lr {

@@ -28,7 +28,7 @@ pub(crate) use across::Across;
 pub(crate) use across::Look;
 pub(crate) use across::Sampling;
 pub(crate) use order::canonical;
-pub use order::{allowed_turns, tl_cell_is_light, turned_like};
+pub use order::{allowed_turns, turned_like};
 
 /// A located grid: corners TL TR BR BL in canonical order (TL nearest the image's
 /// top left, clockwise) and a confidence from 0 to 1, the share of the grid's lines

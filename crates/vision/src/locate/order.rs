@@ -2,10 +2,7 @@
 //! turns apart, so it reports one canonical order (TL = the corner nearest the
 //! image's top left, then clockwise on screen); the game decides the rest.
 
-use opencv::core::Mat;
-use opencv::prelude::*;
-
-use crate::geometry::{rectify, BoardPose, Corners, GridSpec, RectifyLayout};
+use crate::geometry::{Corners, GridSpec};
 
 /// Puts corners found in lattice order (first and last column line by first and
 /// last row line) into canonical order. `quads[0]..[3]` are TL TR BR BL of the
@@ -40,9 +37,6 @@ fn signed_area(p: &[(f64, f64); 4]) -> f64 {
         .sum()
 }
 
-/// For a checkered board: whether the cell at the pose's TL corner is the light
-/// colour. `None` when the cells do not alternate clearly (a lined board, or a
-/// wrong pose). Medians over cells keep pieces from deciding it.
 /// The quarter turns a grid may be found in: any for a square grid, a half turn
 /// for an oblong one (a quarter turn would swap its rows and columns).
 pub fn allowed_turns(grid: GridSpec) -> &'static [usize] {
@@ -70,48 +64,6 @@ pub fn turned_like(grid: GridSpec, found: &Corners, like: &Corners) -> Corners {
         .map(|&k| found.rotated(k))
         .min_by(|a, b| gap(a).total_cmp(&gap(b)))
         .unwrap_or(*found)
-}
-
-/// Whether the pose's top-left cell is the lighter colour of a checkered board
-/// (None where it cannot be told).
-pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
-    let layout = RectifyLayout {
-        cell_px: 16,
-        margin_cells: 0.0,
-    };
-    let top = rectify(image, pose, &layout).ok()?;
-    let mut grey = Mat::default();
-    if top.channels() == 3 {
-        opencv::imgproc::cvt_color_def(&top, &mut grey, opencv::imgproc::COLOR_BGR2GRAY).ok()?;
-    } else {
-        grey = top;
-    }
-    let (lr, lc) = pose.grid().lattice_cells();
-    let (mut even, mut odd) = (Vec::new(), Vec::new());
-    for r in 0..lr as i32 {
-        for c in 0..lc as i32 {
-            // The ring just inside the cell's border: a piece standing in the
-            // middle hides the centre, rarely the corners.
-            let mut vals = Vec::new();
-            for (dy, dx) in [(3, 3), (3, 12), (12, 3), (12, 12), (3, 8), (12, 8)] {
-                let v: u8 = *grey.at_2d(r * 16 + dy, c * 16 + dx).ok()?;
-                vals.push(v as f64);
-            }
-            vals.sort_by(f64::total_cmp);
-            let m = (vals[2] + vals[3]) / 2.0;
-            if (r + c) % 2 == 0 {
-                even.push(m);
-            } else {
-                odd.push(m);
-            }
-        }
-    }
-    let med = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (e, o) = (med(&mut even), med(&mut odd));
-    ((e - o).abs() > 12.0).then_some(e > o)
 }
 
 #[cfg(test)]

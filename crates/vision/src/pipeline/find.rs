@@ -129,7 +129,11 @@ pub fn check_in_image(pose: &BoardPose, image: &Mat, what: &str) -> Result<(), O
 /// Refuses corners that put any square of the grid outside the frame a recording
 /// starts from: a square outside cannot be read, so the view could never be
 /// checked against the start position and a move there would go unseen.
-pub fn check_grid_in_frame(pose: &BoardPose, image: &Mat, what: &str) -> Result<(), OutsideError> {
+pub(crate) fn check_grid_in_frame(
+    pose: &BoardPose,
+    image: &Mat,
+    what: &str,
+) -> Result<(), OutsideError> {
     check_in_image(pose, image, what)?;
     let (w, h) = (image.cols().max(0) as u32, image.rows().max(0) as u32);
     let total = (pose.grid().rows * pose.grid().cols) as usize;
@@ -149,7 +153,7 @@ pub fn check_grid_in_frame(pose: &BoardPose, image: &Mat, what: &str) -> Result<
 
 /// The board's pose: from the corners given (checked against the first frame),
 /// or else placed from frames sampled over the first seconds of a video (the
-/// first photo with a grid for photos); see [`Sampling`]. Every frame read is
+/// first photo with a grid for photos); see `Sampling`. Every frame read is
 /// held and put back in front of the source. `stop` ends the search; `debug`
 /// reports each frame looked at ([`Event::Looked`]); the grid placed is
 /// reported as [`Event::BoardFound`]. `input` names the source in messages.
@@ -283,7 +287,7 @@ fn photo_name(frame: &Frame) -> Option<String> {
 }
 
 /// A frame as messages name it: a photo by its file, a video frame by its time.
-pub fn frame_name(frame: &Frame) -> String {
+pub(crate) fn frame_name(frame: &Frame) -> String {
     frame_text(photo_name(frame).as_deref(), frame.time_s)
 }
 

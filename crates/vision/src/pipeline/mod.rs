@@ -27,8 +27,7 @@ pub use crate::record::resume::Before;
 pub use error::PipelineError;
 pub use event::{Command, Event, EventSink, SiteColour};
 pub use find::{
-    check_grid_in_frame, check_in_image, corners_text, find_board, frame_name, frame_text,
-    FindError, Found, OutsideError, Placement,
+    check_in_image, corners_text, find_board, frame_text, FindError, Found, OutsideError, Placement,
 };
 pub use free::{record_free, FreeSummary};
 pub use plan::{
@@ -38,7 +37,7 @@ pub use plan::{
 use recording::{visible_probs, Recording};
 pub use snap::snap_to_start;
 pub use timeline::Timeline;
-pub use watch::{StillView, WatchCounts, Watched, Watcher};
+pub(crate) use watch::{StillView, Watched, Watcher};
 
 /// Everything a recording needs besides the game.
 #[derive(Clone)]
@@ -143,7 +142,7 @@ pub fn record_resumed<R: Recordable>(
 /// was written, whose moves new ones follow; half-moves are numbered on from it.
 /// Views of positions the record has passed (`before`) are skipped: recording goes
 /// on only from a view of its last position, or of play after it.
-pub fn record_onto<R: Recordable>(
+pub(crate) fn record_onto<R: Recordable>(
     game: R,
     record: RecordFile<R>,
     before: Before<R>,

@@ -27,23 +27,23 @@ const SKIN_BACKS_UP: f32 = 0.2;
 pub(crate) type Prefer<'a> = dyn FnMut(&[Option<SiteReading>], &[Option<SiteReading>]) -> bool + 'a;
 
 /// One still view of the board.
-pub struct StillView {
+pub(crate) struct StillView {
     /// Seconds into the input of the frame at which the board had been without
     /// motion for `TrackConfig::quiet_s` (a photo's made-up time for photos).
-    pub time_s: f64,
+    pub(crate) time_s: f64,
     /// Per site (row-major): whether it was classified anew in this view.
-    pub read_now: Vec<bool>,
+    pub(crate) read_now: Vec<bool>,
     /// The grid had moved in the image (a knocked camera or board) and was found
     /// again here.
-    pub regrid: Option<Corners>,
+    pub(crate) regrid: Option<Corners>,
     /// Per site (row-major): its image change against the last still view the
     /// follower found explained (see [`Watcher::confirm`]), in grey levels after
     /// matching the light; None where a hand hid the site in either view; empty
     /// until a view has been confirmed.
-    pub change: Vec<Option<f32>>,
+    pub(crate) change: Vec<Option<f32>>,
     /// Motion episodes (hand visits) since the last still view, where they can be
     /// told (not between photos).
-    pub episodes: Option<usize>,
+    pub(crate) episodes: Option<usize>,
 }
 
 /// The view later changes are measured against.
@@ -54,7 +54,7 @@ struct Anchor {
 }
 
 /// What watching the board brings.
-pub enum Watched {
+pub(crate) enum Watched {
     /// The board came to rest: its view, the changed sites read.
     Still(StillView),
     /// The caller asked for something (between frames).
@@ -63,18 +63,18 @@ pub enum Watched {
 
 /// Frame counts a recording reports.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct WatchCounts {
+pub(crate) struct WatchCounts {
     /// Frames read from the source, blank ones included.
-    pub frames: usize,
+    pub(crate) frames: usize,
     /// Still views taken: the board at rest with its grid in place (none while
     /// the board is lost).
-    pub still_views: usize,
+    pub(crate) still_views: usize,
     /// Site classifications run.
-    pub sites_read: usize,
+    pub(crate) sites_read: usize,
 }
 
 /// The board's latest readings, updated at every still view.
-pub struct Watcher {
+pub(crate) struct Watcher {
     view: CropView,
     tracker: Tracker,
     change_level: f32,
@@ -98,13 +98,13 @@ pub struct Watcher {
     /// input may make it one.
     last_frame: Option<(crate::capture::Frame, Mat)>,
     /// Frames, still views and site classifications so far.
-    pub counts: WatchCounts,
+    pub(crate) counts: WatchCounts,
 }
 
 impl Watcher {
     /// A watcher reading the board through `view`, still by `track`'s thresholds;
     /// nothing read yet.
-    pub fn new(view: CropView, track: TrackConfig) -> Watcher {
+    pub(crate) fn new(view: CropView, track: TrackConfig) -> Watcher {
         let grid = view.pose.grid();
         let cell_rects = (0..grid.rows)
             .flat_map(|r| (0..grid.cols).map(move |c| (r, c)))
@@ -129,34 +129,34 @@ impl Watcher {
     }
 
     /// The crop view the board is read through: the grid in use.
-    pub fn view(&self) -> &CropView {
+    pub(crate) fn view(&self) -> &CropView {
         &self.view
     }
 
     /// Per site (row-major): the latest reading, None before the first read.
-    pub fn readings(&self) -> &[Option<SiteReading>] {
+    pub(crate) fn readings(&self) -> &[Option<SiteReading>] {
         &self.readings
     }
 
     /// Per site (row-major): the latest readings, for callers that read sites
     /// again themselves (a classifier adapted to the board).
-    pub fn readings_mut(&mut self) -> &mut [Option<SiteReading>] {
+    pub(crate) fn readings_mut(&mut self) -> &mut [Option<SiteReading>] {
         &mut self.readings
     }
 
     /// The time of the latest still view.
-    pub fn last_time(&self) -> Option<f64> {
+    pub(crate) fn last_time(&self) -> Option<f64> {
         self.last_time
     }
 
     /// The rectified board of the latest still view.
-    pub fn reference(&self) -> Option<&Mat> {
+    pub(crate) fn reference(&self) -> Option<&Mat> {
         self.reference.as_ref()
     }
 
     /// Takes the latest still view as the one later views' changes are measured
     /// against (the follower found it explained).
-    pub fn confirm(&mut self) -> Result<(), PipelineError> {
+    pub(crate) fn confirm(&mut self) -> Result<(), PipelineError> {
         if let (Some(now), Some(frame)) = (&self.reference, &self.still_frame) {
             let visible = self
                 .readings
@@ -186,7 +186,7 @@ impl Watcher {
     /// The grid found is taken only where it moved by `min_cells` or more and
     /// `better` prefers its readings (every site read anew) to the current
     /// ones; then the still view's readings are its. Returns the corners taken.
-    pub fn place_again(
+    pub(crate) fn place_again(
         &mut self,
         classifier: &mut Classifier,
         wanted: Option<&[bool]>,
@@ -238,7 +238,7 @@ impl Watcher {
     /// limits classification to the sites a piece can stand on; `progress` reports
     /// how far a source of known length has been read. A command from the caller
     /// is handed back as soon as it comes; None at the end of the source.
-    pub fn next_still(
+    pub(crate) fn next_still(
         &mut self,
         source: &mut dyn FrameSource,
         classifier: &mut Classifier,

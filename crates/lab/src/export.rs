@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::crop::{CropView, CROP_H, CROP_W};
+use boardscribe_vision::classify::{CropView, CROP_H, CROP_W};
 
 /// Crops and labels collected in memory before writing.
 #[derive(Default)]
@@ -42,7 +42,7 @@ impl CropSet {
         sites: &[(u32, u32, u8)],
     ) {
         for &(r, c, label) in sites {
-            self.crops.extend(view.crop_rgb8(rectified, r, c));
+            self.crops.extend(crop_rgb8(view, rectified, r, c));
             self.labels.push(label);
         }
     }
@@ -73,8 +73,22 @@ impl CropSet {
     }
 }
 
+/// The same crop as 8-bit RGB interleaved (H, W, 3), for exporting training data.
+fn crop_rgb8(view: &CropView, rectified: &opencv::core::Mat, row: u32, col: u32) -> Vec<u8> {
+    let mut planar = vec![0.0; 3 * (CROP_W * CROP_H) as usize];
+    view.crop_rgb_planar(rectified, row, col, &mut planar);
+    let n = (CROP_W * CROP_H) as usize;
+    let mut out = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        for c in 0..3 {
+            out.push((planar[c * n + i] * 255.0).round() as u8);
+        }
+    }
+    out
+}
+
 /// A NumPy `.npy` (format 1.0) file of unsigned bytes.
-pub(crate) fn write_npy(path: &Path, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
+fn write_npy(path: &Path, shape: &[usize], data: &[u8]) -> std::io::Result<()> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_text = if dims.len() == 1 {
         format!("({},)", dims[0])

@@ -1,9 +1,13 @@
+//! The maps between image, board and rectified view, checked end to end: a known
+//! grid rendered in perspective and rectified back, the inverse map, and any four
+//! points either refused or usable without a panic.
+
 use opencv::core::{Mat, Vec3b};
 use opencv::prelude::*;
 
-use boardscribe_vision::geometry::{
-    perspective_test_card, rectify, BoardPose, Corners, GridSpec, RectifyLayout,
-};
+use proptest::prelude::*;
+
+use super::{perspective_test_card, rectify, BoardPose, Corners, GridSpec, RectifyLayout};
 
 /// Centroid of the red marker pixels within half a cell of `c` in a rectified image.
 fn red_centroid(img: &Mat, c: (f64, f64), half: f64) -> Option<(f64, f64)> {
@@ -82,4 +86,37 @@ fn inverse_map_puts_site_polygons_on_the_board() {
     let (u, v) = pose.to_board(c).unwrap();
     assert!((u - 5.5 / 8.0).abs() < 1e-9 && (v - 3.5 / 8.0).abs() < 1e-9);
     assert_eq!(pose.lattice_segments().len(), 18);
+}
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// Any four points: refused, or usable all the way (both maps, a layout and
+    /// an overlay's lattice) without a panic.
+    #[test]
+    fn accepted_corners_always_map(
+        pts in prop::array::uniform4((
+            prop_oneof![-2e5..2e5f64, -2000.0..2000.0f64, Just(f64::NAN), Just(1e7)],
+            prop_oneof![-2e5..2e5f64, -2000.0..2000.0f64, Just(f64::INFINITY), Just(-1e7)],
+        )),
+        cells in 2u32..=25,
+        cell_px in 8u32..=256,
+    ) {
+        if let Ok(c) = Corners::new(pts) {
+            let pose = BoardPose::new(GridSpec::cells(cells, cells), c);
+            let layout = RectifyLayout::new(cell_px, 1.0);
+            let _ = layout.image_to_rectified(&pose);
+            let _ = pose.lattice_segments();
+            let _ = pose.sites_in_image(640, 480);
+            prop_assert_eq!(c.to_string().parse::<Corners>().map(|d| d.points().len()).ok(), Some(4));
+        }
+    }
 }
