@@ -582,10 +582,15 @@ impl<R: Rules> Follower<R> {
         Some(events)
     }
 
-    /// Commits what the likeliest hypothesis holds (the input has ended).
+    /// Commits what the likely hypotheses agree on (the input has ended): the
+    /// plies every line within `margin_nats` of the best holds. The end of the
+    /// input adds no evidence, so a ply only the best line holds, by less than
+    /// the margin a view would need, is not written (a shadow at the edge that
+    /// half reads as a stone).
     pub fn finish(&mut self) -> Vec<FollowEvent<R::Move>> {
         let mut events = Vec::new();
-        self.commit_best(&mut events);
+        self.commit_with(|_| true, false, &mut events);
+        self.beam.truncate(1);
         // A view no line explained that was being waited out (a photo that may
         // show a hand) is the last one: no later view will settle it, so it is
         // reported as any unexplained change is.
