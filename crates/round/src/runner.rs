@@ -61,7 +61,9 @@ fn run_board_unnamed(
     let spec = &board.spec;
     let realtime = spec.realtime.unwrap_or(round.info.realtime);
     let source = open_source(spec, setup.lens, realtime, board)?;
-    let white = white_side(spec.white_side.as_deref())?;
+    let white = spec
+        .game()
+        .white_edge(white_side(spec.white_side.as_deref())?);
     let fresh = !board.has_record();
     // The round's own stop ends the recording; locating is short.
     let never = AtomicBool::new(false);

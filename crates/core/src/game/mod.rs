@@ -30,6 +30,8 @@ pub use setup::{GameSetup, GameVisitor, Setup, SetupError};
 use std::fmt;
 use std::str::FromStr;
 
+use crate::infer::WhiteSide;
+
 /// A game with rules and a record format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -171,6 +173,16 @@ impl GameKind {
         crate::rules::go::SIZES
             .into_iter()
             .find(|n| grid == format!("{n}x{n}:points"))
+    }
+
+    /// White's edge of the grid for a recording given `given` (None: decided
+    /// from the first view): a Go board has none, and its record keeps the
+    /// picture's way up (the SGF's first line is the image's top edge).
+    pub fn white_edge(self, given: Option<WhiteSide>) -> Option<WhiteSide> {
+        match self.has_sides_edge() {
+            true => given,
+            false => given.or(Some(WhiteSide::Bottom)),
+        }
     }
 
     /// Whether one side's pieces start at an edge of the board, so that the

@@ -204,12 +204,10 @@ impl RecordPlan {
         let (track, infer) = still_policy(photos, self.quiet_s);
         let job = RecordJob {
             pose,
-            // A Go board has no White edge: the record keeps the picture's way
-            // up (the SGF's first line is the image's top edge).
-            white: self.white.or(match &self.game {
-                Some(g) if !g.kind().has_sides_edge() => Some(WhiteSide::Bottom),
-                _ => None,
-            }),
+            white: match &self.game {
+                Some(g) => g.kind().white_edge(self.white),
+                None => self.white,
+            },
             track,
             infer,
             tags: self.tags.clone(),
