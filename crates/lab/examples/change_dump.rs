@@ -6,6 +6,7 @@
 //! only). Prints CSV on stdout: pair, site, change, changed, before, after,
 //! neighbours_changed, hand.
 
+use boardscribe_cli::outln;
 use std::path::Path;
 
 use boardscribe_vision::classify::CropView;
@@ -31,7 +32,7 @@ fn main() -> anyhow::Result<()> {
         .flat_map(|r| (0..g.cols).map(move |c| (r, c)))
         .map(|(r, c)| view.cell_rect(r, c))
         .collect();
-    println!("pair,site,change,changed,before,after,neighbours_changed,hand");
+    outln!("pair,site,change,changed,before,after,neighbours_changed,hand");
     let mut prev: Option<(opencv::core::Mat, &Photo)> = None;
     for p in &photos {
         let img = boardscribe_vision::capture::read_image(&p.path)?;
@@ -55,7 +56,7 @@ fn main() -> anyhow::Result<()> {
                         }
                     }
                 }
-                println!(
+                outln!(
                     "{},{},{:.3},{},{},{},{},{}",
                     p.path.file_name().unwrap().to_string_lossy(),
                     i,

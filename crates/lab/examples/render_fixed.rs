@@ -6,6 +6,7 @@
 //! `cargo run --release --example render_fixed -- 10`, or under callgrind:
 //! `valgrind --tool=callgrind target/release/examples/render_fixed 1`.
 
+use boardscribe_cli::outln;
 use boardscribe_core::infer::WhiteSide;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_lab::sets::board_state;
@@ -28,6 +29,6 @@ fn main() -> anyhow::Result<()> {
             hash = (hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
         }
     }
-    println!("{n} renders, FNV-1a {hash:016x}");
+    outln!("{n} renders, FNV-1a {hash:016x}");
     Ok(())
 }

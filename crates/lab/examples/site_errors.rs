@@ -4,6 +4,7 @@
 //! `cargo run --example site_errors -- SET [GAME]` with SET bgu-chess (evaluation
 //! only: for diagnosis, never for tuning) or a real set `eval` knows.
 
+use boardscribe_cli::outln;
 use std::path::Path;
 
 use boardscribe_lab::sets;
@@ -44,9 +45,9 @@ fn main() -> anyhow::Result<()> {
         let line: Vec<String> = (0..g.cols as usize)
             .map(|c| format!("{:4}", wrong[row * g.cols as usize + c]))
             .collect();
-        println!("{}", line.join(""));
+        outln!("{}", line.join(""));
     }
-    println!(
+    outln!(
         "{} images, {} misread sites",
         refs.len(),
         wrong.iter().sum::<usize>()

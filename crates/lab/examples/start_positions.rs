@@ -7,6 +7,7 @@
 //! `cargo run --example start_positions` (from the repository root: it loads
 //! models/occupancy.onnx).
 
+use boardscribe_cli::outln;
 use boardscribe_core::infer::WhiteSide;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_lab::sets::locate_eval::corner_error;
@@ -41,7 +42,7 @@ fn main() -> anyhow::Result<()> {
                 p.camera.azimuth_deg
             );
             let Ok(found) = locate(&image, grid) else {
-                println!("{name}: not found");
+                outln!("{name}: not found");
                 off_located += 1;
                 off_snapped += 1;
                 continue;
@@ -53,13 +54,13 @@ fn main() -> anyhow::Result<()> {
             off_located += usize::from(located > 0.25);
             off_snapped += usize::from(snapped > 0.25);
             if located > 0.25 || snapped > 0.25 || shift != (0, 0) {
-                println!(
+                outln!(
                     "{name}: located {located:.3} cells off, moved {shift:?} (rows, columns), then {snapped:.3}"
                 );
             }
         }
     }
-    println!(
+    outln!(
         "{frames} start positions: {off_located} located more than a quarter cell off, {off_snapped} after moving by the start position"
     );
     Ok(())

@@ -57,7 +57,7 @@ fn clip(dir: &Path) -> anyhow::Result<(PathBuf, BoardPose)> {
         move_s: 1.5,
         ..ClipOptions::default()
     };
-    eprintln!("rendering {} (once)...", path.display());
+    errln!("rendering {} (once)...", path.display());
     let truth = write_clip(&path, &p, &states, &opts)?;
     let corners = Corners::new(truth.frames[0].corners.map(|[x, y]| (x, y)))?;
     std::fs::write(&pose_file, corners.to_string())?;
@@ -185,7 +185,7 @@ pub fn run(counts: &[usize], core: usize, model: &ModelArgs) -> anyhow::Result<(
     let dir = PathBuf::from("out/bench-boards");
     let (clip, pose) = clip(&dir)?;
     pin_to(core)?;
-    eprintln!(
+    errln!(
         "boards of 640x480 15 fps ({}, decoded from MPEG-4), all on core {core}; a board keeps up when never more than {LAG_S} s behind",
         clip.display()
     );
@@ -237,7 +237,7 @@ pub fn run(counts: &[usize], core: usize, model: &ModelArgs) -> anyhow::Result<(
             .iter()
             .skip(samples.len() / 4)
             .fold((u64::MAX, 0), |(lo, hi), &s| (lo.min(s), hi.max(s)));
-        println!(
+        outln!(
             "{n:>3} boards: {kept}/{n} kept up (median lag {:.2} s, worst {:.2} s), {exact}/{n} recorded exactly; CPU per board {:.1}% of the core (median of the boards' threads; the whole process {:.1}% a board), wall {:.1} s; memory {:.0} MB before, {:.0} MB loaded ({:.1} MB a board), {:.0}-{:.0} MB while recording (after the first quarter)",
             median(runs.iter().map(|r| r.max_lag_s).collect()),
             runs.iter().map(|r| r.max_lag_s).fold(0.0, f64::max),
