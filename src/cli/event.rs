@@ -159,11 +159,7 @@ fn check_files(spec: &BoardSpec) -> Vec<(&'static str, String, bool)> {
         Ok(profile) => {
             if let (Some(p), None) = (&profile, &args.grid) {
                 let want = spec.game().default_grid();
-                let grids = spec.game().grids();
-                if !grids
-                    .iter()
-                    .any(|g| g.parse::<GridSpec>().ok() == Some(p.grid))
-                {
+                if !spec.game().plays_on(&p.grid.to_string()) {
                     bad.push((
                         "profile",
                         format!(

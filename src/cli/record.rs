@@ -38,8 +38,7 @@ impl RecordGame {
 
     /// Whether the game is played on `grid`: its one grid, or one of Go's sizes.
     fn plays_on(self, grid: GridSpec) -> bool {
-        self.0
-            .is_none_or(|k| k.grids().iter().any(|g| g.parse() == Ok(grid)))
+        self.0.is_none_or(|k| k.plays_on(&grid.to_string()))
     }
 
     fn name(self) -> &'static str {

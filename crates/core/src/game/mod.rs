@@ -162,6 +162,12 @@ impl GameKind {
         }
     }
 
+    /// Whether the game is played on `grid` (as [`GameKind::grids`] writes
+    /// grids: `8x8`, `13x13:points`).
+    pub fn plays_on(self, grid: &str) -> bool {
+        self.grids().iter().any(|g| g == grid)
+    }
+
     /// The board size (lines a side) a grid of this game means: `13x13:points`
     /// is Go on 13 lines. None when the game is not played on that grid, or
     /// has one size only (every game but Go).
@@ -179,17 +185,10 @@ impl GameKind {
     /// from the first view): a Go board has none, and its record keeps the
     /// picture's way up (the SGF's first line is the image's top edge).
     pub fn white_edge(self, given: Option<WhiteSide>) -> Option<WhiteSide> {
-        match self.has_sides_edge() {
-            true => given,
-            false => given.or(Some(WhiteSide::Bottom)),
+        match self.points() {
+            false => given,
+            true => given.or(Some(WhiteSide::Bottom)),
         }
-    }
-
-    /// Whether one side's pieces start at an edge of the board, so that the
-    /// record's orientation (White's edge) is read from the stones; a Go board
-    /// has no such edge, and its record keeps the picture's way up.
-    pub fn has_sides_edge(self) -> bool {
-        !self.points()
     }
 
     /// Whether the board's squares alternate dark and light (a1 dark); Tablut's

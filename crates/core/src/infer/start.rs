@@ -89,23 +89,18 @@ const SET_UP_SURE: f32 = 0.9;
 /// surely; None otherwise (a hand over the board, a site in doubt).
 pub fn view_set_up<R: Rules>(game: &R, map: &SiteMap, probs: &[SiteProbs]) -> Option<R> {
     let obs = map.observation(probs, &[]);
-    let mut seen = Vec::new();
+    let files = usize::from(map.files);
+    let mut seen = vec![Occupant::Empty; files * usize::from(map.ranks)];
     for sq in squares(map.files, map.ranks) {
         let p = obs.get(sq)?;
         let (best, &pr) = p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
         if pr < SET_UP_SURE {
             return None;
         }
-        seen.push((
-            sq,
-            [Occupant::Empty, Occupant::White, Occupant::Black][best],
-        ));
+        seen[usize::from(sq.rank) * files + usize::from(sq.file)] =
+            [Occupant::Empty, Occupant::White, Occupant::Black][best];
     }
-    let occupant = |sq: Square| {
-        seen.iter()
-            .find(|(s, _)| *s == sq)
-            .map_or(Occupant::Empty, |(_, o)| *o)
-    };
+    let occupant = |sq: Square| seen[usize::from(sq.rank) * files + usize::from(sq.file)];
     game.set_up(&occupant)
 }
 

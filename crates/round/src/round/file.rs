@@ -387,11 +387,7 @@ impl BoardSpec {
                 Err(e) => refuse("grid", e.to_string(), true),
                 Ok(grid) => {
                     let want = game.default_grid();
-                    let plays_on = game
-                        .grids()
-                        .iter()
-                        .any(|g| g.parse::<GridSpec>().ok() == Some(grid));
-                    if !plays_on {
+                    if !game.plays_on(&grid.to_string()) {
                         refuse(
                             "grid",
                             format!(

@@ -150,17 +150,17 @@ impl Tracker {
             Some(prev) if prev.pixels.len() == thumb.pixels.len() => {
                 // A hand-held camera's drift is undone before comparing; a
                 // slide too fast to be drift is motion.
-                let aligned = match drift::slide(prev, &thumb) {
-                    Some((dx, dy)) if dx.abs().max(dy.abs()) <= drift::MAX_DRIFT_PX => {
-                        Some(drift::moved_onto(prev, &thumb, (dx, dy)))
-                    }
-                    Some(_) => None,
-                    None => Some(prev.clone()),
-                };
-                aligned.is_none_or(|p| {
+                let differs = |p: &BoardThumb| {
                     p.max_tile_diff(&thumb) > self.cfg.motion_level
                         || p.mean_diff(&thumb) > self.cfg.motion_level / 2.0
-                })
+                };
+                match drift::slide(prev, &thumb) {
+                    Some((dx, dy)) if dx.abs().max(dy.abs()) <= drift::MAX_DRIFT_PX => {
+                        differs(&drift::moved_onto(prev, &thumb, (dx, dy)))
+                    }
+                    Some(_) => true,
+                    None => differs(prev),
+                }
             }
             _ => true,
         };
