@@ -154,13 +154,15 @@ impl Tracker {
                     p.max_tile_diff(&thumb) > self.cfg.motion_level
                         || p.mean_diff(&thumb) > self.cfg.motion_level / 2.0
                 };
-                match drift::slide(prev, &thumb) {
-                    Some((dx, dy)) if dx.abs().max(dy.abs()) <= drift::MAX_DRIFT_PX => {
-                        differs(&drift::moved_onto(prev, &thumb, (dx, dy)))
+                // Only a frame that differs is aligned: a still camera's frames
+                // (most of them) cost one comparison, as before.
+                differs(prev)
+                    && match drift::slide(prev, &thumb) {
+                        Some((dx, dy)) if dx.abs().max(dy.abs()) <= drift::MAX_DRIFT_PX => {
+                            differs(&drift::moved_onto(prev, &thumb, (dx, dy)))
+                        }
+                        _ => true,
                     }
-                    Some(_) => true,
-                    None => differs(prev),
-                }
             }
             _ => true,
         };
