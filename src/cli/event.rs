@@ -19,6 +19,7 @@ use crate::round::{
 };
 use crate::runner::{self, BoardSetup};
 use boardscribe_cli::{usage, Incomplete};
+use boardscribe_round::nats;
 
 #[derive(Args, Debug)]
 pub struct EventArgs {
@@ -42,6 +43,10 @@ pub struct EventArgs {
     /// Print every recorder event as a JSON line on stdout (with a `board` field).
     #[arg(long)]
     pub events: bool,
+    /// Also publish every board to this NATS server (JetStream) for `broadcast` on
+    /// another machine, as `nats = "..."` in [event]; recording never waits for it.
+    #[arg(long, value_name = "URL")]
+    pub nats: Option<String>,
     #[command(flatten)]
     pub model: ModelArgs,
 }
@@ -65,6 +70,8 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     let _locks = lock_round(&a.out, &file.boards)?;
     let token = runner::new_token()?;
     runner::raise_fd_limit();
+    // The flag wins over the round file.
+    let nats_url = a.nats.clone().or_else(|| info.nats.clone());
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
     let server = crate::server::start(round.clone(), &a.listen)?;
     let base = format!("http://{}", server.addr);
@@ -72,6 +79,10 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     eprintln!("round PGN for broadcasts: {base}/round.pgn");
     eprintln!("arbiter page: {base}/?token={token}");
     eprintln!("arbiter token: {token}");
+    let publisher = match &nats_url {
+        Some(url) => Some(start_publishing(&round, url, &a.out)?),
+        None => None,
+    };
     let printer = print_updates(&round, a.events);
     stop_on_signal(&round);
     let runner = Arc::new(CliRunner { model: a.model });
@@ -102,12 +113,42 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     }
+    if let Some(p) = &publisher {
+        finish_publishing(p, &a.out);
+    }
     anyhow::ensure!(
         failed.is_empty(),
         "board(s) {} could not be recorded (see above); the other records are complete",
         failed.join(", ")
     );
     cut_short()
+}
+
+/// How long `event` waits at its end for the NATS server to acknowledge what is
+/// left in the outbox.
+const NATS_FLUSH: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Starts publishing the round to the NATS server at `url`; says where.
+fn start_publishing(round: &Arc<Round>, url: &str, out: &Path) -> anyhow::Result<nats::Publisher> {
+    let p = nats::publish(round, url, out)?;
+    eprintln!(
+        "publishing to NATS {url} on {} (outbox {})",
+        nats::round_subjects(&round.info.name, &round.info.round),
+        out.join("nats").display()
+    );
+    Ok(p)
+}
+
+/// Gives the NATS server a moment to take what the outbox still holds; says
+/// what is left for the next run on the folder.
+fn finish_publishing(p: &nats::Publisher, out: &Path) {
+    let left = p.finish(NATS_FLUSH);
+    if left > 0 {
+        eprintln!(
+            "{left} message(s) not yet acknowledged by the NATS server are kept in {}: they are sent when `event` runs again on this folder",
+            out.join("nats").display()
+        );
+    }
 }
 
 /// The round file, every board's values checked as `record` checks its flags,
@@ -236,7 +277,7 @@ fn cut_short() -> anyhow::Result<()> {
 fn print_updates(round: &Arc<Round>, json: bool) -> std::thread::JoinHandle<()> {
     let mut rx = round.subscribe();
     let games: std::collections::HashMap<u32, GameKind> = round
-        .boards
+        .boards()
         .iter()
         .map(|b| (b.number(), b.kind()))
         .collect();
@@ -291,7 +332,7 @@ fn stop_on_signal(round: &Arc<Round>) {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let open: Vec<(u32, String)> = round
-            .boards
+            .boards()
             .iter()
             .filter(|b| b.spec.is_offline())
             .filter(|b| {

@@ -1,6 +1,7 @@
 //! The command line: raw flags as typed (clap), resolved into what each run needs.
 
 mod board;
+mod broadcast;
 mod calibrate;
 mod detect;
 mod event;
@@ -39,6 +40,9 @@ pub enum Command {
     /// Record every board of a round (a round file), with a live page and the round PGN.
     #[command(after_long_help = include_str!("help/event.txt"))]
     Event(Box<event::EventArgs>),
+    /// Serve as one the boards of a round recorded on several machines, through NATS.
+    #[command(after_long_help = include_str!("help/broadcast.txt"))]
+    Broadcast(Box<broadcast::BroadcastArgs>),
     /// Find the board's grid in photos (or a video's first frame): its four corners.
     #[command(after_long_help = include_str!("help/locate.txt"))]
     Locate(Box<locate::LocateArgs>),
@@ -96,6 +100,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Perft(a) => perft::run(a),
         Command::Record(a) => record::run(*a),
         Command::Event(a) => event::run(*a),
+        Command::Broadcast(a) => broadcast::run(*a),
         Command::Detect(a) => detect::run(a),
         Command::Calibrate(a) => calibrate::run(a),
     }

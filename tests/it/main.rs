@@ -18,6 +18,7 @@ mod late_start;
 mod locate;
 mod locate_across;
 mod memory;
+mod nats;
 mod one_writer;
 mod place_again;
 mod props;

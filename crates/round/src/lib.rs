@@ -4,6 +4,7 @@
 //! ```text
 //! round   the round file, each board's recorder supervised, records and round PGN
 //! server  the live page, the boards' diagrams and events, the arbiter's actions
+//! nats    several recorder machines and one broadcast, through NATS JetStream
 //! ```
 
 // The other crates' modules under the names this one uses (`crate::record`, ...).
@@ -11,6 +12,7 @@
 use boardscribe_core::{game, infer, record, rules};
 use boardscribe_vision::{capture, classify, geometry, pipeline};
 
+pub mod nats;
 pub mod round;
 pub mod runner;
 pub mod server;

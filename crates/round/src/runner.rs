@@ -323,7 +323,7 @@ impl Serve {
         let base = format!("http://{}", server.addr);
         let urls = ServeUrls {
             page: format!("{base}/board/1"),
-            record: format!("{base}/board/1.{}", round.boards[0].kind().extension()),
+            record: format!("{base}/board/1.{}", round.boards()[0].kind().extension()),
             arbiter: format!("{base}/board/1?token={token}"),
         };
         Ok((Serve { round }, urls))
@@ -342,14 +342,14 @@ impl Serve {
     /// The page's recorder starts the game afresh, whatever the record on disk
     /// holds (`record` without `--resume`).
     pub fn start_fresh(&self) {
-        self.round.boards[0].start_fresh();
+        self.round.boards()[0].start_fresh();
     }
 
     /// Wraps the source so that the page shows its latest frame.
     pub fn tap(&self, source: Box<dyn FrameSource>) -> Box<dyn FrameSource> {
         Box::new(capture::Tapped::new(
             source,
-            self.round.boards[0].frame.clone(),
+            self.round.boards()[0].frame.clone(),
             1.0,
         ))
     }
@@ -364,7 +364,8 @@ impl Recorder for Serve {
         job: &RecordJob,
         events: &mut dyn EventSink,
     ) -> Result<RecordSummary, RecorderError> {
-        let board = &self.round.boards[0];
+        let boards = self.round.boards();
+        let board = &boards[0];
         let end = board.game().visit(RecordBoard {
             round: &self.round,
             board,

@@ -59,6 +59,10 @@ pub struct EventInfo {
     /// (cameras and streams are retried for as long as the command runs).
     #[serde(default = "default_retries")]
     pub retries: u32,
+    /// A NATS server (`nats://HOST:4222`) the boards' events are published to,
+    /// for a broadcast on another machine (`event --nats` overrides it).
+    #[serde(default)]
+    pub nats: Option<String>,
 }
 
 fn default_retries() -> u32 {
@@ -349,7 +353,7 @@ impl BoardSpec {
 
     /// Every mistake in the board's values, and its game set up when that is
     /// right.
-    fn read(&self) -> (Vec<BadValue>, Option<GameSetup>) {
+    pub(crate) fn read(&self) -> (Vec<BadValue>, Option<GameSetup>) {
         let mut bad = Vec::new();
         let mut refuse = |key: &'static str, why: String, usage: bool| {
             bad.push(BadValue {

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
@@ -24,7 +24,7 @@ use crate::record::EditError;
 use crate::rules::Rules;
 
 /// Where a board's recording stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Opening the input, finding the board.
@@ -76,7 +76,7 @@ impl Status {
 }
 
 /// What an alert is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AlertKind {
     /// A change no legal move explains (a possible illegal move).
@@ -97,7 +97,7 @@ pub enum AlertKind {
 }
 
 /// Something the arbiter should see; open until acknowledged (or confirmed).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Alert {
     /// Unique within the board, counting up.
     pub id: u64,
@@ -255,8 +255,12 @@ pub struct Round {
     pub date: String,
     /// Where `round.pgn` is written; None for a single board (`record --serve`).
     out_dir: Option<PathBuf>,
-    /// The boards, in number order.
-    pub boards: Vec<Arc<Board>>,
+    /// The boards, in number order: fixed for a recorder, added to as a
+    /// broadcast hears of them.
+    boards: RwLock<Arc<[Arc<Board>]>>,
+    /// Where arbiter actions go when the boards are recorded elsewhere (a
+    /// broadcast's boards, recorded on other machines).
+    remote: OnceLock<Arc<dyn RemoteActs>>,
     updates: broadcast::Sender<Update>,
     /// The round PGN as last written: chess boards in number order.
     pgn: Mutex<Arc<str>>,
@@ -272,8 +276,34 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The tags of board `spec`'s games in a round of `info` on `date`.
+pub(crate) fn board_tags(info: &EventInfo, date: &str, spec: &BoardSpec) -> Tags {
+    Tags {
+        event: info.name.clone(),
+        site: info.site.clone(),
+        date: date.to_string(),
+        round: if info.round.is_empty() {
+            String::new()
+        } else {
+            format!("{}.{}", info.round, spec.number)
+        },
+        white: spec.white.clone(),
+        black: spec.black.clone(),
+        extra: Vec::new(),
+    }
+}
+
+/// Where the arbiter's actions on boards recorded elsewhere go (a broadcast's
+/// boards: to their recorders, over the network).
+pub(crate) trait RemoteActs: Send + Sync {
+    /// Carries out `action` on board `number` where it is recorded; what was done.
+    fn act(&self, number: u32, action: &Action) -> Result<String, ActionError>;
+}
+
 impl Board {
-    fn new(spec: BoardSpec, path: PathBuf, tags: Tags) -> Board {
+    /// Board `spec`, its record `board-N.EXT` in `dir`.
+    fn new(spec: BoardSpec, dir: &Path, tags: Tags) -> Board {
+        let path = dir.join(spec.record_name());
         let text: Arc<str> = Arc::from("");
         Board {
             spec,
@@ -727,7 +757,7 @@ fn write_games<R: Resume>(
 }
 
 /// An arbiter's action, as the page sends it.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub(crate) enum Action {
     /// The arbiter has seen an alert.
@@ -787,25 +817,38 @@ impl Round {
         let boards = boards
             .into_iter()
             .map(|spec| {
-                let path =
-                    out_dir.join(format!("board-{}.{}", spec.number, spec.game().extension()));
-                let tags = Tags {
-                    event: info.name.clone(),
-                    site: info.site.clone(),
-                    date: date.clone(),
-                    round: if info.round.is_empty() {
-                        String::new()
-                    } else {
-                        format!("{}.{}", info.round, spec.number)
-                    },
-                    white: spec.white.clone(),
-                    black: spec.black.clone(),
-                    extra: Vec::new(),
-                };
-                Arc::new(Board::new(spec, path, tags))
+                let tags = board_tags(&info, &date, &spec);
+                Arc::new(Board::new(spec, out_dir, tags))
             })
             .collect();
         Round::build(info, date, boards, Some(out_dir.to_path_buf()), token)
+    }
+
+    /// Adds a board recorded elsewhere (a broadcast's), tagged as its recorder
+    /// tags it; its record in the round's folder, if one stands there, is read.
+    /// The board already there when the round has its number.
+    pub(crate) fn add_board(&self, spec: BoardSpec, tags: Tags) -> Result<Arc<Board>, RecordError> {
+        let mut boards = self.boards.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = boards.iter().find(|b| b.number() == spec.number) {
+            return Ok(b.clone());
+        }
+        let dir = self.out_dir.clone().unwrap_or_default();
+        let board = Arc::new(Board::new(spec, &dir, tags));
+        if self.out_dir.is_some() {
+            self.load(&board)?;
+        }
+        board.game().visit(ShowStart(&board));
+        let mut all: Vec<Arc<Board>> = boards.iter().cloned().collect();
+        all.push(board.clone());
+        all.sort_by_key(|b| b.number());
+        *boards = all.into();
+        Ok(board)
+    }
+
+    /// Sends the arbiter's actions to `remote` rather than to recorders of this
+    /// process (a broadcast's boards). Set once; later calls change nothing.
+    pub(crate) fn act_remotely(&self, remote: Arc<dyn RemoteActs>) {
+        let _ = self.remote.set(remote);
     }
 
     /// One board recorded into `path` (`record --serve`).
@@ -822,7 +865,9 @@ impl Round {
             ..EventInfo::default()
         };
         let date = tags.date.clone();
-        let board = Arc::new(Board::new(spec, path, tags));
+        let mut board = Board::new(spec, Path::new(""), tags);
+        board.path = path;
+        let board = Arc::new(board);
         board.start_fresh();
         Round::build(info, date, vec![board], None, token)
     }
@@ -839,7 +884,8 @@ impl Round {
             info,
             date,
             out_dir,
-            boards,
+            boards: RwLock::new(boards.into()),
+            remote: OnceLock::new(),
             updates,
             pgn: Mutex::new(Arc::from("")),
             token,
@@ -847,7 +893,7 @@ impl Round {
             stopping: AtomicBool::new(false),
         });
         let fresh = round.out_dir.is_none();
-        for b in &round.boards {
+        for b in round.boards().iter() {
             if !fresh {
                 round.load(b)?;
             }
@@ -861,8 +907,16 @@ impl Round {
     }
 
     /// Board `number`, if the round has it.
-    pub fn board(&self, number: u32) -> Option<&Arc<Board>> {
-        self.boards.iter().find(|b| b.number() == number)
+    pub fn board(&self, number: u32) -> Option<Arc<Board>> {
+        self.boards().iter().find(|b| b.number() == number).cloned()
+    }
+
+    /// The boards, in number order.
+    pub fn boards(&self) -> Arc<[Arc<Board>]> {
+        self.boards
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Live pages subscribe here.
@@ -918,6 +972,20 @@ impl Round {
         r
     }
 
+    /// The record on disk changed: the page follows it, the round PGN not yet
+    /// (a broadcast writes it once for many boards' changes, with
+    /// [`Round::write_round_pgn`]).
+    pub(crate) fn reload(&self, board: &Board) -> Result<(), RecordError> {
+        let r = self.load(board);
+        self.publish(board);
+        r
+    }
+
+    /// Writes the round PGN again from every board as it stands.
+    pub(crate) fn write_round_pgn(&self) -> Result<(), RecordError> {
+        self.write_pgn()
+    }
+
     /// The round PGN as it stands.
     pub(crate) fn pgn(&self) -> Arc<str> {
         lock(&self.pgn).clone()
@@ -928,7 +996,7 @@ impl Round {
     fn write_pgn(&self) -> Result<(), RecordError> {
         let mut guard = lock(&self.pgn);
         let mut text = String::new();
-        for b in self.boards.iter().filter(|b| b.kind().records_pgn()) {
+        for b in self.boards().iter().filter(|b| b.kind().records_pgn()) {
             let served = b.state().served;
             let game = if served.is_empty() {
                 tagged_pgn(b, &stub(b))
@@ -951,7 +1019,10 @@ impl Round {
 
     /// Carries out an arbiter's action; returns what was done.
     pub(crate) fn act(&self, number: u32, action: Action) -> Result<String, ActionError> {
-        let board = self.board(number).ok_or(ActionError::NoBoard(number))?;
+        let board = &self.board(number).ok_or(ActionError::NoBoard(number))?;
+        if let Some(remote) = self.remote.get() {
+            return remote.act(number, &action);
+        }
         // One action at a time per board: each sees the record the one before left.
         let _acting = lock(&board.acting);
         let now = utc_now();
@@ -1108,7 +1179,7 @@ mod tests {
             "t".into(),
         )
         .unwrap();
-        let shown = round.boards[0].state().diagram.unwrap().placement();
+        let shown = round.boards()[0].state().diagram.unwrap().placement();
         assert_eq!(shown, "4k3/8/8/8/8/8/8/R3K3");
         // The board's PGN before any move starts there too.
         assert!(

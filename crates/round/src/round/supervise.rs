@@ -37,8 +37,8 @@ pub struct BoardReport {
 /// Runs every board on its own thread until each has ended (its input ended, its
 /// game finished, or it was given up), then tells the pages the round is over.
 pub fn run_round(round: &Arc<Round>, runner: Arc<dyn BoardRunner>) -> Vec<BoardReport> {
-    let handles: Vec<_> = round
-        .boards
+    let boards = round.boards();
+    let handles: Vec<_> = boards
         .iter()
         .map(|board| {
             let (round, board, runner) = (round.clone(), board.clone(), runner.clone());
@@ -48,7 +48,7 @@ pub fn run_round(round: &Arc<Round>, runner: Arc<dyn BoardRunner>) -> Vec<BoardR
         })
         .collect();
     let mut reports = Vec::new();
-    for (h, board) in handles.into_iter().zip(&round.boards) {
+    for (h, board) in handles.into_iter().zip(boards.iter()) {
         let report = match h {
             Ok(h) => h.join().unwrap_or_else(|_| BoardReport {
                 number: board.number(),

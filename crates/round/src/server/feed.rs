@@ -176,7 +176,7 @@ enum Pending {
 /// behind).
 fn everything(round: &Round, view: View) -> VecDeque<Pending> {
     let mut all: VecDeque<Pending> = round
-        .boards
+        .boards()
         .iter()
         .map(|b| b.number())
         .filter(|n| view.shows(*n))
@@ -229,7 +229,7 @@ pub(super) fn events(
                     }
                     Some(Pending::Board(n)) => {
                         if let Some(b) = round.board(n) {
-                            let frame = cache.board(b).frame(view);
+                            let frame = cache.board(&b).frame(view);
                             return Some((Ok(frame), (rx, round, cache, queue, ping)));
                         }
                         continue;

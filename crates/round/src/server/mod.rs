@@ -201,7 +201,7 @@ fn not_found(what: &str) -> Response {
 async fn index(State(live): Shared) -> Response {
     let cards: String = live
         .round
-        .boards
+        .boards()
         .iter()
         .map(|b| live.cache.board(b).card.clone())
         .collect();
@@ -234,13 +234,13 @@ async fn board(State(live): Shared, Path(name): Path<String>) -> Response {
         None => text(
             StatusCode::OK,
             "text/html; charset=utf-8",
-            page::board_page(round, board, &live.cache.board(board).detail),
+            page::board_page(round, &board, &live.cache.board(&board).detail),
         ),
         Some(e) if e == board.kind().extension() => {
             let s = board.state();
             let body = if s.served.is_empty() {
                 // Not recording yet: the game as the round PGN holds it.
-                board_from_round(round, board)
+                board_from_round(round, &board)
             } else {
                 s.served.to_string()
             };
@@ -275,7 +275,7 @@ async fn api_round(State(live): Shared) -> Response {
     // and written again.
     let mut body = head.trim_end_matches('}').to_string();
     body.push_str(",\"boards\":[");
-    for (i, b) in round.boards.iter().enumerate() {
+    for (i, b) in round.boards().iter().enumerate() {
         if i > 0 {
             body.push(',');
         }
@@ -315,7 +315,7 @@ async fn events(State(live): Shared, uri: Uri) -> Response {
 }
 
 async fn frame(State(live): Shared, Path(n): Path<u32>) -> Response {
-    let Some(board) = live.round.board(n).cloned() else {
+    let Some(board) = live.round.board(n) else {
         return not_found(&format!("board {n}"));
     };
     // Every viewer of the page asks every two seconds: one JPEG per frame kept.
