@@ -240,7 +240,7 @@ fn two_recorders_and_a_broadcast_through_nats_survive_kills_and_a_broker_restart
     let all = fixture_games();
     let game = |name: &str| all.iter().find(|g| g.name == name).unwrap();
     let games = [
-        game("castling_en_passant"),
+        game("queen_promotion_mate"),
         game("knight_promotion_proven"),
         game("setup_black_to_move"),
         game("threefold"),
@@ -280,19 +280,32 @@ fn two_recorders_and_a_broadcast_through_nats_survive_kills_and_a_broker_restart
     eprintln!("broadcast killed at {seen} half-moves");
     let (_broadcast, addr, token, _) = start_broadcast(&url, &out_c);
 
-    // (b) The broker stopped and started again on its file store.
+    // (b) The broker stopped and started again on its file store: the
+    // recorders record meanwhile.
     let seen = wait_for_more(&round_pgn, seen + 1, "the broadcast started again");
     nats.down();
     eprintln!("nats-server stopped at {seen} half-moves");
     std::thread::sleep(Duration::from_secs(2));
     nats.up();
+    let back = Instant::now();
 
-    // (c) A recorder killed and resumed on its folder.
-    let seen = wait_for_more(&round_pgn, seen, "after the broker's restart");
+    // (c) A recorder killed and resumed on its folder, its games under way.
+    std::thread::sleep(Duration::from_secs(1));
+    let at_a = plies(&out_a.join("round.pgn"));
+    let of_a = games[0].sans.len() + games[1].sans.len();
     drop(rec_a);
     drop(lines_a);
-    eprintln!("recorder A killed at {seen} half-moves");
+    assert!(
+        at_a < of_a,
+        "recorder A had ended ({at_a} half-moves) before its kill"
+    );
+    eprintln!("recorder A killed at {at_a} of its {of_a} half-moves");
     let (_rec_a, lines_a) = start_recorder(&hall_a, &out_a, &url);
+    let seen = wait_for_more(&round_pgn, seen, "after the broker's restart");
+    eprintln!(
+        "the broadcast moved on {:.1} s after the broker's restart ({seen} half-moves)",
+        back.elapsed().as_secs_f64()
+    );
 
     let log_a = wait_ended(&lines_a, "recorder A");
     let log_b = wait_ended(&lines_b, "recorder B");

@@ -37,7 +37,7 @@ fn a_move_with_alternatives_raises_an_unsure_alert_naming_them() {
         "t".into(),
     )
     .expect("a round");
-    let board = round.board(1).expect("board 1");
+    let board = &round.board(1).expect("board 1");
     let mut sink = BoardSink::new(&round, board, None);
     // Clear and confident: no alert.
     sink.emit(a_move(139, "Kg2", &[]));

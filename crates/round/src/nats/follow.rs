@@ -54,7 +54,8 @@ pub fn broadcast(
     let (r, url, filter) = (round.clone(), url.to_string(), subjects.clone());
     let (tx, rx) = std::sync::mpsc::channel();
     super::spawn_runtime("nats", move |handle| async move {
-        let client = match connect(&url, "boardscribe broadcast").await {
+        let connected = Arc::new(tokio::sync::Notify::new());
+        let client = match connect(&url, "boardscribe broadcast", connected.clone()).await {
             Ok(c) => {
                 let _ = tx.send(Ok(()));
                 c
@@ -69,7 +70,7 @@ pub fn broadcast(
             handle,
             prefix,
         }));
-        follow(client, r, filter).await;
+        follow(client, r, filter, connected).await;
     })?;
     rx.recv().unwrap_or(Ok(()))?;
     Ok(Broadcast { round, subjects })
@@ -78,13 +79,27 @@ pub fn broadcast(
 /// Reads the round's messages for as long as the process runs: the latest of
 /// every board first, then each as it comes. A consumer that fails is made
 /// again (the latest of every board again: those already applied are skipped).
-async fn follow(client: async_nats::Client, round: Arc<Round>, filter: String) {
+async fn follow(
+    client: async_nats::Client,
+    round: Arc<Round>,
+    filter: String,
+    connected: Arc<tokio::sync::Notify>,
+) {
     let js = jetstream::new(client);
     let mut seen: HashMap<u32, u64> = HashMap::new();
     loop {
         if let Ok(messages) = ordered(&js, &filter).await {
             let mut messages = std::pin::pin!(messages);
-            while let Some(Ok(m)) = messages.next().await {
+            loop {
+                // Connected again (a broker restarted): its consumer may be gone
+                // with it, and missed heartbeats would take seconds to say so.
+                let next = tokio::select! {
+                    m = messages.next() => m,
+                    () = connected.notified() => None,
+                };
+                let Some(Ok(m)) = next else {
+                    break;
+                };
                 // The messages already here are applied together; the round PGN
                 // is written once for them all.
                 let mut batch = vec![m];

@@ -58,6 +58,9 @@ mod follow;
 mod outbox;
 mod publish;
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 use crate::round::{Alert, RecordError, Status};
@@ -163,12 +166,27 @@ pub enum NatsError {
 }
 
 /// Connects to `url` in the background: a broker down or not yet up is no
-/// error, the client keeps trying (and buffers meanwhile).
-async fn connect(url: &str, name: &str) -> Result<async_nats::Client, NatsError> {
+/// error, the client keeps trying (and buffers meanwhile), every half second
+/// at most, so that a broker back is used at once. `connected` is woken at
+/// every (re)connection.
+async fn connect(
+    url: &str,
+    name: &str,
+    connected: Arc<tokio::sync::Notify>,
+) -> Result<async_nats::Client, NatsError> {
     async_nats::ConnectOptions::new()
         .name(name)
         .retry_on_initial_connect()
         .max_reconnects(None)
+        .reconnect_delay_callback(|attempts| Duration::from_millis(100 * attempts.min(5) as u64))
+        .event_callback(move |event| {
+            let connected = connected.clone();
+            async move {
+                if matches!(event, async_nats::Event::Connected) {
+                    connected.notify_one();
+                }
+            }
+        })
         .connect(url)
         .await
         .map_err(|source| NatsError::Connect {
@@ -217,7 +235,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::GameSetup;
     use crate::record::log::{GameRecord, Tags};
     use crate::record::pgn::PgnRecord;
     use crate::round::{AlertKind, BoardSpec, EventInfo, Round};

@@ -68,7 +68,8 @@ pub fn publish(round: &Arc<Round>, url: &str, out: &Path) -> Result<Publisher, N
     // The address is checked here, so that a malformed one is said at once.
     let (tx, rx) = std::sync::mpsc::channel();
     super::spawn_runtime("nats", move |_| async move {
-        let client = match connect(&url, "boardscribe event").await {
+        let connected = Arc::new(tokio::sync::Notify::new());
+        let client = match connect(&url, "boardscribe event", connected).await {
             Ok(c) => {
                 let _ = tx.send(Ok(()));
                 c

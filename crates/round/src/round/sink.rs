@@ -571,7 +571,7 @@ mod tests {
             "t".into(),
         )
         .unwrap();
-        let board = round.board(1).unwrap();
+        let board = &round.board(1).unwrap();
         // The recorder counts as running: the take-back waits for it, and its
         // answer says what the record ends with once it is made.
         board.set_running(true);

@@ -210,7 +210,7 @@ fn a_subscriber_that_stops_reading_is_cut_off_and_the_others_go_on() {
     assert!(within(5.0, || server.connections() == 2));
     // Changes keep coming until the unread stream has filled its buffers and
     // waited a second more.
-    let board = round.board(1).unwrap();
+    let board = &round.board(1).unwrap();
     let t = Instant::now();
     let mut changes = 0;
     while server.connections() == 2 && t.elapsed() < Duration::from_secs(60) {
@@ -279,7 +279,7 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
     assert!(text(&only[0]).contains("\"number\":2"));
     assert!(text(&only[0]).contains("\"detail\":\"<section"));
     assert!(!text(&only[0]).contains("\"card\":"));
-    let board = round.board(1).unwrap();
+    let board = &round.board(1).unwrap();
     for i in 0..5 {
         board.change(|s| s.sans.push(format!("m{i}")));
         round.publish(board);
@@ -294,7 +294,7 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
     assert_eq!(cache.renders.load(Ordering::SeqCst), 7);
     // A move's several changes, heard together: each board sent once, as it
     // stands after the last.
-    let other = round.board(2).unwrap();
+    let other = &round.board(2).unwrap();
     for i in 0..3 {
         board.change(|s| s.sans.push(format!("burst{i}")));
         round.publish(board);
