@@ -40,13 +40,21 @@ fn nats_server() -> Option<PathBuf> {
         .find(|f| f.is_file())
 }
 
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 impl Nats {
     fn start(store: &Path) -> Nats {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        Nats::start_on(store, free_port())
+    }
+
+    fn start_on(store: &Path, port: u16) -> Nats {
         let mut n = Nats {
             port,
             store: store.to_path_buf(),
@@ -381,4 +389,69 @@ fn two_recorders_and_a_broadcast_through_nats_survive_kills_and_a_broker_restart
     );
     assert_eq!(status, 404);
     eprintln!("done in {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// The broker down for a whole recording: `event` records as without it, keeps
+/// the messages in its outbox and says so; run again on its folder with the
+/// broker up, it sends them, and a broadcast has the game.
+#[test]
+fn a_recording_with_the_broker_down_keeps_its_messages_and_sends_them_on_the_next_run() {
+    if !have_tool("nats-server", nats_server().is_some()) {
+        return;
+    }
+    let dir = tmp();
+    let all = fixture_games();
+    let g = all
+        .iter()
+        .find(|g| g.name == "setup_black_to_move")
+        .unwrap();
+    let clip = clip_of(dir.path(), g, 90);
+    let round = round_file(dir.path(), "round.toml", &[(1, g, &clip)]);
+    // Not at the clips' pace: this test is about the outbox.
+    let text = std::fs::read_to_string(&round)
+        .unwrap()
+        .replace("realtime = true\n", "");
+    std::fs::write(&round, text).unwrap();
+    let out = dir.path().join("records");
+    let port = free_port();
+    let url = format!("nats://127.0.0.1:{port}");
+    let o = event_command(&round, &out)
+        .args(["--nats", &url])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("not yet acknowledged by the NATS server"),
+        "{err}"
+    );
+    let record = read(&out.join("board-1.pgn"));
+    let games = parse_pgn_games(&record).unwrap();
+    let sans: Vec<String> = games[0].moves.iter().map(|m| m.san.clone()).collect();
+    assert!(same_moves(&sans, &g.sans, &record), "{sans:?}\n{err}");
+    assert!(!read(&out.join("nats/outbox")).is_empty());
+
+    let _nats = Nats::start_on(&dir.path().join("store"), port);
+    let broadcast_out = dir.path().join("broadcast");
+    let (_broadcast, _, _, _) = start_broadcast(&url, &broadcast_out);
+    let o = event_command(&round, &out)
+        .args(["--nats", &url])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("not yet acknowledged"), "{err}");
+    assert_eq!(
+        read(&out.join("board-1.pgn")),
+        record,
+        "the record is as it was"
+    );
+    // The board's record is written before the round PGN: both are waited for.
+    eventually(Duration::from_secs(20), "the game on the broadcast", || {
+        let got = read(&broadcast_out.join("round.pgn"));
+        (got == read(&out.join("round.pgn")))
+            .then_some(())
+            .ok_or(got)
+    });
+    assert_eq!(read(&broadcast_out.join("board-1.pgn")), record);
 }

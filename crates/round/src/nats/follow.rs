@@ -34,7 +34,8 @@ pub struct Broadcast {
 
 /// Rebuilds round `round_name` of event `event` from the NATS server at `url`
 /// into `out` (each board's record and the round PGN), on a thread of its own,
-/// until the process ends. `date` is shown until the boards' own come.
+/// until the process ends. `date` is the round's date on the page (each
+/// board's record keeps its own).
 pub fn broadcast(
     url: &str,
     event: &str,

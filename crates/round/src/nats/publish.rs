@@ -30,11 +30,6 @@ pub struct Publisher {
 }
 
 impl Publisher {
-    /// The messages not yet acknowledged by JetStream.
-    pub fn waiting(&self) -> usize {
-        self.outbox.len()
-    }
-
     /// Waits, at most `limit`, until the round's last update is in the outbox and
     /// the outbox is sent (the round has ended); returns the messages still
     /// waiting (kept in the outbox for the next run on the folder).

@@ -1017,7 +1017,8 @@ impl Round {
         Ok(())
     }
 
-    /// Carries out an arbiter's action; returns what was done.
+    /// Carries out an arbiter's action; returns what was done. A broadcast's
+    /// boards are recorded elsewhere: the action goes to their recorder.
     pub(crate) fn act(&self, number: u32, action: Action) -> Result<String, ActionError> {
         let board = &self.board(number).ok_or(ActionError::NoBoard(number))?;
         if let Some(remote) = self.remote.get() {
