@@ -5,8 +5,9 @@
 //! nats-server is stopped and started again on its file store, and a recorder is
 //! killed and resumed on its folder: the broadcast's round PGN ends as the four
 //! true games, the same text as the recorders' own, each board's record the same
-//! file; an arbiter's action on the broadcast's page reaches the board's recorder
-//! and its effect comes back.
+//! file; a second broadcast started after the round has it all at once; an
+//! arbiter's action on the broadcast's page reaches the board's recorder and its
+//! effect comes back (to both broadcasts).
 
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -354,6 +355,22 @@ fn two_recorders_and_a_broadcast_through_nats_survive_kills_and_a_broker_restart
     let (_, _, body) = http(&addr, "GET", "/round.pgn", &[], "");
     assert_eq!(String::from_utf8(body).unwrap(), want, "served as written");
 
+    // A second broadcast node, started after the round: it has every board at once.
+    let late = dir.path().join("late");
+    let t = Instant::now();
+    let (_late, late_addr, _, _) = start_broadcast(&url, &late);
+    eventually(Duration::from_secs(20), "a broadcast started late", || {
+        let got = read(&late.join("round.pgn"));
+        (got == want).then_some(()).ok_or(got)
+    });
+    eprintln!(
+        "a broadcast started late caught up in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let (_, _, body) = http(&late_addr, "GET", "/api/round", &[], "");
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["boards"].as_array().map(Vec::len), Some(4), "{v}");
+
     // An arbiter's action on the broadcast's page reaches board 3's recorder.
     let (status, _, body) = http(
         &addr,
@@ -369,16 +386,27 @@ fn two_recorders_and_a_broadcast_through_nats_survive_kills_and_a_broker_restart
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("result set to 0-1"), "{body}");
     assert!(read(&out_b.join("board-3.pgn")).contains("[Result \"0-1\"]"));
-    eventually(
-        Duration::from_secs(20),
-        "the result back on the broadcast",
-        || {
-            let got = read(&out_c.join("board-3.pgn"));
-            (got == read(&out_b.join("board-3.pgn")))
-                .then_some(())
-                .ok_or(got)
-        },
-    );
+    for node in [&out_c, &late] {
+        eventually(
+            Duration::from_secs(20),
+            "the result back on a broadcast",
+            || {
+                let got = read(&node.join("round.pgn"));
+                let want = format!(
+                    "{}\n{}",
+                    read(&out_a.join("round.pgn")),
+                    read(&out_b.join("round.pgn"))
+                );
+                (got == want && got.contains("[Result \"0-1\"]"))
+                    .then_some(())
+                    .ok_or(got)
+            },
+        );
+        assert_eq!(
+            read(&node.join("board-3.pgn")),
+            read(&out_b.join("board-3.pgn"))
+        );
+    }
     // A board no recorder has: refused as the page refuses one.
     let (status, _, _) = http(
         &addr,
