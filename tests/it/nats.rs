@@ -421,7 +421,8 @@ fn two_recorders_and_a_broadcast_through_nats_survive_kills_and_a_broker_restart
 
 /// The broker down for a whole recording: `event` records as without it, keeps
 /// the messages in its outbox and says so; run again on its folder with the
-/// broker up, it sends them, and a broadcast has the game.
+/// broker up, it sends them, and a broadcast has the game. The broker given in
+/// the round file (`[event] nats`), then on the command line over another there.
 #[test]
 fn a_recording_with_the_broker_down_keeps_its_messages_and_sends_them_on_the_next_run() {
     if !have_tool("nats-server", nats_server().is_some()) {
@@ -435,18 +436,18 @@ fn a_recording_with_the_broker_down_keeps_its_messages_and_sends_them_on_the_nex
         .unwrap();
     let clip = clip_of(dir.path(), g, 90);
     let round = round_file(dir.path(), "round.toml", &[(1, g, &clip)]);
-    // Not at the clips' pace: this test is about the outbox.
+    let port = free_port();
+    let url = format!("nats://127.0.0.1:{port}");
+    // Not at the clips' pace: this test is about the outbox. The first run is
+    // told the broker in the round file, the second on the command line, which
+    // wins over a round file's.
     let text = std::fs::read_to_string(&round)
         .unwrap()
         .replace("realtime = true\n", "");
-    std::fs::write(&round, text).unwrap();
+    let in_file = |url: &str| text.replace("[event]\n", &format!("[event]\nnats = \"{url}\"\n"));
+    std::fs::write(&round, in_file(&url)).unwrap();
     let out = dir.path().join("records");
-    let port = free_port();
-    let url = format!("nats://127.0.0.1:{port}");
-    let o = event_command(&round, &out)
-        .args(["--nats", &url])
-        .output()
-        .unwrap();
+    let o = event_command(&round, &out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{err}");
     assert!(
@@ -462,6 +463,11 @@ fn a_recording_with_the_broker_down_keeps_its_messages_and_sends_them_on_the_nex
     let _nats = Nats::start_on(&dir.path().join("store"), port);
     let broadcast_out = dir.path().join("broadcast");
     let (_broadcast, _, _, _) = start_broadcast(&url, &broadcast_out);
+    std::fs::write(
+        &round,
+        in_file(&format!("nats://127.0.0.1:{}", free_port())),
+    )
+    .unwrap();
     let o = event_command(&round, &out)
         .args(["--nats", &url])
         .output()
