@@ -6,7 +6,7 @@ use super::{Event, EventSink, RecordJob, RecordSummary, StillView};
 use crate::classify::SiteReading;
 use crate::infer::{FollowEvent, Follower, SiteMap};
 use crate::record::log::{rule_ending_note, GameRecord, RecordFile, Recordable};
-use crate::rules::Rules;
+use crate::rules::{Rules, Side, Square};
 
 /// What a recording that took a record up says around its first new ply: that it
 /// resumed (before it, so that a run that adds nothing changes nothing), or, after
@@ -316,6 +316,11 @@ fn write_move<R: Recordable>(
     if let Some(text) = uncertain_note(before, mv, alternatives) {
         record.current.note(&text);
     }
+    let mut after = before.clone();
+    after.play_legal(mv);
+    if let Some(text) = silent_note(before, &after) {
+        record.current.note(&text);
+    }
     events.emit(Event::Move {
         time: ms(said.time),
         ply: said.ply,
@@ -325,9 +330,28 @@ fn write_move<R: Recordable>(
         assumed: said.assumed,
         alternatives: alternatives.iter().map(|a| a.notation.clone()).collect(),
     });
-    let mut after = before.clone();
-    after.play_legal(mv);
     draws.after_ply(&after, said.ply, said.time, record, events);
+}
+
+/// The record's comment on a move that changed no square (a pass in Go): no
+/// view shows one; the views showed the other side play twice in a row.
+fn silent_note<R: Rules>(before: &R, after: &R) -> Option<String> {
+    let (files, ranks) = before.dims();
+    let unchanged = (0..ranks)
+        .flat_map(|r| (0..files).map(move |f| Square::new(f, r)))
+        .all(|sq| before.occupant(sq) == after.occupant(sq));
+    let name = |s: Side| match s {
+        Side::White => "White",
+        Side::Black => "Black",
+    };
+    let mover = before.side_to_move();
+    unchanged.then(|| {
+        format!(
+            "{} passed: the board showed {} play twice in a row",
+            name(mover),
+            name(mover.other())
+        )
+    })
 }
 
 /// The record's comment on a move the views also support others for: the move

@@ -342,6 +342,12 @@ impl Go {
 impl Rules for Go {
     type Move = Move;
 
+    /// A stone played and taken again before any view leaves the board as a
+    /// pass would: the camera cannot tell them apart, and a pass is the rarer.
+    fn tiebreak(&self, mv: &Move) -> u32 {
+        u32::from(*mv == Move::Pass)
+    }
+
     fn dims(&self) -> (u8, u8) {
         (self.size(), self.size())
     }
