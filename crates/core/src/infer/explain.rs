@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::change::ChangeModel;
 use super::observation::{occ_index, occ_key, squares, Observation};
-use crate::rules::{Occupant, Rules, Square};
+use crate::rules::{Occupant, Rules, Side, Square};
 
 /// Thresholds for accepting an explanation, in nats (natural-log likelihood ratios).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -762,4 +762,48 @@ pub(crate) fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig)
         frontier = next;
     }
     false
+}
+
+/// A move that explains the view but for the stones it takes, which the view
+/// still shows where they stood (captured stones not yet taken off the board):
+/// the move and those squares. None when no such move fits the view.
+pub(crate) fn takes_pending<R: Rules>(
+    game: &R,
+    obs: &Observation,
+    cfg: &InferConfig,
+) -> Option<(R::Move, Vec<Square>)> {
+    let base = occupancy(game);
+    let ev = Evidence::new(obs, cfg, &base);
+    let taker = game.side_to_move();
+    let theirs = match taker {
+        Side::White => Occupant::Black,
+        Side::Black => Occupant::White,
+    };
+    let mut best: Option<(f64, R::Move, Vec<Square>)> = None;
+    for mv in game.legal_moves() {
+        let mut g = game.clone();
+        g.play_legal(&mv);
+        let mut occ = occupancy(&g);
+        // Squares emptied of the other side's pieces, put back as the view
+        // shows them.
+        let taken: Vec<usize> = (0..occ.len())
+            .filter(|&i| base[i] == theirs && occ[i] == Occupant::Empty)
+            .collect();
+        if taken.is_empty() {
+            continue;
+        }
+        for &i in &taken {
+            occ[i] = theirs;
+        }
+        let gain = ev.gain(&base, &occ) - cfg.ply_penalty;
+        if gain < cfg.accept_nats
+            || ev.residual(&occ) > cfg.max_residual
+            || !ev.contradictions(&occ).is_empty()
+            || best.as_ref().is_some_and(|b| b.0 >= gain)
+        {
+            continue;
+        }
+        best = Some((gain, mv, taken.iter().map(|&i| ev.sq(i)).collect()));
+    }
+    best.map(|(_, mv, squares)| (mv, squares))
 }

@@ -269,3 +269,52 @@ fn go_games_are_followed_through_passes_hands_late_captures_and_nudges() {
         1,
     );
 }
+
+/// A stone that takes, then two views with the taken stone still on its point,
+/// then the point cleared: no irregularity, the record waits, says once that
+/// the stone stays, and takes the move when the point is cleared.
+#[test]
+fn taken_stones_left_on_the_board_hold_the_record_until_taken_off() {
+    let mut g = Go::new(GoOptions::sized(9)).expect("a board size");
+    // Black surrounds White's A7 on A8 and B7; A6 takes it.
+    let at = |f: u8, r: u8| Move::Play(Square::new(f, r));
+    let moves = [at(1, 6), at(0, 6), at(0, 7), at(4, 4)];
+    let mut f = Follower::new(g.clone(), InferConfig::default(), 0.0);
+    for (i, mv) in moves.iter().enumerate() {
+        g.play_legal(mv);
+        let ev = f.observe(&observe(&g), i as f64 + 1.0, None);
+        assert!(ev.iter().all(|e| matches!(e, FollowEvent::Moved { .. })), "{ev:?}");
+    }
+    let before = g.clone();
+    let take = at(0, 5);
+    assert_eq!(g.captures(&take), vec![Square::new(0, 6)]);
+    g.play_legal(&take);
+    // As a camera sees it: A6's image changed much, A7's (the stone still
+    // there) and the rest little.
+    let mut left = observe(&g);
+    left.set(Square::new(0, 6), Some(one_hot(before.occupant(Square::new(0, 6)), 0.98)));
+    for sq in crate::infer::observation::squares(9, 9) {
+        left.set_change(sq, Some(if sq == Square::new(0, 5) { 90.0 } else { 2.0 }));
+    }
+    let first = f.observe(&left, 10.0, None);
+    assert!(first.iter().all(|e| matches!(e, FollowEvent::Moved { .. })), "{first:?}");
+    let second = f.observe(&left, 11.0, None);
+    let said: Vec<String> = second
+        .iter()
+        .filter_map(|e| match e {
+            FollowEvent::Noticed { what } => Some(what.describe_with(&|s| g.square_name(s))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said, ["A6 was played, and what it took still stands on A7"], "{second:?}");
+    let third = f.observe(&left, 12.0, None);
+    assert!(third.is_empty(), "{third:?}");
+    let cleared = f.observe(&observe(&g), 13.0, None);
+    f.finish();
+    assert!(
+        !cleared.iter().any(|e| matches!(e, FollowEvent::Unexplained { .. })),
+        "{cleared:?}"
+    );
+    assert_eq!(f.moves().last(), Some(&take));
+    assert_eq!(f.moves().len(), 5);
+}

@@ -83,6 +83,9 @@ impl<'a, 'b> BoardSink<'a, 'b> {
             | Event::Displaced {
                 time, text, waits, ..
             }
+            | Event::NotTakenOff {
+                time, text, waits, ..
+            }
             | Event::Unreadable {
                 time, text, waits, ..
             } => self.irregular(*time, text, *waits),

@@ -398,6 +398,10 @@ impl Rules for Go {
     }
 
     /// `K10`, or `pass`.
+    fn square_name(&self, sq: Square) -> String {
+        point_name(sq)
+    }
+
     fn notation(&self, mv: &Move) -> String {
         match mv {
             Move::Play(sq) => point_name(*sq),
