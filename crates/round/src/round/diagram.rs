@@ -308,7 +308,7 @@ mod tests {
         assert_eq!(marked(&open, "e1g1"), ["e1", "g1"], "castling: the king's");
         assert_eq!(marked(&open, "c4f7"), ["c4", "f7"], "a capture");
         let ep = ["e2e4", "a7a6", "e4e5", "d7d5"];
-        assert_eq!(marked(&ep, "e5d6"), ["d6", "e5"], "en passant: not d5");
+        assert_eq!(marked(&ep, "e5d6"), ["e5", "d6"], "en passant: not d5");
     }
 
     #[test]

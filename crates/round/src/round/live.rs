@@ -1348,7 +1348,7 @@ mod tests {
     fn the_round_files_player_tags_reach_the_round_pgn_and_a_record_begun_without_them() {
         let dir = tempfile::tempdir().unwrap();
         // Board 1 has a record from before the tags were given.
-        let mut g = Chess::new();
+        let g = Chess::new();
         let mut rec = PgnRecord::start(&g, &Tags::default());
         let m = g.parse_uci("d2d4").unwrap();
         GameRecord::push(&mut rec, &g, &m, Some(4.0));

@@ -23,7 +23,6 @@ pub use file::{
 pub(crate) use live::Action;
 pub(crate) use live::ActionError;
 pub(crate) use live::Audience;
-pub(crate) use live::ARBITER_DIR;
 pub use live::{Alert, AlertKind, Board, BoardState, Round, Status, Update};
 pub(crate) use sink::record_board;
 pub use sink::{BoardEnd, BoardSink};

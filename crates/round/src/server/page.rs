@@ -50,7 +50,7 @@ fn page(round: &Round, title: &str, kind: &str, body: &str, audience: Audience) 
 <title>{title}</title><link rel="stylesheet" href="/static/style.css"></head>
 <body data-page="{kind}"{class}>
 <header class="top"><h1><a href="/">{name}</a></h1><p class="sub">{sub}</p>
-<p class="links"><a href="/round.pgn">round.pgn</a> <a class="arbiter-only" data-arbiter-href="/arbiter/round.pgn">arbiter's round.pgn</a> <span id="live" class="live">connecting…</span> <span class="arbiter-only badge">arbiter</span></p></header>
+<p class="links"><a href="/round.pgn">round.pgn</a> <a class="arbiter-only" href="" data-arbiter-href="/arbiter/round.pgn">arbiter's round.pgn</a> <span id="live" class="live">connecting…</span> <span class="arbiter-only badge">arbiter</span></p></header>
 <p id="message" class="message" hidden></p>
 {sprite}{body}
 <script src="/static/app.js"></script>
@@ -223,7 +223,7 @@ pub(crate) fn detail(board: &Board, s: &BoardState, audience: Audience) -> Strin
     let over = matches!(s.status, Status::Finished);
     let arbiter = if audience == Audience::Arbiter {
         format!(
-            r#"<div class="arbiter-only panel"><h3>Arbiter</h3><p>Result: {results}</p><p><button data-action="take_back" data-board="{n}" data-ply="{plies}"{disabled}>Take back the last move</button></p><p><a data-arbiter-href="/arbiter/board/{n}.{ext}">the arbiter's record</a></p></div>
+            r#"<div class="arbiter-only panel"><h3>Arbiter</h3><p>Result: {results}</p><p><button data-action="take_back" data-board="{n}" data-ply="{plies}"{disabled}>Take back the last move</button></p><p><a href="" data-arbiter-href="/arbiter/board/{n}.{ext}">the arbiter's record</a></p></div>
 <h3>Alerts</h3><ul class="alerts">{alerts}</ul>"#,
             plies = s.sans.len(),
             disabled = if s.sans.is_empty() || over {
