@@ -379,8 +379,21 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
         truth.draughts.1.as_slice(),
         "board 3:\n{pdn}\n{log:?}"
     );
+    assert!(
+        !pdn.contains('{'),
+        "the public record has no comment: {pdn}"
+    );
+    // The arbiter's is the file, comments and all.
+    let (status, _, file) = http(
+        &addr,
+        "GET",
+        "/arbiter/board/3.pdn",
+        &[("X-Arbiter-Token", &token)],
+        "",
+    );
+    assert_eq!(status, 200);
     assert_eq!(
-        pdn,
+        String::from_utf8(file).unwrap(),
         std::fs::read_to_string(out.join("board-3.pdn")).unwrap()
     );
     let (status, _, one) = get(&addr, "/board/1.pgn");
