@@ -327,6 +327,8 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
     }
     // The public round PGN holds the games only; the arbiter's has the alert's text.
     assert_public(&body);
+    // A video's clock is real: its move times stay.
+    assert!(body.contains("{[%emt "), "{body}");
     let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(!flat(&body).contains("not a legal move"), "{body}");
     let (status, _, _) = get(&addr, "/arbiter/round.pgn");
