@@ -25,8 +25,9 @@ use boardscribe_round::nats;
 pub struct EventArgs {
     /// The round file (TOML): the event's tags and one [[board]] per board.
     pub round: PathBuf,
-    /// Where the records go: board-N.pgn (.pdn, .txt) per board and round.pgn. Records
-    /// found there are continued, never overwritten.
+    /// Where the records go: board-N.pgn (.pdn, .txt, .sgf) per board, every comment in
+    /// it; round.pgn, the public round PGN (the games only); arbiter/round.pgn, with the
+    /// comments. Records found there are continued, never overwritten.
     #[arg(long)]
     pub out: PathBuf,
     /// Where the live page listens; 127.0.0.1 keeps it to this machine, 0.0.0.0:PORT

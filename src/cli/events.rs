@@ -263,6 +263,9 @@ impl Presenter {
             | Event::Displaced {
                 time, text, waits, ..
             }
+            | Event::NotTakenOff {
+                time, text, waits, ..
+            }
             | Event::Unreadable {
                 time, text, waits, ..
             } => {

@@ -62,14 +62,15 @@ fn get(addr: &str, path: &str) -> (u16, String, String) {
 /// Server-Sent Events heard so far, as (event, data).
 type Heard = Arc<Mutex<Vec<(String, String)>>>;
 
-/// Server-Sent Events as (event, data), gathered on a thread until `end`.
-fn listen(addr: &str) -> (Heard, std::thread::JoinHandle<()>) {
+/// Server-Sent Events of `path` (`/events`, with `?token=` the arbiter's) as
+/// (event, data), gathered on a thread until `end`.
+fn listen(addr: &str, path: &str) -> (Heard, std::thread::JoinHandle<()>) {
     let got = Arc::new(Mutex::new(Vec::new()));
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(240))).unwrap();
     write!(
         s,
-        "GET /events HTTP/1.0\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n"
+        "GET {path} HTTP/1.0\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n"
     )
     .unwrap();
     let out = got.clone();
@@ -231,7 +232,7 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
     let dir = tmp();
     let (clips, truth) = clips(dir.path());
     let mut toml = String::from(
-        "[event]\nname = \"Club Championship\"\nsite = \"Brno\"\nround = \"3\"\ndate = \"2026.05.01\"\nrealtime = true\n",
+        "[event]\nname = \"Club Championship\"\nsite = \"Brno\"\nround = \"3\"\ndate = \"2026.05.01\"\nrealtime = true\ntime-control = \"5400+30\"\n",
     );
     let games = ["chess", "chess", "russian-draughts"];
     let names = [
@@ -247,12 +248,16 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
             names[i].0,
             names[i].1,
         ));
+        if i == 0 {
+            toml.push_str("white-elo = 2215\nwhite-title = \"IM\"\nblack-elo = \"1980\"\nblack-fide-id = 1503014\n");
+        }
     }
     let round_file = dir.path().join("round.toml");
     std::fs::write(&round_file, &toml).unwrap();
     let out = dir.path().join("records");
     let (running, addr, token, stderr) = start_event(&round_file, &out);
-    let (events, listener) = listen(&addr);
+    // The arbiter's stream: every recorder event and the alerts.
+    let (events, listener) = listen(&addr, &format!("/events?token={token}"));
 
     // Poll the round PGN as a broadcast would, until the stream says the round ended.
     let started = Instant::now();
@@ -311,17 +316,48 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
         assert_eq!(g.tags.event, "Club Championship");
         assert_eq!(g.tags.white, names[i].0);
     }
-    let flat_body = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(
-        flat_body.contains("White bishop f1-h3 is not a legal move"),
-        "{body}"
+    // The tags Lichess relays read, from the round file.
+    assert_eq!(games[0].tag("WhiteElo"), Some("2215"), "{body}");
+    assert_eq!(games[0].tag("WhiteTitle"), Some("IM"), "{body}");
+    assert_eq!(games[0].tag("BlackElo"), Some("1980"), "{body}");
+    assert_eq!(games[0].tag("BlackFideId"), Some("1503014"), "{body}");
+    assert_eq!(games[1].tag("WhiteElo"), None, "{body}");
+    for g in &games {
+        assert_eq!(g.tag("TimeControl"), Some("5400+30"), "{body}");
+    }
+    // The public round PGN holds the games only; the arbiter's has the alert's text.
+    assert_public(&body);
+    // A video's clock is real: its move times stay.
+    assert!(body.contains("{[%emt "), "{body}");
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!flat(&body).contains("not a legal move"), "{body}");
+    let (status, _, _) = get(&addr, "/arbiter/round.pgn");
+    assert_eq!(status, 401, "the arbiter's round PGN wants the token");
+    let (status, _, arbiter) = http(
+        &addr,
+        "GET",
+        "/arbiter/round.pgn",
+        &[("X-Arbiter-Token", &token)],
+        "",
     );
+    let arbiter = String::from_utf8(arbiter).unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(
+        arbiter,
+        std::fs::read_to_string(out.join("arbiter/round.pgn")).unwrap()
+    );
+    assert!(
+        flat(&arbiter).contains("White bishop f1-h3 is not a legal move"),
+        "{arbiter}"
+    );
+    let file = dir.path().join("served.pgn");
+    std::fs::write(&file, &body).unwrap();
+    pgn_extract_reads(&file, 2);
     if have_tool("python-chess", python_has("chess")) {
-        let file = dir.path().join("served.pgn");
-        std::fs::write(&file, &body).unwrap();
         let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/check_round.py");
         let o = Command::new("python3")
             .arg(&tool)
+            .arg("--public")
             .arg(&file)
             .arg("3")
             .arg(format!("1={}", truth.mate.0.fen()))
@@ -345,13 +381,33 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
         truth.draughts.1.as_slice(),
         "board 3:\n{pdn}\n{log:?}"
     );
+    assert!(
+        !pdn.contains('{'),
+        "the public record has no comment: {pdn}"
+    );
+    // The arbiter's is the file, comments and all.
+    let (status, _, file) = http(
+        &addr,
+        "GET",
+        "/arbiter/board/3.pdn",
+        &[("X-Arbiter-Token", &token)],
+        "",
+    );
+    assert_eq!(status, 200);
     assert_eq!(
-        pdn,
+        String::from_utf8(file).unwrap(),
         std::fs::read_to_string(out.join("board-3.pdn")).unwrap()
     );
     let (status, _, one) = get(&addr, "/board/1.pgn");
     assert_eq!(status, 200);
     assert_eq!(parse_pgn_games(&one).unwrap()[0].moves.len(), 7);
+    assert_public(&one);
+    let (status, _, two) = get(&addr, "/board/2.pgn");
+    assert_eq!(status, 200);
+    assert!(!flat(&two).contains("not a legal move"), "{two}");
+    // Spectators' JSON has no alert.
+    let (_, _, json) = get(&addr, "/api/round");
+    assert!(!json.contains("\"alerts\""), "{json}");
 
     // The event stream: every move of every board, the illegal move, the end.
     let ev = events.lock().unwrap().clone();
@@ -429,6 +485,21 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
     let games = parse_pgn_games(&after).unwrap();
     assert_eq!(games[1].result, "0-1", "{after}");
     assert_eq!(games[1].moves.len(), 3);
+    // The arbiter's actions are in the arbiter's records only.
+    assert_public(&after);
+    assert!(
+        !after.contains("acknowledged") && !after.contains("result set"),
+        "{after}"
+    );
+    let arbiter = std::fs::read_to_string(out.join("arbiter/round.pgn")).unwrap();
+    assert!(
+        flat(&arbiter).contains("UTC: result set to 0-1"),
+        "{arbiter}"
+    );
+    assert!(
+        flat(&arbiter).contains("acknowledged: White bishop"),
+        "{arbiter}"
+    );
     let text = std::fs::read_to_string(out.join("board-2.pgn")).unwrap();
     // Comments are wrapped at 79 columns.
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -446,6 +517,49 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
     assert_eq!(games[0].moves.len(), 7, "{body}");
     assert_eq!(games[1].result, "0-1", "{body}");
     drop(again);
+}
+
+/// A public PGN: no comment but `[%emt]` move times.
+fn assert_public(pgn: &str) {
+    let mut rest = pgn;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..].find('}').unwrap() + open;
+        let comment = &rest[open + 1..close];
+        assert!(
+            comment.starts_with("[%emt ")
+                && comment.matches(']').count() == 1
+                && comment.ends_with(']'),
+            "a comment in a public PGN: {{{comment}}}\n{pgn}"
+        );
+        rest = &rest[close + 1..];
+    }
+}
+
+/// pgn-extract (Debian's, in /usr/games) reads every game of `file` without an error.
+fn pgn_extract_reads(file: &Path, games: usize) {
+    let path = format!("/usr/games:{}", std::env::var("PATH").unwrap_or_default());
+    let o = Command::new("pgn-extract")
+        .arg("-r")
+        .arg(file)
+        .env("PATH", &path)
+        .output();
+    let present = o.is_ok();
+    if !have_tool("pgn-extract", present) {
+        return;
+    }
+    let o = o.unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let all = if games == 1 {
+        "1 game matched out of 1.".to_string()
+    } else {
+        format!("{games} games matched out of {games}.")
+    };
+    assert!(said.contains(&all), "pgn-extract: {said}");
+    assert!(!said.contains("Failed"), "pgn-extract: {said}");
 }
 
 /// What a spectator sees in headless Chromium: the final diagrams and the alert;
@@ -528,23 +642,107 @@ fn browser_check(addr: &str, token: &str, truth: &Truth) {
         dom.contains("<body data-page=\"round\" class=\"arbiter\">"),
         "{dom}"
     );
+    // A spectator's page: the pieces from the page's set, no alert.
+    let public = chromium(&["--dump-dom", &format!("http://{addr}/")]);
+    assert!(public.contains(r##"href="#p-wK""##), "{public}");
+    assert!(public.contains(r#"<symbol id="p-wK""#), "{public}");
+    assert!(!public.contains("is not a legal move"), "{public}");
+    assert!(!public.contains("class=\"arbiter\""), "{public}");
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("out");
     std::fs::create_dir_all(&shots).unwrap();
-    for (name, path) in [
-        ("event-round.png", format!("/?token={token}")),
-        ("event-board-2.png", format!("/board/2?token={token}")),
+    for (name, path, size) in [
+        ("event-round.png", format!("/?token={token}"), "1280,1000"),
+        (
+            "event-board-2.png",
+            format!("/board/2?token={token}"),
+            "1280,1000",
+        ),
+        ("event-round-phone.png", "/".to_string(), "375,800"),
+        ("event-board-3-phone.png", "/board/3".to_string(), "375,800"),
     ] {
         let file = shots.join(name);
         chromium(&[
-            "--window-size=1280,1000",
+            &format!("--window-size={size}"),
             &format!("--screenshot={}", file.display()),
             &format!("http://{addr}{path}"),
         ]);
         assert!(
-            std::fs::metadata(&file).is_ok_and(|m| m.len() > 10_000),
+            std::fs::metadata(&file).is_ok_and(|m| m.len() > 5_000),
             "{name}"
         );
     }
+}
+
+#[test]
+fn a_photo_folder_round_has_no_made_up_move_times_and_the_round_files_tags() {
+    let dir = tmp();
+    let game = dir.path().join("g.pgn");
+    std::fs::write(&game, "1. e4 e5 2. Nf3 *\n").unwrap();
+    let photos = dir.path().join("photos");
+    let o = super::util::run(&[
+        "render",
+        "photos",
+        "--pgn",
+        p(&game),
+        "--out",
+        p(&photos),
+        "--size",
+        "480x360",
+        "--shake",
+        "0",
+        "--hands",
+        "0",
+        "--seed",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", super::util::stderr(&o));
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(photos.join("truth.json")).unwrap()).unwrap();
+    let corners: Vec<String> = truth["photos"][0]["corners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{:.1},{:.1}",
+                c[0].as_f64().unwrap(),
+                c[1].as_f64().unwrap()
+            )
+        })
+        .collect();
+    let round = dir.path().join("round.toml");
+    std::fs::write(
+        &round,
+        format!(
+            "[event]\nname = \"Photo Open\"\nround = \"2\"\n\n[[board]]\nnumber = 1\ninput = \"photos\"\ncorners = \"{}\"\nwhite-side = \"bottom\"\nfps = 0.1\nwhite = \"Anna Novak\"\nwhite-elo = 2215\nblack-title = \"WGM\"\ntime-control = \"40/5400+30:1800+30\"\n",
+            corners.join(" ")
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("records");
+    let o = event_command(&round, &out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let text = std::fs::read_to_string(out.join("round.pgn")).unwrap();
+    let games = parse_pgn_games(&text).unwrap();
+    let sans: Vec<&str> = games[0].moves.iter().map(|m| m.san.as_str()).collect();
+    assert_eq!(sans, ["e4", "e5", "Nf3"], "{text}\n{err}");
+    // Photos taken ten seconds apart by `fps` say nothing of the players' time,
+    // in the public record or the arbiter's.
+    for file in ["round.pgn", "arbiter/round.pgn", "board-1.pgn"] {
+        let t = std::fs::read_to_string(out.join(file)).unwrap();
+        assert!(!t.contains("%emt"), "{file}: {t}");
+    }
+    assert_eq!(games[0].tag("WhiteElo"), Some("2215"), "{text}");
+    assert_eq!(games[0].tag("BlackTitle"), Some("WGM"), "{text}");
+    assert_eq!(
+        games[0].tag("TimeControl"),
+        Some("40/5400+30:1800+30"),
+        "{text}"
+    );
+    assert_eq!(games[0].tags.round, "2.1", "{text}");
+    assert_public(&text);
+    pgn_extract_reads(&out.join("round.pgn"), 1);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use boardscribe_core::rules::go::{Go, GoOptions, Move};
 use boardscribe_core::rules::{Rules, Square};
-use boardscribe_lab::sets::go::{random_go_game, GoGame};
+use boardscribe_lab::sets::go::{random_go_game, random_go_game_with_passes, GoGame};
 
 use super::util::{p, run, stderr, stdout, tmp};
 
@@ -27,14 +27,22 @@ enum Shot {
 struct Case {
     size: u8,
     moves: usize,
+    /// Passes among the moves (each between two stones of the other side).
+    passes: usize,
     seed: u64,
     shot: Shot,
 }
 
 /// The first seed from `from` whose random game takes stones.
-fn capturing_seed(size: u8, moves: usize, from: u64) -> u64 {
+fn capturing_seed(size: u8, (moves, passes): (usize, usize), from: u64) -> u64 {
     (from..from + 100)
-        .find(|&s| random_go_game(size, moves, s).unwrap().captures().0 > 0)
+        .find(|&s| {
+            random_go_game_with_passes(size, moves, passes, s)
+                .unwrap()
+                .captures()
+                .0
+                > 0
+        })
         .expect("a game with captures")
 }
 
@@ -54,6 +62,7 @@ fn grid(size: u8) -> String {
 fn go_game(dir: &Path, c: &Case) -> (PathBuf, GoGame) {
     let sgf = dir.join(format!("truth_{}.sgf", c.seed));
     let (moves, seed) = (c.moves.to_string(), c.seed.to_string());
+    let passes = c.passes.to_string();
     let o = run(&[
         "render",
         "go-game",
@@ -61,6 +70,8 @@ fn go_game(dir: &Path, c: &Case) -> (PathBuf, GoGame) {
         &grid(c.size),
         "--moves",
         &moves,
+        "--passes",
+        &passes,
         "--seed",
         &seed,
         "--out",
@@ -70,7 +81,7 @@ fn go_game(dir: &Path, c: &Case) -> (PathBuf, GoGame) {
     assert!(stdout(&o).contains(" taking "), "{}", stdout(&o));
     let like = Go::new(GoOptions::default()).unwrap();
     let game = GoGame::from_sgf(&std::fs::read_to_string(&sgf).unwrap(), &like).unwrap();
-    assert_eq!(game.moves.len(), c.moves, "{}", stdout(&o));
+    assert_eq!(game.moves.len(), c.moves + c.passes, "{}", stdout(&o));
     (sgf, game)
 }
 
@@ -273,7 +284,8 @@ fn case(size: u8, moves: usize, from: u64, shot: Shot) -> Case {
     Case {
         size,
         moves,
-        seed: capturing_seed(size, moves, from),
+        passes: 0,
+        seed: capturing_seed(size, (moves, 0), from),
         shot,
     }
 }
@@ -285,6 +297,30 @@ fn go_games_with_captures_are_recorded_move_for_move_from_photos() {
         .map(|(size, from)| case(size, 14, from, Shot::Photos))
         .collect();
     play_all(&cases);
+}
+
+#[test]
+fn a_pass_is_recorded_where_one_side_is_seen_to_play_twice() {
+    let mut c = Case {
+        size: 9,
+        moves: 14,
+        passes: 2,
+        seed: 0,
+        shot: Shot::Photos,
+    };
+    c.seed = capturing_seed(9, (c.moves, c.passes), 1);
+    let dir = tmp();
+    let (s, _, note) = play(dir.path(), &c);
+    assert_eq!((s.right, s.invented), (s.expected, 0), "{note}");
+    let record =
+        std::fs::read_to_string(dir.path().join(format!("record_{}.sgf", c.seed))).unwrap();
+    let passes = record.matches("W[]").count() + record.matches("B[]").count();
+    assert_eq!(passes, 2, "{record}");
+    assert_eq!(
+        record.matches("passed: the board showed").count(),
+        2,
+        "{record}"
+    );
 }
 
 #[test]

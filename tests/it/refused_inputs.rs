@@ -44,6 +44,11 @@ fn round_file_mistakes_are_said_before_anything_starts_naming_board_and_key() {
         ),
         ("game = \"tablut\"\nposition = \"xyz\"", "position", 1),
         ("profile = \"missing.toml\"", "profile", 1),
+        ("white-elo = \"strong\"", "white-elo", 2),
+        ("black-elo = 2215.5", "black-elo", 2),
+        ("white-title = \"Master\"", "white-title", 2),
+        ("black-fide-id = \"15-03\"", "black-fide-id", 2),
+        ("time-control = \"90 min\"", "time-control", 2),
     ];
     let out = dir.path().join("round1");
     for (lines, key, code) in cases {
@@ -60,6 +65,17 @@ fn round_file_mistakes_are_said_before_anything_starts_naming_board_and_key() {
         assert!(!stderr(&o).contains("live page"), "{lines}: {}", stderr(&o));
         assert!(!out.exists(), "{lines}: nothing is made");
     }
+    // A rating is said to be one, naming the file.
+    let round = round_with(dir.path(), "white-elo = \"strong\"");
+    let o = run(&["event", p(&round), "--out", p(&out)]);
+    fails(
+        &o,
+        2,
+        &format!(
+            "round file '{}': board 1: white-elo: 'strong' is not an Elo rating: a whole number from 1 to 3999",
+            round.display()
+        ),
+    );
     // Every mistake of every board at once.
     let round = round_with(
         dir.path(),

@@ -61,6 +61,9 @@ fn run_board_unnamed(
     let spec = &board.spec;
     let realtime = spec.realtime.unwrap_or(round.info.realtime);
     let source = open_source(spec, setup.lens, realtime, board)?;
+    // A folder's photos are named, as `record` names them: their times are only
+    // made up from `fps`, so no move time is written.
+    let timeline = pipeline::Timeline::of(source.as_ref());
     let white = spec
         .game()
         .white_edge(white_side(spec.white_side.as_deref())?);
@@ -68,12 +71,13 @@ fn run_board_unnamed(
     // The round's own stop ends the recording; locating is short.
     let never = AtomicBool::new(false);
     let found = pipeline::find_board(setup.placement, source, &never, &spec.input, false, events)?;
-    let job = job_for(&found, &spec.input, white, spec.quiet, board);
+    let mut job = job_for(&found, &spec.input, white, spec.quiet, board);
     let Found {
         located_in,
         mut source,
         ..
     } = found;
+    job.timeline = timeline;
     // The grid is moved to where the frame reads as the start only for a new game.
     let snap = if fresh { located_in.as_ref() } else { None };
     // The start the round file set up, the one the page shows.
@@ -173,7 +177,7 @@ fn open_source(
 }
 
 /// What a recording of the board needs besides the game: a folder of photos is
-/// recorded as `record` records photos, but on the round's clock.
+/// recorded as `record` records photos (its timeline is the source's).
 fn job_for(
     found: &Found,
     input: &str,

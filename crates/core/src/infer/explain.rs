@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::change::ChangeModel;
 use super::observation::{occ_index, occ_key, squares, Observation};
-use crate::rules::{Occupant, Rules, Square};
+use crate::rules::{Occupant, Rules, Side, Square};
 
 /// Thresholds for accepting an explanation, in nats (natural-log likelihood ratios).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -362,25 +362,54 @@ pub(super) fn search<R: Rules>(
         residual: ev.residual(&base),
         others: Vec::new(),
     }];
-    let mut frontier = vec![0usize];
+    // Silent moves (a pass in Go) change no square: a camera never sees one
+    // alone, only the other side then playing twice. Such a move is followed
+    // as the start of a longer line (`silent`), never made a line of its own,
+    // and never twice in a row.
+    let mut silent: Vec<Line<R>> = Vec::new();
+    let mut frontier: Vec<(bool, usize)> = vec![(false, 0)];
     for depth in 1..=cfg.max_plies {
         let mut next: HashMap<[u64; 3], Found<R>> = HashMap::new();
-        for &at in &frontier {
-            let (from_game, from_occ) = (&lines[at].game, &lines[at].occ);
+        let mut next_silent = Vec::new();
+        for &(quiet, at) in &frontier {
+            let from = if quiet { &silent[at] } else { &lines[at] };
+            let (from_game, from_occ) = (&from.game, &from.occ);
             for mv in from_game.legal_moves() {
                 if ev.rules_out(from_game, &mv) {
                     continue;
                 }
                 let mut g = from_game.clone();
-                let tiebreak = lines[at].tiebreak + g.tiebreak(&mv);
+                let tiebreak = from.tiebreak + g.tiebreak(&mv);
                 g.play_legal(&mv);
                 let occ = occupancy(&g);
+                if occ == *from_occ {
+                    if !quiet && depth < cfg.max_plies {
+                        let mut moves = from.moves.clone();
+                        moves.push(mv);
+                        next_silent.push(Line {
+                            game: g,
+                            occ,
+                            moves,
+                            tiebreak,
+                            score: 0.0,
+                            residual: 0.0,
+                            others: Vec::new(),
+                        });
+                    }
+                    continue;
+                }
                 let key = occ_key(&occ);
                 if seen.contains(&key) || ev.all_quiet(from_occ, &occ) {
                     continue;
                 }
+                // The other side playing twice is a pass only where the view
+                // shows just that: otherwise a stone pushed aside would read
+                // as a pass and a move, with one misread.
+                if quiet && !ev.contradictions(&occ).is_empty() {
+                    continue;
+                }
                 let line_to = |mv| {
-                    let mut moves = lines[at].moves.clone();
+                    let mut moves = from.moves.clone();
                     moves.push(mv);
                     moves
                 };
@@ -416,6 +445,8 @@ pub(super) fn search<R: Rules>(
         // HashMap order is arbitrary; keep results reproducible.
         layer.sort_by(|a, b| a.1.occ.cmp(&b.1.occ));
         frontier.clear();
+        frontier.extend((silent.len()..silent.len() + next_silent.len()).map(|i| (true, i)));
+        silent.extend(next_silent);
         for (key, found) in layer {
             let Found {
                 occ,
@@ -425,7 +456,7 @@ pub(super) fn search<R: Rules>(
                 others,
             } = found;
             seen.insert(key);
-            frontier.push(lines.len());
+            frontier.push((false, lines.len()));
             lines.push(Line {
                 score: ev.gain(&base, &occ) - cfg.ply_penalty * depth as f64,
                 residual: ev.residual(&occ),
@@ -476,7 +507,9 @@ pub(super) fn search_guided<R: Rules>(
     seen.insert(occ_key(&base));
     let mut lines: Vec<Line<R>> = Vec::new();
     // Per line: position, occupancy, moves, tiebreak, squares its moves changed,
-    // squares its moves put a piece on, and pieces it moved again.
+    // squares its moves put a piece on, pieces it moved again, and whether it
+    // has a silent move (a pass: it changes no square; at most one, and only in
+    // a line that leaves no reading contradicted, as in `search`).
     #[allow(clippy::type_complexity)]
     let mut frontier: Vec<(
         R,
@@ -486,6 +519,7 @@ pub(super) fn search_guided<R: Rules>(
         Vec<bool>,
         Vec<bool>,
         usize,
+        bool,
     )> = vec![(
         game.clone(),
         base.clone(),
@@ -494,13 +528,14 @@ pub(super) fn search_guided<R: Rules>(
         vec![false; base.len()],
         vec![false; base.len()],
         0,
+        false,
     )];
     let mut nodes = 0usize;
     // Where each position reached became a line.
     let mut at: HashMap<[u64; 3], usize> = HashMap::new();
     for d in 1..=depth {
         let mut next = Vec::new();
-        for (g, occ, moves, tiebreak, touched_by, filled, agains) in &frontier {
+        for (g, occ, moves, tiebreak, touched_by, filled, agains, has_silent) in &frontier {
             for mv in g.legal_moves() {
                 if ev.rules_out(g, &mv) {
                     continue;
@@ -521,6 +556,15 @@ pub(super) fn search_guided<R: Rules>(
                     .any(|i| filled[i] && occ[i] != Occupant::Empty && occ2[i] == Occupant::Empty);
                 let agains = agains + usize::from(again);
                 if !inside || agains > MAX_MOVED_AGAIN {
+                    continue;
+                }
+                if occ2 == *occ {
+                    if !has_silent && d < depth {
+                        let mut m2 = moves.clone();
+                        m2.push(mv);
+                        let (t, f) = (touched_by.clone(), filled.clone());
+                        next.push((g2, occ2, m2, tb, t, f, agains, true));
+                    }
                     continue;
                 }
                 if !seen.insert(occ_key(&occ2)) {
@@ -552,7 +596,8 @@ pub(super) fn search_guided<R: Rules>(
                     .enumerate()
                     .all(|(i, &t)| !t || occ2[i] != base[i]);
                 let residual = ev.residual(&occ2);
-                if traced && residual <= cfg.max_residual {
+                let plain = !has_silent || ev.contradictions(&occ2).is_empty();
+                if traced && residual <= cfg.max_residual && plain {
                     at.insert(occ_key(&occ2), lines.len());
                     lines.push(Line {
                         score: ev.gain(&base, &occ2) - cfg.ply_penalty * d as f64,
@@ -570,7 +615,16 @@ pub(super) fn search_guided<R: Rules>(
                         filled_now[i] = true;
                     }
                 }
-                next.push((g2, occ2, m2, tb, touched_now, filled_now, agains));
+                next.push((
+                    g2,
+                    occ2,
+                    m2,
+                    tb,
+                    touched_now,
+                    filled_now,
+                    agains,
+                    *has_silent,
+                ));
                 if nodes >= MAX_GUIDED_NODES {
                     return lines;
                 }
@@ -708,4 +762,48 @@ pub(crate) fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig)
         frontier = next;
     }
     false
+}
+
+/// A move that explains the view but for the stones it takes, which the view
+/// still shows where they stood (captured stones not yet taken off the board):
+/// the move and those squares. None when no such move fits the view.
+pub(crate) fn takes_pending<R: Rules>(
+    game: &R,
+    obs: &Observation,
+    cfg: &InferConfig,
+) -> Option<(R::Move, Vec<Square>)> {
+    let base = occupancy(game);
+    let ev = Evidence::new(obs, cfg, &base);
+    let taker = game.side_to_move();
+    let theirs = match taker {
+        Side::White => Occupant::Black,
+        Side::Black => Occupant::White,
+    };
+    let mut best: Option<(f64, R::Move, Vec<Square>)> = None;
+    for mv in game.legal_moves() {
+        let mut g = game.clone();
+        g.play_legal(&mv);
+        let mut occ = occupancy(&g);
+        // Squares emptied of the other side's pieces, put back as the view
+        // shows them.
+        let taken: Vec<usize> = (0..occ.len())
+            .filter(|&i| base[i] == theirs && occ[i] == Occupant::Empty)
+            .collect();
+        if taken.is_empty() {
+            continue;
+        }
+        for &i in &taken {
+            occ[i] = theirs;
+        }
+        let gain = ev.gain(&base, &occ) - cfg.ply_penalty;
+        if gain < cfg.accept_nats
+            || ev.residual(&occ) > cfg.max_residual
+            || !ev.contradictions(&occ).is_empty()
+            || best.as_ref().is_some_and(|b| b.0 >= gain)
+        {
+            continue;
+        }
+        best = Some((gain, mv, taken.iter().map(|&i| ev.sq(i)).collect()));
+    }
+    best.map(|(_, mv, squares)| (mv, squares))
 }

@@ -12,7 +12,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
-use super::explain::{search, search_guided, Evidence, InferConfig, Line};
+use super::explain::{search, search_guided, takes_pending, Evidence, InferConfig, Line};
 use super::irregular::{diagnose, irregular_position, noticed, Irregularity};
 use super::observation::{occ_key, Observation};
 use crate::rules::{Occupant, Rules, Side, Square};
@@ -227,6 +227,8 @@ pub struct Follower<R: Rules> {
     /// next view shows it too.
     noticed: Option<Irregularity>,
     maybe_noticed: Option<Irregularity>,
+    /// Pieces a move took that still stood, once said (see `waits_for_takes`).
+    takes_said: Option<Irregularity>,
     /// How much surprise the best fit left in recent explained views: what this
     /// board's readings usually leave.
     fits: std::collections::VecDeque<f64>,
@@ -264,6 +266,7 @@ impl<R: Rules> Follower<R> {
             irregular: None,
             noticed: None,
             maybe_noticed: None,
+            takes_said: None,
             fits: std::collections::VecDeque::new(),
             last_fit: std::cell::Cell::new(0.0),
             last_time: start_time,
@@ -445,6 +448,9 @@ impl<R: Rules> Follower<R> {
                 if let Some(events) = self.play_went_on(obs, time, allowed) {
                     return events;
                 }
+                if self.waits_for_takes(obs, &mut events) {
+                    return events;
+                }
                 if self.misfits >= self.cfg.misfit_views.max(1) && self.in_sync {
                     self.in_sync = false;
                     // What every close hypothesis holds happened before the
@@ -467,6 +473,7 @@ impl<R: Rules> Follower<R> {
             }
             None => {
                 self.misfits = 0;
+                self.takes_said = None;
                 self.unexplained_views.clear();
                 let held = std::mem::replace(&mut self.beam, kids);
                 self.shadows = shadows;
@@ -488,6 +495,31 @@ impl<R: Rules> Follower<R> {
             }
         }
         events
+    }
+
+    /// Whether the view shows a move whose captured pieces still stand: the
+    /// record waits for them to be taken off (no irregularity), and says so
+    /// once, when a second view in a row shows them still there.
+    fn waits_for_takes(
+        &mut self,
+        obs: &Observation,
+        events: &mut Vec<FollowEvent<R::Move>>,
+    ) -> bool {
+        let Some(h) = self.beam.first() else {
+            return false;
+        };
+        let Some((mv, squares)) = takes_pending(&h.game, obs, &self.cfg) else {
+            return false;
+        };
+        let what = Irregularity::NotTakenOff {
+            by: h.game.notation(&mv),
+            squares,
+        };
+        if self.misfits >= 2 && self.takes_said.as_ref() != Some(&what) {
+            self.takes_said = Some(what.clone());
+            events.push(FollowEvent::Noticed { what });
+        }
+        true
     }
 
     /// Takes the plies committed since `before_last` was kept out of its

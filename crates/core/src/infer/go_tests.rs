@@ -43,10 +43,7 @@ fn observe(game: &Go) -> Observation {
 
 /// The accidents views show: passes (one side plays twice in a row), hands
 /// over the board, captured stones left on the board a view late,
-/// a stone nudged to a neighbouring point and put back. None is followed yet:
-/// a pass's two stones in a row are taken for other moves, a hand's unsure
-/// points or a view where captured stones still stand or a stone was nudged
-/// lose the follower its sync, and it then searches ever longer to get it back.
+/// a stone nudged to a neighbouring point and put back.
 #[derive(Clone, Copy)]
 struct Accidents {
     passes: bool,
@@ -88,8 +85,22 @@ fn views_of(
         g.play_legal(mv);
         played.push(*mv);
         // Now and then two plies pass before the next view (never three: two
-        // stones of one colour seen together have no order a camera can tell).
-        if i + 1 < moves.len() && !skipped && (*mv == Move::Pass || rng.below(8) == 0) {
+        // stones of one colour seen together have no order a camera can tell;
+        // and never when the second takes the stone the first put down: no
+        // view would show that stone, and a pass is what the board says).
+        let seen_taken = moves.get(i + 1).is_some_and(|next| match mv {
+            Move::Play(at) => g.captures(next).contains(at),
+            Move::Pass => false,
+        });
+        // Nor after a pass: views show the board, not whose turn it is, so a
+        // pass then two plies in one gap reads as two plies then a pass.
+        let after_pass = i > 0 && moves[i - 1] == Move::Pass;
+        if i + 1 < moves.len()
+            && !skipped
+            && !seen_taken
+            && !after_pass
+            && (*mv == Move::Pass || rng.below(8) == 0)
+        {
             skipped = true;
             continue;
         }
@@ -191,6 +202,12 @@ fn check_games(accidents: Accidents, allowed_failures: usize) {
         let (played, views) = views_of(&start, &moves, k, accidents);
         assert!(played.len() >= 80, "game {k}: {} plies", played.len());
         let (got, notes, times) = follow(&start, &views);
+        // A last pass no view can show: the game ends before the other side
+        // plays again.
+        let mut played = played;
+        while played.last() == Some(&Move::Pass) {
+            played.pop();
+        }
         all_times.extend(times);
         eprintln!(
             "game {k}: {} of {} plies; {} notes",
@@ -217,8 +234,6 @@ fn check_games(accidents: Accidents, allowed_failures: usize) {
         all_times[all_times.len() * 9 / 10],
         all_times[all_times.len() - 1]
     );
-    // Known: two 9x9 games (seeds 12 and 20) go wrong where two plies seen
-    // together end in a large capture; every 19x19 game is exact.
     assert!(
         failures.len() <= allowed_failures,
         "{}",
@@ -235,6 +250,86 @@ fn random_go_games_are_followed_through_a_cameras_views() {
             late_captures: false,
             nudges: false,
         },
-        2,
+        0,
     );
+}
+
+#[test]
+fn go_games_are_followed_through_passes_hands_late_captures_and_nudges() {
+    // Known: one 9x9 game (seed 4) goes wrong where accidents meet: a capture
+    // seen with its stones still on the board, then a pass and a capture in
+    // the next gap: three plies the follower takes for one and a misread.
+    check_games(
+        Accidents {
+            passes: true,
+            hands: true,
+            late_captures: true,
+            nudges: true,
+        },
+        1,
+    );
+}
+
+/// A stone that takes, then two views with the taken stone still on its point,
+/// then the point cleared: no irregularity, the record waits, says once that
+/// the stone stays, and takes the move when the point is cleared.
+#[test]
+fn taken_stones_left_on_the_board_hold_the_record_until_taken_off() {
+    let mut g = Go::new(GoOptions::sized(9)).expect("a board size");
+    // Black surrounds White's A7 on A8 and B7; A6 takes it.
+    let at = |f: u8, r: u8| Move::Play(Square::new(f, r));
+    let moves = [at(1, 6), at(0, 6), at(0, 7), at(4, 4)];
+    let mut f = Follower::new(g.clone(), InferConfig::default(), 0.0);
+    for (i, mv) in moves.iter().enumerate() {
+        g.play_legal(mv);
+        let ev = f.observe(&observe(&g), i as f64 + 1.0, None);
+        assert!(
+            ev.iter().all(|e| matches!(e, FollowEvent::Moved { .. })),
+            "{ev:?}"
+        );
+    }
+    let before = g.clone();
+    let take = at(0, 5);
+    assert_eq!(g.captures(&take), vec![Square::new(0, 6)]);
+    g.play_legal(&take);
+    // As a camera sees it: A6's image changed much, A7's (the stone still
+    // there) and the rest little.
+    let mut left = observe(&g);
+    left.set(
+        Square::new(0, 6),
+        Some(one_hot(before.occupant(Square::new(0, 6)), 0.98)),
+    );
+    for sq in crate::infer::observation::squares(9, 9) {
+        left.set_change(sq, Some(if sq == Square::new(0, 5) { 90.0 } else { 2.0 }));
+    }
+    let first = f.observe(&left, 10.0, None);
+    assert!(
+        first.iter().all(|e| matches!(e, FollowEvent::Moved { .. })),
+        "{first:?}"
+    );
+    let second = f.observe(&left, 11.0, None);
+    let said: Vec<String> = second
+        .iter()
+        .filter_map(|e| match e {
+            FollowEvent::Noticed { what } => Some(what.describe_with(&|s| g.square_name(s))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        said,
+        ["A6 was played, and what it took still stands on A7"],
+        "{second:?}"
+    );
+    let third = f.observe(&left, 12.0, None);
+    assert!(third.is_empty(), "{third:?}");
+    let cleared = f.observe(&observe(&g), 13.0, None);
+    f.finish();
+    assert!(
+        !cleared
+            .iter()
+            .any(|e| matches!(e, FollowEvent::Unexplained { .. })),
+        "{cleared:?}"
+    );
+    assert_eq!(f.moves().last(), Some(&take));
+    assert_eq!(f.moves().len(), 5);
 }

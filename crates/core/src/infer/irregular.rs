@@ -52,6 +52,13 @@ pub enum Irregularity {
         /// The squares read unsurely.
         squares: Vec<Square>,
     },
+    /// A move was played, and the pieces it took still stand on the board.
+    NotTakenOff {
+        /// The move, in the game's notation.
+        by: String,
+        /// Where the pieces it took still stand.
+        squares: Vec<Square>,
+    },
 }
 
 impl Irregularity {
@@ -60,9 +67,9 @@ impl Irregularity {
         match self {
             Irregularity::IllegalMove { from, to, .. } => vec![*from, *to],
             Irregularity::Removed { at, .. } => vec![*at],
-            Irregularity::Displaced { squares } | Irregularity::Unreadable { squares } => {
-                squares.clone()
-            }
+            Irregularity::Displaced { squares }
+            | Irregularity::Unreadable { squares }
+            | Irregularity::NotTakenOff { squares, .. } => squares.clone(),
         }
     }
 
@@ -74,12 +81,20 @@ impl Irregularity {
             Irregularity::Removed { .. } => "piece_removed",
             Irregularity::Displaced { .. } => "displaced",
             Irregularity::Unreadable { .. } => "unreadable",
+            Irregularity::NotTakenOff { .. } => "not_taken_off",
         }
     }
 
-    /// What happened, in an arbiter's words (no time, no advice).
+    /// What happened, in an arbiter's words (no time, no advice), squares named
+    /// as chess names them.
     pub fn describe(&self) -> String {
-        let names = |sq: &[Square]| sq.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ");
+        self.describe_with(&|s| s.name())
+    }
+
+    /// What happened, in an arbiter's words, squares named by `name` (a Go
+    /// player's A6 rather than a6).
+    pub fn describe_with(&self, name: &dyn Fn(Square) -> String) -> String {
+        let names = |sq: &[Square]| sq.iter().map(|s| name(*s)).collect::<Vec<_>>().join(", ");
         match self {
             Irregularity::IllegalMove {
                 side,
@@ -98,14 +113,14 @@ impl Irregularity {
                 format!(
                     "{} {piece} {}{sep}{} is not a legal move{turn}",
                     side.name(),
-                    from.name(),
-                    to.name()
+                    name(*from),
+                    name(*to)
                 )
             }
             Irregularity::Removed { side, piece, at } => format!(
                 "the {} {piece} on {} left the board with no legal move taking it",
                 side.name().to_lowercase(),
-                at.name()
+                name(*at)
             ),
             Irregularity::Displaced { squares } => format!(
                 "pieces displaced or knocked over on {} (no legal move explains the change)",
@@ -113,6 +128,10 @@ impl Irregularity {
             ),
             Irregularity::Unreadable { squares } => format!(
                 "{} could not be read with confidence (not taken for a move)",
+                names(squares)
+            ),
+            Irregularity::NotTakenOff { by, squares } => format!(
+                "{by} was played, and what it took still stands on {}",
                 names(squares)
             ),
         }

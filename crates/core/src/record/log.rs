@@ -25,6 +25,9 @@ pub trait GameRecord<R: Rules> {
     fn push(&mut self, before: &R, mv: &R::Move, emt: Option<f64>);
     /// A comment after the last move (before the first, when there is none).
     fn note(&mut self, text: &str);
+    /// Drops every comment, move times kept: the game as spectators and
+    /// broadcasts get it, without the recorder's and the arbiter's notes.
+    fn drop_comments(&mut self);
     /// Starts the record at `game` instead, its moves dropped and its tags and
     /// comments kept: the other side began ([`Rules::other_begins`]). Only the
     /// records of games whose rules let either side begin implement it; the
@@ -235,6 +238,12 @@ impl GameRecord<Chess> for PgnRecord {
     fn note(&mut self, text: &str) {
         self.push_comment(text);
     }
+    fn drop_comments(&mut self) {
+        self.opening_comments.clear();
+        for m in &mut self.moves {
+            m.comments.clear();
+        }
+    }
     fn truncate(&mut self, plies: usize) {
         self.moves.truncate(plies);
     }
@@ -308,6 +317,12 @@ impl GameRecord<RussianDraughts> for PdnRecord {
             let _ = self.set_comment(n - 1, Some(&joined));
         }
     }
+    fn drop_comments(&mut self) {
+        self.set_intro_comment(None);
+        for i in 0..self.moves().len() {
+            let _ = self.set_comment(i, None);
+        }
+    }
     fn truncate(&mut self, plies: usize) {
         PdnRecord::truncate(self, plies);
     }
@@ -348,6 +363,12 @@ impl GameRecord<Tablut> for TablutRecord {
         match self.moves.last_mut() {
             Some(m) => m.comments.push(text.to_string()),
             None => self.intro.push(text.to_string()),
+        }
+    }
+    fn drop_comments(&mut self) {
+        self.intro.clear();
+        for m in &mut self.moves {
+            m.comments.clear();
         }
     }
     fn truncate(&mut self, plies: usize) {
@@ -403,6 +424,12 @@ impl GameRecord<Go> for SgfRecord {
         match self.moves.last_mut() {
             Some(m) => m.comments.push(text.to_string()),
             None => self.intro.push(text.to_string()),
+        }
+    }
+    fn drop_comments(&mut self) {
+        self.intro.clear();
+        for m in &mut self.moves {
+            m.comments.clear();
         }
     }
     fn truncate(&mut self, plies: usize) {

@@ -230,6 +230,10 @@ pub trait Rules: Clone {
     fn play_legal(&mut self, mv: &Self::Move);
     /// The move in the game's record notation, as it reads in the current position.
     fn notation(&self, mv: &Self::Move) -> String;
+    /// A square's name as the game's players write it (chess's e4, Go's A6).
+    fn square_name(&self, sq: Square) -> String {
+        sq.name()
+    }
     /// A short machine-friendly form (UCI for chess, `c3-d4` style otherwise).
     fn move_id(&self, mv: &Self::Move) -> String {
         self.notation(mv)

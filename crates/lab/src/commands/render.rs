@@ -310,8 +310,8 @@ pub enum RenderWhat {
         hands: f64,
     },
     /// A random legal Go game that fights (stones taken, groups pressed, moves
-    /// near the stones; no passes), written as SGF: games for `render clip
-    /// --sgf` and `render photos --sgf`.
+    /// near the stones), written as SGF: games for `render clip --sgf` and
+    /// `render photos --sgf`.
     GoGame {
         /// The SGF to write.
         #[arg(long)]
@@ -323,6 +323,9 @@ pub enum RenderWhat {
         /// Stones to play (fewer when the board fills).
         #[arg(long, default_value_t = 40)]
         moves: usize,
+        /// Passes among them, each after a stone and before another.
+        #[arg(long, default_value_t = 0)]
+        passes: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -518,8 +521,9 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             out,
             grid,
             moves,
+            passes,
             seed,
-        } => write_random_go(grid, moves, seed, &out)?,
+        } => write_random_go(grid, (moves, passes), seed, &out)?,
         RenderWhat::Sheet { out, seed } => {
             let mut images = Vec::new();
             for (i, p) in [

@@ -11,7 +11,7 @@ use crate::geometry::GridSpec;
 use crate::infer::WhiteSide;
 use crate::rules::go::{Go, GoOptions};
 use crate::sets::game_states;
-use crate::sets::go::{random_go_game, GoGame};
+use crate::sets::go::{random_go_game_with_passes, GoGame};
 use crate::synth::{BoardState, SceneParams};
 
 /// The game files `render clip` and `render photos` take, one of which is given.
@@ -139,15 +139,22 @@ pub fn go_game(path: &Path) -> anyhow::Result<GoGame> {
     GoGame::from_sgf(&text, &like).map_err(|e| anyhow::anyhow!("SGF '{}': {e}", path.display()))
 }
 
-/// `render go-game`: a random game of `moves` stones on `grid` written as SGF.
-pub fn write_random_go(grid: GridSpec, moves: usize, seed: u64, out: &Path) -> anyhow::Result<()> {
+/// `render go-game`: a random game of `moves` stones and `passes` passes on
+/// `grid` written as SGF.
+pub fn write_random_go(
+    grid: GridSpec,
+    (moves, passes): (usize, usize),
+    seed: u64,
+    out: &Path,
+) -> anyhow::Result<()> {
     if !grid.points || grid.rows != grid.cols {
         bail!(
             "--grid: Go is played on the points of a square grid, such as 9x9:points, not {grid}"
         );
     }
     let size = u8::try_from(grid.rows).unwrap_or(u8::MAX);
-    let game = random_go_game(size, moves, seed).map_err(|e| anyhow::anyhow!("--grid: {e}"))?;
+    let game = random_go_game_with_passes(size, moves, passes, seed)
+        .map_err(|e| anyhow::anyhow!("--grid: {e}"))?;
     super::paths::check_outputs(&[("--out", out)], &[])?;
     crate::record::write_atomic(out, &game.to_sgf())
         .with_context(|| format!("writing '{}'", out.display()))?;

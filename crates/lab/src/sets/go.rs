@@ -37,17 +37,46 @@ const NEAR: f64 = 0.85;
 /// `seed`, played as a fight (see the module's notes); shorter only when no
 /// point is left to play.
 pub fn random_go_game(size: u8, plies: usize, seed: u64) -> Result<GoGame, GoOptionsError> {
+    random_go_game_with_passes(size, plies, 0, seed)
+}
+
+/// As `random_go_game`, with `passes` passes among the stones: each after a
+/// stone, never the first ply or two in a row, and a stone after each, so that
+/// the board shows the other side play twice.
+pub fn random_go_game_with_passes(
+    size: u8,
+    plies: usize,
+    passes: usize,
+    seed: u64,
+) -> Result<GoGame, GoOptionsError> {
     let start = Go::new(GoOptions::sized(size))?;
     let mut rng = Rng::derive(seed, 0x60);
+    // The stones after which a side passes: distinct, from the second stone
+    // to the one before last.
+    let mut after: Vec<usize> = Vec::new();
+    let slots = plies.saturating_sub(2);
+    let mut pick = Rng::derive(seed, 0x61);
+    while after.len() < passes.min(slots) {
+        let k = 1 + pick.below(slots);
+        if !after.contains(&k) {
+            after.push(k);
+        }
+    }
     let mut g = start.clone();
-    let mut moves = Vec::with_capacity(plies);
-    while moves.len() < plies {
+    let mut moves = Vec::with_capacity(plies + passes);
+    let mut stones = 0;
+    while stones < plies {
         let Some(sq) = pick_point(&g, &mut rng) else {
             break;
         };
         let mv = Move::Play(sq);
         g.play_legal(&mv);
         moves.push(mv);
+        stones += 1;
+        if after.contains(&stones) && stones < plies {
+            g.play_legal(&Move::Pass);
+            moves.push(Move::Pass);
+        }
     }
     Ok(GoGame { start, moves })
 }

@@ -1,4 +1,5 @@
-//! A position as spectators see it: White at the bottom, drawn as SVG, with the
+//! A position as spectators see it: White at the bottom, drawn as SVG (each
+//! piece a symbol of the page's piece set, `server/assets/pieces.svg`), with the
 //! squares of the last move marked.
 
 use crate::rules::{Occupant, PieceType, Rules, Side, Square};
@@ -16,32 +17,36 @@ pub struct Diagram {
     pub ranks: u8,
     /// Rank-major from a1: `cells[rank * files + file]`.
     pub cells: Vec<Option<(PieceType, Side)>>,
-    /// Squares whose occupant the last move changed.
+    /// The last move's squares: where the moved piece stood and where it stands
+    /// (a castling king's two, not its rook's; not a captured piece's).
     pub changed: Vec<bool>,
 }
 
 impl Diagram {
-    /// The diagram of `game`; squares that differ from `before` are marked.
+    /// The diagram of `game`; the squares of the move from `before` are marked.
     pub fn of<R: Rules>(kind: GameKind, game: &R, before: Option<&R>) -> Diagram {
         let (files, ranks) = game.dims();
+        let piece = |g: &R, sq: Square| {
+            let side = match g.occupant(sq) {
+                Occupant::Empty => return None,
+                Occupant::White => Side::White,
+                Occupant::Black => Side::Black,
+            };
+            g.piece_type(sq).map(|t| (t, side))
+        };
         let mut cells = Vec::new();
-        let mut changed = Vec::new();
+        let mut was = Vec::new();
         for rank in 0..ranks {
             for file in 0..files {
                 let sq = Square::new(file, rank);
-                let piece = |g: &R| {
-                    let side = match g.occupant(sq) {
-                        Occupant::Empty => return None,
-                        Occupant::White => Side::White,
-                        Occupant::Black => Side::Black,
-                    };
-                    g.piece_type(sq).map(|t| (t, side))
-                };
-                let now = piece(game);
-                changed.push(before.is_some_and(|b| piece(b) != now));
-                cells.push(now);
+                cells.push(piece(game, sq));
+                was.push(before.and_then(|b| piece(b, sq)));
             }
         }
+        let changed = match before {
+            Some(b) => move_squares(&cells, &was, b.side_to_move()),
+            None => vec![false; cells.len()],
+        };
         Diagram {
             kind,
             files,
@@ -136,24 +141,14 @@ impl Diagram {
                 let (x, y) = (file * cell, (r - 1 - rank) * cell);
                 let i = (rank * f + file) as usize;
                 if let Some((t, side)) = self.cells[i] {
-                    let (cx, cy) = (x as f64 + 5.0, y as f64 + 5.0);
+                    // A symbol of the page's set: the page sends this at every
+                    // change, and each piece is drawn once, in the sprite.
                     let colour = if side == Side::White { "w" } else { "b" };
                     s.push_str(&format!(
-                        r#"<g class="piece {colour}" data-square="{}"><circle cx="{cx}" cy="{cy}" r="3.9"/>"#,
-                        Square::new(file as u8, rank as u8).name()
+                        r##"<use class="piece {colour}" data-square="{}" href="#{}" x="{x}" y="{y}" width="{cell}" height="{cell}"/>"##,
+                        Square::new(file as u8, rank as u8).name(),
+                        symbol(t, side),
                     ));
-                    match t {
-                        PieceType::Man | PieceType::Soldier | PieceType::Stone => {}
-                        PieceType::DraughtsKing | PieceType::TablutKing => s.push_str(&format!(
-                            r#"<circle class="crown" cx="{cx}" cy="{cy}" r="2.2"/>"#
-                        )),
-                        _ => s.push_str(&format!(
-                            r#"<text x="{cx}" y="{}">{}</text>"#,
-                            cy + 2.1,
-                            letter(t)
-                        )),
-                    }
-                    s.push_str("</g>");
                 }
             }
         }
@@ -198,6 +193,60 @@ impl Diagram {
     }
 }
 
+/// The squares of a move by `mover` that turned `was` into `now`: where its
+/// pieces left and where they stand now, a castling king's only; a captured
+/// piece's square is not one. Changes that read as no move are all marked.
+fn move_squares(
+    now: &[Option<(PieceType, Side)>],
+    was: &[Option<(PieceType, Side)>],
+    mover: Side,
+) -> Vec<bool> {
+    let mine = |c: &Option<(PieceType, Side)>| c.filter(|(_, s)| *s == mover);
+    let mut from = Vec::new();
+    let mut to = Vec::new();
+    for (i, (n, w)) in now.iter().zip(was).enumerate() {
+        if n == w {
+            continue;
+        }
+        if let (Some((t, _)), None) = (mine(w), mine(n)) {
+            from.push((i, t));
+        }
+        if let Some((t, _)) = mine(n) {
+            to.push((i, t));
+        }
+    }
+    // Castling moves two pieces: the king's squares say the move.
+    let king = |t: &PieceType| *t == PieceType::King;
+    if from.len() > 1 && from.iter().any(|(_, t)| king(t)) {
+        from.retain(|(_, t)| king(t));
+        to.retain(|(_, t)| king(t));
+    }
+    let mut marked = vec![false; now.len()];
+    if from.is_empty() && to.is_empty() {
+        for (i, m) in marked.iter_mut().enumerate() {
+            *m = now[i] != was[i];
+        }
+    }
+    for (i, _) in from.into_iter().chain(to) {
+        marked[i] = true;
+    }
+    marked
+}
+
+/// The symbol of the page's piece set that draws `t` of `side` (`p-wK`).
+fn symbol(t: PieceType, side: Side) -> String {
+    let colour = if side == Side::White { 'w' } else { 'b' };
+    let name = match t {
+        PieceType::Man => 'M',
+        PieceType::DraughtsKing => 'D',
+        PieceType::Soldier => 'S',
+        PieceType::TablutKing => 'T',
+        PieceType::Stone => 'M',
+        other => letter(other),
+    };
+    format!("p-{colour}{name}")
+}
+
 fn letter(t: PieceType) -> char {
     match t {
         PieceType::Pawn => 'P',
@@ -232,5 +281,56 @@ mod tests {
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert_eq!(svg.matches("class=\"piece").count(), 32);
         assert_eq!(svg.matches(" last\"").count(), 2);
+        assert!(svg.contains(r##"data-square="e4" href="#p-wP""##), "{svg}");
+        assert!(svg.contains(r##"data-square="e8" href="#p-bK""##), "{svg}");
+    }
+
+    /// The marked squares of `uci` played after `line`, by name.
+    fn marked(line: &[&str], uci: &str) -> Vec<String> {
+        let mut g = Chess::new();
+        for u in line {
+            let m = g.parse_uci(u).unwrap();
+            g.play(&m).unwrap();
+        }
+        let before = g.clone();
+        let m = g.parse_uci(uci).unwrap();
+        g.play(&m).unwrap();
+        let d = Diagram::of(GameKind::Chess, &g, Some(&before));
+        (0..d.changed.len())
+            .filter(|i| d.changed[*i])
+            .map(|i| Square::new((i % 8) as u8, (i / 8) as u8).name())
+            .collect()
+    }
+
+    #[test]
+    fn the_last_move_is_marked_from_and_to_whatever_else_it_changed() {
+        let open = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"];
+        assert_eq!(marked(&open, "e1g1"), ["e1", "g1"], "castling: the king's");
+        assert_eq!(marked(&open, "c4f7"), ["c4", "f7"], "a capture");
+        let ep = ["e2e4", "a7a6", "e4e5", "d7d5"];
+        assert_eq!(marked(&ep, "e5d6"), ["e5", "d6"], "en passant: not d5");
+    }
+
+    #[test]
+    fn draughts_and_tablut_pieces_are_their_own() {
+        use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+        use crate::rules::tablut::Tablut;
+        let d = RussianDraughts::new(DraughtsOptions::default());
+        let svg = Diagram::of(GameKind::RussianDraughts, &d, None).svg(200);
+        assert_eq!(svg.matches(r##"href="#p-wM""##).count(), 12, "{svg}");
+        assert_eq!(svg.matches(r##"href="#p-bM""##).count(), 12, "{svg}");
+        let t = Tablut::new(Default::default());
+        let svg = Diagram::of(GameKind::Tablut, &t, None).svg(200);
+        assert_eq!(svg.matches(r##"href="#p-wT""##).count(), 1, "{svg}");
+        assert_eq!(svg.matches(r##"href="#p-wS""##).count(), 8, "{svg}");
+        assert_eq!(svg.matches(r##"href="#p-bS""##).count(), 16, "{svg}");
+        // Every symbol a diagram draws is in the page's set.
+        let set = include_str!("../server/assets/pieces.svg");
+        for id in [
+            "wK", "wQ", "wR", "wB", "wN", "wP", "bK", "bQ", "bR", "bB", "bN", "bP", "wM", "bM",
+            "wD", "bD", "wS", "bS", "wT", "bT",
+        ] {
+            assert!(set.contains(&format!(r#"<symbol id="p-{id}""#)), "{id}");
+        }
     }
 }

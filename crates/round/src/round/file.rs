@@ -12,6 +12,9 @@
 //! input = "board1.mp4"      # camera:N, a URL, a video file or a photo folder
 //! white = "Anna Novak"
 //! black = "Ben Horvat"
+//! white-elo = 2215          # the tags Lichess relays read: white-elo, black-elo,
+//! black-title = "FM"        # white-title, black-title, white-fide-id,
+//! black-fide-id = 1503014   # black-fide-id, time-control (also in [event])
 //! # grid, corners, profile, camera, white-side, fen, position, fps, max-fps,
 //! # quiet: optional, as in `record`
 //! ```
@@ -63,6 +66,10 @@ pub struct EventInfo {
     /// for a broadcast on another machine (`event --nats` overrides it).
     #[serde(default)]
     pub nats: Option<String>,
+    /// The TimeControl tag of every game (PGN's form: `5400+30`,
+    /// `40/5400+30:1800+30`); a board's own `time-control` overrides it.
+    #[serde(default, alias = "time_control")]
+    pub time_control: Option<String>,
 }
 
 fn default_retries() -> u32 {
@@ -87,6 +94,27 @@ pub struct BoardSpec {
     /// The player of the black pieces.
     #[serde(default)]
     pub black: String,
+    /// White's Elo rating (the WhiteElo tag), a whole number; `2215` or `"2215"`.
+    #[serde(default, alias = "white_elo", deserialize_with = "number_or_text")]
+    pub white_elo: Option<String>,
+    /// Black's Elo rating (BlackElo).
+    #[serde(default, alias = "black_elo", deserialize_with = "number_or_text")]
+    pub black_elo: Option<String>,
+    /// White's title (WhiteTitle): GM, IM, FM, CM, WGM, WIM, WFM, WCM, NM or WNM.
+    #[serde(default, alias = "white_title")]
+    pub white_title: Option<String>,
+    /// Black's title (BlackTitle).
+    #[serde(default, alias = "black_title")]
+    pub black_title: Option<String>,
+    /// White's FIDE id (WhiteFideId), its digits.
+    #[serde(default, alias = "white_fide_id", deserialize_with = "number_or_text")]
+    pub white_fide_id: Option<String>,
+    /// Black's FIDE id (BlackFideId).
+    #[serde(default, alias = "black_fide_id", deserialize_with = "number_or_text")]
+    pub black_fide_id: Option<String>,
+    /// This game's TimeControl tag, over `[event] time-control`.
+    #[serde(default, alias = "time_control")]
+    pub time_control: Option<String>,
     /// As `record --grid`; default 8x8 (Tablut 9x9) unless a profile gives one.
     pub grid: Option<String>,
     /// As `record --corners`; neither corners nor a profile: located automatically.
@@ -126,6 +154,18 @@ pub struct BoardSpec {
     /// `position` and `white-first` when the round file is read.
     #[serde(skip)]
     pub setup: GameSetup,
+}
+
+/// A value written as a number or as text (`white-elo = 2215` or `"2215"`),
+/// kept as text: checked with the board's other values, so that a mistake is
+/// said naming the board and the key.
+fn number_or_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match toml::Value::deserialize(d)? {
+        toml::Value::String(s) => Some(s),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        other => Some(other.to_string()),
+    })
 }
 
 /// `game = "..."`: a game's name as the command line takes it.
@@ -223,6 +263,9 @@ impl RoundFile {
                 return Err(RoundFileError::Date(d.clone()));
             }
         }
+        if let Some(tc) = &round.event.time_control {
+            check_time_control(tc).map_err(RoundFileError::TimeControl)?;
+        }
         let join = |p: &Path| {
             if p.is_relative() && !base.as_os_str().is_empty() {
                 base.join(p)
@@ -264,6 +307,9 @@ pub enum RoundFileError {
     /// `[event] date`, not `YYYY.MM.DD`.
     #[error("date '{0}' is not YYYY.MM.DD")]
     Date(String),
+    /// `[event] time-control`, not PGN's form; why.
+    #[error("[event] time-control: {0}")]
+    TimeControl(String),
     /// Values refused, each naming its board and key (every one found).
     #[error("{}", said_all(.0))]
     Values(Vec<BadValue>),
@@ -386,6 +432,9 @@ impl BoardSpec {
             }
         }
         let game = self.game.unwrap_or_default();
+        for (key, why) in self.tag_mistakes(game) {
+            refuse(key, why, true);
+        }
         if let Some(g) = &self.grid {
             match g.parse::<GridSpec>() {
                 Err(e) => refuse("grid", e.to_string(), true),
@@ -467,6 +516,137 @@ impl BoardSpec {
             }
         };
         (bad, setup)
+    }
+}
+
+/// The players' titles a round file takes (WhiteTitle, BlackTitle): FIDE's
+/// and the national ones Lichess broadcasts show.
+pub(crate) const TITLES: [&str; 10] = [
+    "GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM", "NM", "WNM",
+];
+
+/// The highest Elo rating taken.
+const MAX_ELO: u32 = 3999;
+
+/// The most digits a FIDE id has (ids have 6 to 9 today).
+const FIDE_ID_DIGITS: usize = 10;
+
+impl BoardSpec {
+    /// The tags beyond the roster the round file gives this board's games, in
+    /// the order the record writes them: ratings, titles, FIDE ids, the time
+    /// control (the board's, else the event's).
+    pub(crate) fn player_tags(&self, event: &EventInfo) -> Vec<(String, String)> {
+        let title = |t: &Option<String>| t.as_ref().map(|t| t.trim().to_ascii_uppercase());
+        let trimmed = |v: &Option<String>| v.as_ref().map(|v| v.trim().to_string());
+        let time = self.time_control.as_ref().or(event.time_control.as_ref());
+        [
+            ("WhiteElo", trimmed(&self.white_elo)),
+            ("BlackElo", trimmed(&self.black_elo)),
+            ("WhiteTitle", title(&self.white_title)),
+            ("BlackTitle", title(&self.black_title)),
+            ("WhiteFideId", trimmed(&self.white_fide_id)),
+            ("BlackFideId", trimmed(&self.black_fide_id)),
+            ("TimeControl", trimmed(&time.cloned())),
+        ]
+        .into_iter()
+        .filter_map(|(name, v)| v.map(|v| (name.to_string(), v)))
+        .collect()
+    }
+
+    /// Every player tag refused, as (key, why).
+    fn tag_mistakes(&self, game: GameKind) -> Vec<(&'static str, String)> {
+        let mut bad = Vec::new();
+        let values = [
+            (
+                "white-elo",
+                &self.white_elo,
+                check_elo as fn(&str) -> Result<(), String>,
+            ),
+            ("black-elo", &self.black_elo, check_elo),
+            ("white-title", &self.white_title, check_title),
+            ("black-title", &self.black_title, check_title),
+            ("white-fide-id", &self.white_fide_id, check_fide_id),
+            ("black-fide-id", &self.black_fide_id, check_fide_id),
+            ("time-control", &self.time_control, check_time_control),
+        ];
+        for (key, value, check) in values {
+            let Some(v) = value else { continue };
+            if game == GameKind::Go {
+                bad.push((
+                    key,
+                    "a Go record (SGF) has no such tag: leave it out".to_string(),
+                ));
+            } else if let Err(why) = check(v.trim()) {
+                bad.push((key, why));
+            }
+        }
+        bad
+    }
+}
+
+/// An Elo rating: a whole number from 1 to `MAX_ELO`.
+fn check_elo(v: &str) -> Result<(), String> {
+    let ok = !v.is_empty()
+        && v.len() <= 4
+        && v.chars().all(|c| c.is_ascii_digit())
+        && v.parse::<u32>().is_ok_and(|e| (1..=MAX_ELO).contains(&e));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "'{v}' is not an Elo rating: a whole number from 1 to {MAX_ELO}, such as 2215 (leave the key out for an unrated player)"
+        ))
+    }
+}
+
+/// A title of `TITLES`, in either case.
+fn check_title(v: &str) -> Result<(), String> {
+    if TITLES.contains(&v.to_ascii_uppercase().as_str()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "'{v}' is not a title: one of {} (leave the key out for none)",
+            TITLES.join(" ")
+        ))
+    }
+}
+
+/// A FIDE id: its digits only.
+fn check_fide_id(v: &str) -> Result<(), String> {
+    if !v.is_empty() && v.len() <= FIDE_ID_DIGITS && v.chars().all(|c| c.is_ascii_digit()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "'{v}' is not a FIDE id: its digits only (at most {FIDE_ID_DIGITS}), such as 1503014"
+        ))
+    }
+}
+
+/// PGN's TimeControl (its standard, section 9.6.1): `?`, `-`, or periods joined
+/// by `:`, each `SECONDS`, `SECONDS+INCREMENT`, `MOVES/SECONDS` (with an
+/// increment too, as Lichess broadcasts take it) or `*SECONDS` (a sandclock).
+fn check_time_control(v: &str) -> Result<(), String> {
+    let digits = |s: &str| !s.is_empty() && s.len() <= 6 && s.chars().all(|c| c.is_ascii_digit());
+    let period = |p: &str| {
+        if let Some(s) = p.strip_prefix('*') {
+            return digits(s);
+        }
+        let body = match p.split_once('/') {
+            Some((moves, rest)) if digits(moves) => rest,
+            Some(_) => return false,
+            None => p,
+        };
+        match body.split_once('+') {
+            Some((base, inc)) => digits(base) && digits(inc),
+            None => digits(body),
+        }
+    };
+    if v == "?" || v == "-" || (!v.is_empty() && v.split(':').all(period)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "'{v}' is not a PGN TimeControl: seconds, +increment, MOVES/ before a period, periods joined by ':' (such as 5400+30 or 40/5400+30:1800+30)"
+        ))
     }
 }
 
@@ -633,5 +813,93 @@ input = "camera:0"
             let r = RoundFile::parse(&board_with(lines), Path::new(""));
             assert!(r.is_ok(), "{lines}: {}", r.unwrap_err());
         }
+    }
+
+    #[test]
+    fn the_tags_lichess_reads_are_taken_from_the_round_file() {
+        let text = "[event]\nname = \"x\"\ntime-control = \"5400+30\"\n[[board]]\nnumber = 1\ninput = \"a\"\nwhite-elo = 2215\nblack_elo = \"1980\"\nwhite-title = \"gm\"\nblack-title = \"WFM\"\nwhite-fide-id = 1503014\nblack-fide-id = \"24116068\"\n[[board]]\nnumber = 2\ninput = \"b\"\ntime-control = \"40/5400+30:1800+30\"\n";
+        let r = RoundFile::parse(text, Path::new("")).unwrap();
+        let tags = r.boards[0].player_tags(&r.event);
+        let want: Vec<(String, String)> = [
+            ("WhiteElo", "2215"),
+            ("BlackElo", "1980"),
+            ("WhiteTitle", "GM"),
+            ("BlackTitle", "WFM"),
+            ("WhiteFideId", "1503014"),
+            ("BlackFideId", "24116068"),
+            ("TimeControl", "5400+30"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .to_vec();
+        assert_eq!(tags, want);
+        assert_eq!(
+            r.boards[1].player_tags(&r.event),
+            [("TimeControl".to_string(), "40/5400+30:1800+30".to_string())],
+            "a board's own time control over the event's"
+        );
+    }
+
+    #[test]
+    fn a_bad_rating_title_id_or_time_control_is_refused_naming_board_and_key() {
+        let table = [
+            (
+                "white-elo = \"strong\"",
+                "white-elo",
+                "is not an Elo rating",
+            ),
+            ("white-elo = 2215.5", "white-elo", "is not an Elo rating"),
+            ("black-elo = -5", "black-elo", "is not an Elo rating"),
+            ("black-elo = 12000", "black-elo", "is not an Elo rating"),
+            (
+                "white-title = \"Master\"",
+                "white-title",
+                "one of GM IM FM CM",
+            ),
+            (
+                "black-fide-id = \"15-03\"",
+                "black-fide-id",
+                "is not a FIDE id",
+            ),
+            (
+                "time-control = \"90 min\"",
+                "time-control",
+                "is not a PGN TimeControl",
+            ),
+            (
+                "time-control = \"40/\"",
+                "time-control",
+                "is not a PGN TimeControl",
+            ),
+            ("game = \"go\"\nwhite-elo = 2000", "white-elo", "Go record"),
+        ];
+        for (lines, key, why) in table {
+            let e = refused(lines);
+            let RoundFileError::Values(bad) = &e else {
+                panic!("{lines}: {e}");
+            };
+            assert_eq!(bad.len(), 1, "{lines}: {e}");
+            assert_eq!((bad[0].board, bad[0].key), (4, key), "{lines}: {e}");
+            assert!(e.is_usage(), "{lines}");
+            let text = e.to_string();
+            assert!(text.starts_with(&format!("board 4: {key}: ")), "{text}");
+            assert!(text.contains(why), "{text}");
+        }
+        for tc in [
+            "?",
+            "-",
+            "300",
+            "5400+30",
+            "*180",
+            "40/7200:3600",
+            "40/5400+30:1800+30",
+        ] {
+            assert!(check_time_control(tc).is_ok(), "{tc}");
+        }
+        let event =
+            "[event]\nname = \"x\"\ntime-control = \"1h\"\n[[board]]\nnumber = 1\ninput = \"a\"\n";
+        let e = RoundFile::parse(event, Path::new(""))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("[event] time-control: '1h' is not"), "{e}");
     }
 }

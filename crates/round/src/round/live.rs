@@ -134,9 +134,13 @@ pub struct BoardState {
     pub alerts: Vec<Alert>,
     /// The record as it stands on disk.
     pub record: Arc<str>,
-    /// The record as served: for chess, the game with its `Round` and `Board` tags
-    /// as it stands in the round PGN.
+    /// The public record, as spectators and broadcasts get it: the games'
+    /// moves, results and tags, no comment (for chess, each game with its
+    /// `Round` and `Board` tags, as the round PGN holds it).
     pub served: Arc<str>,
+    /// The arbiter's record: the record with every comment (alerts, corrections,
+    /// the arbiter's notes), tagged as `served` is.
+    pub arbiter: Arc<str>,
     /// The grid's corners in the camera image, once known.
     pub corners: Option<[[f64; 2]; 4]>,
     /// The grid, once known.
@@ -208,6 +212,9 @@ pub(crate) enum Queued {
     Edit(Edit, Reply),
 }
 
+/// The folder, in the round's, of the arbiter's round PGN.
+pub(crate) const ARBITER_DIR: &str = "arbiter";
+
 /// How long an arbiter's edit waits for a running recorder to stop and make it:
 /// the recorder stops between two frames.
 const EDIT_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -262,8 +269,9 @@ pub struct Round {
     /// broadcast's boards, recorded on other machines).
     remote: OnceLock<Arc<dyn RemoteActs>>,
     updates: broadcast::Sender<Update>,
-    /// The round PGN as last written: chess boards in number order.
-    pgn: Mutex<Arc<str>>,
+    /// The round PGN as last written: chess boards in number order, (public,
+    /// arbiter's).
+    pgn: Mutex<(Arc<str>, Arc<str>)>,
     /// The arbiter's token.
     pub token: String,
     ended: AtomicBool,
@@ -289,7 +297,12 @@ pub(crate) fn board_tags(info: &EventInfo, date: &str, spec: &BoardSpec) -> Tags
         },
         white: spec.white.clone(),
         black: spec.black.clone(),
-        extra: Vec::new(),
+        // SGF has no place for a chess rating or time control.
+        extra: if spec.game() == GameKind::Go {
+            Vec::new()
+        } else {
+            spec.player_tags(info)
+        },
     }
 }
 
@@ -318,7 +331,8 @@ impl Board {
                 diagram: None,
                 alerts: Vec::new(),
                 record: text.clone(),
-                served: text,
+                served: text.clone(),
+                arbiter: text,
                 corners: None,
                 grid: None,
                 version: 0,
@@ -477,10 +491,13 @@ fn load<R: Resume>(board: &Board, like: &R) -> Result<(), RecordError> {
     let text: Arc<str> = Arc::from(
         crate::record::log::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
     );
-    let served = if board.kind().records_pgn() {
-        Arc::from(tagged_pgn(board, &text))
+    let (served, arbiter): (Arc<str>, Arc<str>) = if board.kind().records_pgn() {
+        (
+            Arc::from(tagged_pgn(board, &text, Audience::Public)),
+            Arc::from(tagged_pgn(board, &text, Audience::Arbiter)),
+        )
     } else {
-        text.clone()
+        (Arc::from(public_games(&text, like)), text.clone())
     };
     board.change(|s| {
         s.sans = sans;
@@ -488,6 +505,7 @@ fn load<R: Resume>(board: &Board, like: &R) -> Result<(), RecordError> {
         s.diagram = Some(diagram);
         s.record = text;
         s.served = served;
+        s.arbiter = arbiter;
     });
     Ok(())
 }
@@ -502,8 +520,56 @@ fn show_start<R: Rules>(board: &Board, start: &R) {
     });
 }
 
-/// A board's PGN as the round PGN holds it: the round's `Round` and a `Board` tag.
-fn tagged_pgn(board: &Board, text: &str) -> String {
+/// A record file's games without their comments.
+fn public_games<R: Resume>(text: &str, like: &R) -> String {
+    let mut out = String::new();
+    for game in R::split_games(text) {
+        // A game that cannot be read again is left out rather than given with
+        // its comments.
+        let Ok(r) = R::read_record(&game, like) else {
+            continue;
+        };
+        let mut rec = r.record;
+        rec.drop_comments();
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(rec.render().trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Who a record is for: spectators and broadcasts (the games only), or the
+/// arbiter (every comment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Audience {
+    /// Moves, results and the tags Lichess relays read.
+    Public,
+    /// The record with every comment.
+    Arbiter,
+}
+
+/// The tags a public PGN keeps: the roster, the board, the players' ratings,
+/// titles and FIDE ids and the time control (what Lichess relays read), and a
+/// set-up start.
+const PUBLIC_TAGS: [&str; 10] = [
+    "Board",
+    "WhiteElo",
+    "BlackElo",
+    "WhiteTitle",
+    "BlackTitle",
+    "WhiteFideId",
+    "BlackFideId",
+    "TimeControl",
+    "SetUp",
+    "FEN",
+];
+
+/// A board's PGN as the round PGN holds it: the round's `Round`, a `Board` tag
+/// and the players' tags from the round file; for the public, without comments
+/// or other tags.
+fn tagged_pgn(board: &Board, text: &str, audience: Audience) -> String {
     // Every game of the board's file (a second one follows an illegal move).
     let games = crate::record::log::split_games(text);
     let tagged: Vec<String> = if games.is_empty() {
@@ -519,6 +585,16 @@ fn tagged_pgn(board: &Board, text: &str) -> String {
         rec.set_tag("Board", &board.number().to_string());
         if !board.tags.round.is_empty() {
             rec.tags.round = board.tags.round.clone();
+        }
+        // A record begun before the round file gave them has them too.
+        for (name, value) in &board.tags.extra {
+            rec.set_tag(name, value);
+        }
+        if audience == Audience::Public {
+            GameRecord::<crate::rules::chess::Chess>::drop_comments(&mut rec);
+            rec.tags
+                .extra
+                .retain(|(name, _)| PUBLIC_TAGS.contains(&name.as_str()));
         }
         rec.to_pgn_string().trim_end().to_string()
     })
@@ -887,7 +963,7 @@ impl Round {
             boards: RwLock::new(boards.into()),
             remote: OnceLock::new(),
             updates,
-            pgn: Mutex::new(Arc::from("")),
+            pgn: Mutex::new((Arc::from(""), Arc::from(""))),
             token,
             ended: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
@@ -986,34 +1062,52 @@ impl Round {
         self.write_pgn()
     }
 
-    /// The round PGN as it stands.
+    /// The public round PGN as it stands: the games only (moves, results, tags).
     pub(crate) fn pgn(&self) -> Arc<str> {
-        lock(&self.pgn).clone()
+        lock(&self.pgn).0.clone()
     }
 
-    /// Composes the round PGN from every chess board, in board order, and writes it
-    /// (atomically) to `round.pgn`.
+    /// The arbiter's round PGN as it stands: the games with every comment.
+    pub(crate) fn arbiter_pgn(&self) -> Arc<str> {
+        lock(&self.pgn).1.clone()
+    }
+
+    /// Composes the round PGN from every chess board, in board order, and writes
+    /// it (atomically): the public one to `round.pgn`, the arbiter's (comments
+    /// kept) to `arbiter/round.pgn`.
     fn write_pgn(&self) -> Result<(), RecordError> {
         let mut guard = lock(&self.pgn);
-        let mut text = String::new();
+        let (mut public, mut arbiter) = (String::new(), String::new());
         for b in self.boards().iter().filter(|b| b.kind().records_pgn()) {
-            let served = b.state().served;
-            let game = if served.is_empty() {
-                tagged_pgn(b, &stub(b))
-            } else {
-                served.to_string()
-            };
-            if !text.is_empty() {
+            let s = b.state();
+            for (text, served, audience) in [
+                (&mut public, &s.served, Audience::Public),
+                (&mut arbiter, &s.arbiter, Audience::Arbiter),
+            ] {
+                let game = if served.is_empty() {
+                    tagged_pgn(b, &stub(b), audience)
+                } else {
+                    served.to_string()
+                };
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(game.trim_end());
                 text.push('\n');
             }
-            text.push_str(game.trim_end());
-            text.push('\n');
         }
         if let Some(dir) = &self.out_dir {
             let path = dir.join("round.pgn");
-            write_atomic(&path, &text).map_err(|source| RecordError::Write { path, source })?;
+            write_atomic(&path, &public).map_err(|source| RecordError::Write { path, source })?;
+            let folder = dir.join(ARBITER_DIR);
+            std::fs::create_dir_all(&folder).map_err(|source| RecordError::Write {
+                path: folder.clone(),
+                source,
+            })?;
+            let path = folder.join("round.pgn");
+            write_atomic(&path, &arbiter).map_err(|source| RecordError::Write { path, source })?;
         }
-        *guard = Arc::from(text);
+        *guard = (Arc::from(public), Arc::from(arbiter));
         Ok(())
     }
 
@@ -1241,7 +1335,15 @@ mod tests {
             .unwrap();
         let text = round.pgn().to_string();
         assert!(text.contains("[Result \"1-0\"]"), "{text}");
-        assert!(text.contains("result set to 1-0"), "{text}");
+        // The arbiter's note is in the arbiter's round PGN, not the public one.
+        assert!(!text.contains("result set to"), "{text}");
+        assert!(!text.contains('{'), "no comment in public: {text}");
+        let arbiter = round.arbiter_pgn().to_string();
+        assert!(arbiter.contains("result set to 1-0"), "{arbiter}");
+        assert!(arbiter.contains("took back move 2"), "{arbiter}");
+        let on_disk = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+        assert_eq!(on_disk("round.pgn"), text);
+        assert_eq!(on_disk("arbiter/round.pgn"), arbiter);
         assert!(round
             .act(
                 2,
@@ -1312,5 +1414,50 @@ mod tests {
             2,
             "{round_pgn}"
         );
+    }
+
+    #[test]
+    fn the_round_files_player_tags_reach_the_round_pgn_and_a_record_begun_without_them() {
+        let dir = tempfile::tempdir().unwrap();
+        // Board 1 has a record from before the tags were given.
+        let g = Chess::new();
+        let mut rec = PgnRecord::start(&g, &Tags::default());
+        let m = g.parse_uci("d2d4").unwrap();
+        GameRecord::push(&mut rec, &g, &m, Some(4.0));
+        GameRecord::note(&mut rec, "unsure: the recorder's note");
+        std::fs::write(dir.path().join("board-1.pgn"), rec.render()).unwrap();
+        let mut specs = vec![spec(1, "chess"), spec(2, "chess")];
+        specs[0].white_elo = Some("2215".into());
+        specs[0].black_title = Some("wfm".into());
+        specs[0].black_fide_id = Some("1503014".into());
+        specs[1].white_title = Some("GM".into());
+        let info = EventInfo {
+            time_control: Some("5400+30".into()),
+            ..info()
+        };
+        let round = Round::new(info, "2026.05.01".into(), specs, dir.path(), "t".into()).unwrap();
+        let text = round.pgn().to_string();
+        let games = crate::record::pgn::parse_pgn_games(&text).unwrap();
+        assert_eq!(games[0].tag("WhiteElo"), Some("2215"), "{text}");
+        assert_eq!(games[0].tag("BlackTitle"), Some("WFM"), "{text}");
+        assert_eq!(games[0].tag("BlackFideId"), Some("1503014"), "{text}");
+        assert_eq!(games[1].tag("WhiteTitle"), Some("GM"), "{text}");
+        for g in &games {
+            assert_eq!(g.tag("TimeControl"), Some("5400+30"), "{text}");
+        }
+        // The public game keeps its move time, not the recorder's note.
+        assert!(text.contains("{[%emt 0:00:04]}"), "{text}");
+        assert!(!text.contains("unsure"), "{text}");
+        assert!(round.arbiter_pgn().contains("unsure: the recorder's note"));
+        // A new record begins with them too.
+        let b2 = std::fs::read_to_string(dir.path().join("board-2.pgn"));
+        assert!(b2.is_err() || b2.unwrap().contains("WhiteTitle"));
+        assert!(round
+            .board(2)
+            .unwrap()
+            .tags
+            .extra
+            .iter()
+            .any(|(n, v)| n == "WhiteTitle" && v == "GM"));
     }
 }

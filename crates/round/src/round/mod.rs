@@ -22,6 +22,7 @@ pub use file::{
 };
 pub(crate) use live::Action;
 pub(crate) use live::ActionError;
+pub(crate) use live::Audience;
 pub(crate) use live::{board_tags, RemoteActs};
 pub use live::{Alert, AlertKind, Board, BoardState, Round, Status, Update};
 pub(crate) use sink::record_board;

@@ -83,6 +83,9 @@ impl<'a, 'b> BoardSink<'a, 'b> {
             | Event::Displaced {
                 time, text, waits, ..
             }
+            | Event::NotTakenOff {
+                time, text, waits, ..
+            }
             | Event::Unreadable {
                 time, text, waits, ..
             } => self.irregular(*time, text, *waits),
@@ -631,7 +634,9 @@ mod tests {
         assert!(text.contains("took back move 2 (e5)"), "{text}");
         assert_eq!(board.state().sans, ["e4"]);
         assert_eq!(board.state().status, Status::Ended);
-        assert!(round.pgn().contains("took back"));
+        // The take-back is the arbiter's: said in the arbiter's round PGN only.
+        assert!(round.arbiter_pgn().contains("took back"));
+        assert!(!round.pgn().contains("took back"));
     }
 
     /// Actions waiting for the board's recorder.

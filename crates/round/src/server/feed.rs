@@ -13,7 +13,7 @@ use futures_util::stream::{self, Stream};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::page;
-use crate::round::{Board, Round, Update};
+use crate::round::{Audience, Board, BoardState, Round, Update};
 
 /// How often a quiet stream says it is alive (a comment line), so that proxies
 /// and browsers keep it open.
@@ -24,9 +24,18 @@ const BATCH: Duration = Duration::from_millis(250);
 
 const END: &[u8] = b"event: end\ndata: {}\n\n";
 
-/// A board as the pages show it, at one version of its state.
+/// A board as the pages show it, at one version of its state, to spectators
+/// and to the arbiter.
 pub(super) struct Rendered {
     pub version: u64,
+    /// Without the alerts and the arbiter's controls.
+    pub public: Shown,
+    /// With them.
+    pub arbiter: Shown,
+}
+
+/// A board as one audience's pages show it.
+pub(super) struct Shown {
     /// Its card on the round page.
     pub card: String,
     /// Its detail on its own page.
@@ -41,29 +50,52 @@ pub(super) struct Rendered {
 }
 
 impl Rendered {
+    /// As `audience` sees it.
+    pub(super) fn to(&self, audience: Audience) -> &Shown {
+        match audience {
+            Audience::Public => &self.public,
+            Audience::Arbiter => &self.arbiter,
+        }
+    }
+
     /// The frame a stream of `view` sends.
     fn frame(&self, view: View) -> Bytes {
-        match view {
-            View::Round => self.card_frame.clone(),
-            View::Board(_) => self.detail_frame.clone(),
+        let shown = self.to(view.audience);
+        match view.show {
+            Show::Round => shown.card_frame.clone(),
+            Show::Board(_) => shown.detail_frame.clone(),
         }
     }
 }
 
 /// What a subscriber's page shows: every board's card (`/events`), or one board's
-/// detail (`/events?board=N`). Each gets only what it shows.
+/// detail (`/events?board=N`), to spectators or to the arbiter. Each gets only
+/// what it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum View {
+pub(super) struct View {
+    pub show: Show,
+    pub audience: Audience,
+}
+
+/// Which boards a view shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Show {
     Round,
     Board(u32),
 }
 
 impl View {
     fn shows(self, board: u32) -> bool {
-        match self {
-            View::Round => true,
-            View::Board(n) => n == board,
+        match self.show {
+            Show::Round => true,
+            Show::Board(n) => n == board,
         }
+    }
+
+    /// Whether the view is sent this recorder event: spectators hear of moves
+    /// only (what else a recorder reports is the arbiter's).
+    fn hears(self, json: &str) -> bool {
+        self.audience == Audience::Arbiter || json.contains(r#""type":"move""#)
     }
 }
 
@@ -128,9 +160,18 @@ impl Cache {
 
 fn render(board: &Board) -> Rendered {
     let s = board.state();
-    let card = page::card(board, &s);
-    let detail = page::detail(board, &s);
-    let fields = serde_json::json!({
+    Rendered {
+        version: s.version,
+        public: shown(board, &s, Audience::Public),
+        arbiter: shown(board, &s, Audience::Arbiter),
+    }
+}
+
+/// The board as `audience` sees it: spectators get no alerts.
+fn shown(board: &Board, s: &BoardState, audience: Audience) -> Shown {
+    let card = page::card(board, s, audience);
+    let detail = page::detail(board, s, audience);
+    let mut fields = serde_json::json!({
         "number": board.number(),
         "game": board.kind().name(),
         "white": board.spec.white,
@@ -141,8 +182,12 @@ fn render(board: &Board) -> Rendered {
         "result": s.result,
         "moves": s.sans,
         "placement": s.diagram.as_ref().map(|d| d.placement()),
-        "alerts": s.alerts,
     });
+    if audience == Audience::Arbiter {
+        if let Some(o) = fields.as_object_mut() {
+            o.insert("alerts".into(), serde_json::json!(s.alerts));
+        }
+    }
     let with = |parts: &[(&str, &str)]| {
         let mut v = fields.clone();
         if let Some(o) = v.as_object_mut() {
@@ -154,8 +199,7 @@ fn render(board: &Board) -> Rendered {
     };
     // Compact JSON holds no line break, so it is one `data:` line.
     let frame = |json: String| Bytes::from(format!("event: board\ndata: {json}\n\n"));
-    Rendered {
-        version: s.version,
+    Shown {
         card_frame: frame(with(&[("card", &card)])),
         detail_frame: frame(with(&[("detail", &detail)])),
         json: with(&[("card", &card), ("detail", &detail)]),
@@ -198,7 +242,7 @@ fn heard(queue: &mut VecDeque<Pending>, cache: &Cache, view: View, update: Updat
                 queue.push_back(Pending::Board(n));
             }
         }
-        Update::Record(n, json) if view.shows(n) => {
+        Update::Record(n, json) if view.shows(n) && view.hears(&json) => {
             queue.push_back(Pending::Frame(cache.record(&json)))
         }
         Update::End => queue.push_back(Pending::Frame(Bytes::from_static(END))),

@@ -1,15 +1,23 @@
 //! The live server of a round (axum on a current-thread tokio runtime, on its own
 //! thread, so recorders never wait for it):
 //!
-//! - `/` every board: diagram, players, last moves, status, open alerts;
-//! - `/board/N` one board large, its moves, alerts and latest camera frame;
-//! - `/round.pgn`, `/board/N.pgn` (`.pdn`, `.txt`): the records as they stand,
-//!   served from memory, whole, with `Cache-Control: no-cache`;
+//! - `/` every board: diagram, players, last moves, status;
+//! - `/board/N` one board large, its moves and latest camera frame;
+//! - `/round.pgn`, `/board/N.pgn` (`.pdn`, `.txt`, `.sgf`): the public records
+//!   (moves, results, tags; no comment) as they stand, served from memory, whole,
+//!   with `Cache-Control: no-cache`;
 //! - `/events` Server-Sent Events: every board's state (with its card) on
-//!   connecting, then each change (`board`), every recorder event (`record`), and
-//!   `end`; `/events?board=N` the same for board N, with its detail;
+//!   connecting, then each change (`board`), every move (`record`), and `end`;
+//!   `/events?board=N` the same for board N, with its detail;
+//! - `/api/round` every board's state as JSON;
 //! - `POST /api/board/N/action` arbiter actions, with the token printed at start-up
-//!   in the `X-Arbiter-Token` header.
+//!   in the `X-Arbiter-Token` header;
+//! - `/arbiter/round.pgn`, `/arbiter/board/N.pgn`: the arbiter's records (every
+//!   comment), with the token.
+//!
+//! The token (the `X-Arbiter-Token` header, or `?token=` where a browser cannot
+//! send a header) makes the pages, `/events` and `/api/round` the arbiter's: with
+//! the alerts, the controls and every recorder event. See docs/http-api.md.
 //!
 //! Every board is rendered once per change of its state, whatever the number of
 //! viewers. Connections are capped and timed out (see [`Limits`]), so that no
@@ -31,7 +39,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::round::{Action, ActionError, Board, Round};
+use crate::round::{Action, ActionError, Audience, Board, Round};
 use feed::Cache;
 
 pub use listen::Limits;
@@ -139,8 +147,11 @@ fn router(round: Arc<Round>, limits: Limits) -> Router {
         .route("/board/{n}", get(board))
         .route("/board/{n}/frame.jpg", get(frame))
         .route("/api/board/{n}/action", post(action))
+        .route("/arbiter/round.pgn", get(arbiter_round_pgn))
+        .route("/arbiter/board/{n}", get(arbiter_board))
         .route("/static/app.js", get(app_js))
         .route("/static/style.css", get(style_css))
+        .route("/static/pieces.svg", get(pieces_svg))
         .fallback(|| async { not_found("page") })
         .with_state(live)
         .layer(axum::middleware::map_response(secured))
@@ -198,30 +209,75 @@ fn not_found(what: &str) -> Response {
     )
 }
 
-async fn index(State(live): Shared) -> Response {
+/// Who asks: the arbiter when the token comes (in the `X-Arbiter-Token`
+/// header or as `?token=`), else a spectator; a wrong token is refused.
+fn audience(live: &Live, headers: &HeaderMap, uri: &Uri) -> Result<Audience, Response> {
+    let header = headers.get("x-arbiter-token").and_then(|v| v.to_str().ok());
+    let query = uri
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("token="));
+    match header.or(query) {
+        None => Ok(Audience::Public),
+        Some(t) if same(t.as_bytes(), live.round.token.as_bytes()) => Ok(Audience::Arbiter),
+        Some(_) => Err(wrong_token()),
+    }
+}
+
+/// The arbiter's records and views, for the arbiter only.
+fn arbiter_only(live: &Live, headers: &HeaderMap, uri: &Uri) -> Result<(), Response> {
+    match audience(live, headers, uri)? {
+        Audience::Arbiter => Ok(()),
+        Audience::Public => Err(wrong_token()),
+    }
+}
+
+fn wrong_token() -> Response {
+    json(
+        StatusCode::UNAUTHORIZED,
+        serde_json::json!({"ok": false, "message": "the arbiter's token is missing or wrong"}),
+    )
+}
+
+async fn index(State(live): Shared, headers: HeaderMap, uri: Uri) -> Response {
+    // A page asked for with a wrong token is the spectators' page: its script
+    // says the token was refused.
+    let audience = audience(&live, &headers, &uri).unwrap_or(Audience::Public);
     let cards: String = live
         .round
         .boards()
         .iter()
-        .map(|b| live.cache.board(b).card.clone())
+        .map(|b| live.cache.board(b).to(audience).card.clone())
         .collect();
     text(
         StatusCode::OK,
         "text/html; charset=utf-8",
-        page::round_page(&live.round, &cards),
+        page::round_page(&live.round, &cards, audience),
     )
 }
+
+const PGN: &str = "application/x-chess-pgn; charset=utf-8";
 
 async fn round_pgn(State(live): Shared) -> Response {
-    text(
-        StatusCode::OK,
-        "application/x-chess-pgn; charset=utf-8",
-        live.round.pgn().to_string(),
-    )
+    text(StatusCode::OK, PGN, live.round.pgn().to_string())
 }
 
-/// `/board/N` (the page) or `/board/N.pgn` (its record; `.pdn`, `.txt` too).
-async fn board(State(live): Shared, Path(name): Path<String>) -> Response {
+async fn arbiter_round_pgn(State(live): Shared, headers: HeaderMap, uri: Uri) -> Response {
+    if let Err(refused) = arbiter_only(&live, &headers, &uri) {
+        return refused;
+    }
+    text(StatusCode::OK, PGN, live.round.arbiter_pgn().to_string())
+}
+
+/// `/board/N` (the page) or `/board/N.pgn` (its public record; `.pdn`, `.txt`,
+/// `.sgf` too).
+async fn board(
+    State(live): Shared,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Response {
     let round = &live.round;
     let (num, ext) = match name.split_once('.') {
         Some((n, e)) => (n, Some(e)),
@@ -231,28 +287,61 @@ async fn board(State(live): Shared, Path(name): Path<String>) -> Response {
         return not_found(&format!("board {num}"));
     };
     match ext {
-        None => text(
-            StatusCode::OK,
-            "text/html; charset=utf-8",
-            page::board_page(round, &board, &live.cache.board(&board).detail),
-        ),
-        Some(e) if e == board.kind().extension() => {
-            let s = board.state();
-            let body = if s.served.is_empty() {
-                // Not recording yet: the game as the round PGN holds it.
-                board_from_round(round, &board)
-            } else {
-                s.served.to_string()
-            };
-            text(StatusCode::OK, board.kind().content_type(), body)
+        None => {
+            let audience = audience(&live, &headers, &uri).unwrap_or(Audience::Public);
+            let rendered = live.cache.board(&board);
+            text(
+                StatusCode::OK,
+                "text/html; charset=utf-8",
+                page::board_page(round, &board, &rendered.to(audience).detail, audience),
+            )
         }
+        Some(e) if e == board.kind().extension() => record(round, &board, Audience::Public),
         Some(_) => not_found(&format!("board {num}'s record as .{}", ext.unwrap_or(""))),
     }
 }
 
+/// `/arbiter/board/N.pgn` (`.pdn`, `.txt`, `.sgf`): the board's record with
+/// every comment.
+async fn arbiter_board(
+    State(live): Shared,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Response {
+    if let Err(refused) = arbiter_only(&live, &headers, &uri) {
+        return refused;
+    }
+    let round = &live.round;
+    let (num, ext) = name.split_once('.').unwrap_or((name.as_str(), ""));
+    match num.parse().ok().and_then(|n| round.board(n)) {
+        Some(board) if ext == board.kind().extension() => record(round, &board, Audience::Arbiter),
+        _ => not_found(&format!("board {name}'s record")),
+    }
+}
+
+/// A board's record as `audience` gets it.
+fn record(round: &Round, board: &Board, audience: Audience) -> Response {
+    let s = board.state();
+    let kept = match audience {
+        Audience::Public => &s.served,
+        Audience::Arbiter => &s.arbiter,
+    };
+    let body = if kept.is_empty() {
+        // Not recording yet: the game as the round PGN holds it.
+        board_from_round(round, board, audience)
+    } else {
+        kept.to_string()
+    };
+    text(StatusCode::OK, board.kind().content_type(), body)
+}
+
 /// A board's game cut out of the round PGN (boards without a record yet).
-fn board_from_round(round: &Round, board: &Board) -> String {
-    let pgn = round.pgn();
+fn board_from_round(round: &Round, board: &Board, audience: Audience) -> String {
+    let pgn = match audience {
+        Audience::Public => round.pgn(),
+        Audience::Arbiter => round.arbiter_pgn(),
+    };
     let games = crate::record::pgn::parse_pgn_games(&pgn).unwrap_or_default();
     games
         .into_iter()
@@ -261,7 +350,11 @@ fn board_from_round(round: &Round, board: &Board) -> String {
         .unwrap_or_default()
 }
 
-async fn api_round(State(live): Shared) -> Response {
+async fn api_round(State(live): Shared, headers: HeaderMap, uri: Uri) -> Response {
+    let audience = match audience(&live, &headers, &uri) {
+        Ok(a) => a,
+        Err(refused) => return refused,
+    };
     let round = &live.round;
     let head = serde_json::json!({
         "event": round.info.name,
@@ -279,27 +372,32 @@ async fn api_round(State(live): Shared) -> Response {
         if i > 0 {
             body.push(',');
         }
-        body.push_str(&live.cache.board(b).json);
+        body.push_str(&live.cache.board(b).to(audience).json);
     }
     body.push_str("]}");
     text(StatusCode::OK, "application/json", body)
 }
 
 /// `/events` (every board, with its card) or `/events?board=N` (board N, with
-/// its detail).
-async fn events(State(live): Shared, uri: Uri) -> Response {
+/// its detail); the arbiter's with the token.
+async fn events(State(live): Shared, headers: HeaderMap, uri: Uri) -> Response {
+    let audience = match audience(&live, &headers, &uri) {
+        Ok(a) => a,
+        Err(refused) => return refused,
+    };
     let board = uri
         .query()
         .unwrap_or("")
         .split('&')
         .find_map(|kv| kv.strip_prefix("board="));
-    let view = match board {
-        None => feed::View::Round,
+    let show = match board {
+        None => feed::Show::Round,
         Some(n) => match n.parse().ok().filter(|n| live.round.board(*n).is_some()) {
-            Some(n) => feed::View::Board(n),
+            Some(n) => feed::Show::Board(n),
             None => return not_found(&format!("board {n}")),
         },
     };
+    let view = feed::View { show, audience };
     let stream = feed::events(live.round.clone(), live.cache.clone(), view);
     (
         [
@@ -445,6 +543,14 @@ async fn app_js() -> Response {
 
 async fn style_css() -> Response {
     text(StatusCode::OK, "text/css; charset=utf-8", STYLE_CSS)
+}
+
+async fn pieces_svg() -> Response {
+    text(
+        StatusCode::OK,
+        "image/svg+xml; charset=utf-8",
+        page::PIECES_SVG,
+    )
 }
 
 #[cfg(test)]

@@ -3,7 +3,11 @@
 //! every change, which the page's script swaps in.
 
 use crate::game::GameKind;
-use crate::round::{Alert, AlertKind, Board, BoardState, Round, Status};
+use crate::round::{Alert, AlertKind, Audience, Board, BoardState, Round, Status};
+
+/// The piece set the diagrams draw from (`<use href="#p-wK">`), sent once with
+/// each page rather than with every change of every board.
+pub(super) const PIECES_SVG: &str = include_str!("assets/pieces.svg");
 
 /// Escapes text for HTML content and attribute values.
 pub(crate) fn esc(s: &str) -> String {
@@ -30,7 +34,7 @@ fn or_unknown(s: &str) -> &str {
 }
 
 /// A whole page around `body`.
-fn page(round: &Round, title: &str, kind: &str, body: &str) -> String {
+fn page(round: &Round, title: &str, kind: &str, body: &str, audience: Audience) -> String {
     let info = &round.info;
     let mut sub = Vec::new();
     if !info.site.is_empty() {
@@ -44,32 +48,39 @@ fn page(round: &Round, title: &str, kind: &str, body: &str) -> String {
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title><link rel="stylesheet" href="/static/style.css"></head>
-<body data-page="{kind}">
+<body data-page="{kind}"{class}>
 <header class="top"><h1><a href="/">{name}</a></h1><p class="sub">{sub}</p>
-<p class="links"><a href="/round.pgn">round.pgn</a> <span id="live" class="live">connecting…</span> <span class="arbiter-only badge">arbiter</span></p></header>
+<p class="links"><a href="/round.pgn">round.pgn</a> <a class="arbiter-only" href="" data-arbiter-href="/arbiter/round.pgn">arbiter's round.pgn</a> <span id="live" class="live">connecting…</span> <span class="arbiter-only badge">arbiter</span></p></header>
 <p id="message" class="message" hidden></p>
-{body}
+{sprite}{body}
 <script src="/static/app.js"></script>
 </body></html>
 "#,
         title = esc(title),
         name = esc(or_unknown(&info.name)),
         sub = sub.join(" · "),
+        sprite = PIECES_SVG,
+        class = if audience == Audience::Arbiter {
+            r#" class="arbiter""#
+        } else {
+            ""
+        },
     )
 }
 
 /// `/`: every board, from their `cards`.
-pub(crate) fn round_page(round: &Round, cards: &str) -> String {
+pub(crate) fn round_page(round: &Round, cards: &str, audience: Audience) -> String {
     page(
         round,
         or_unknown(&round.info.name),
         "round",
         &format!(r#"<main class="boards">{cards}</main>"#),
+        audience,
     )
 }
 
 /// `/board/N`: one board large (its `detail`), its camera, its moves and alerts.
-pub(crate) fn board_page(round: &Round, board: &Board, detail: &str) -> String {
+pub(crate) fn board_page(round: &Round, board: &Board, detail: &str, audience: Audience) -> String {
     let n = board.number();
     let body = format!(
         r#"<main class="one">{detail}<figure class="camera"><img id="camera" data-src="/board/{n}/frame.jpg" src="/board/{n}/frame.jpg" alt="the latest camera frame of board {n}, with the grid drawn"><figcaption>camera, grid as the recorder places it</figcaption></figure></main>"#,
@@ -79,6 +90,7 @@ pub(crate) fn board_page(round: &Round, board: &Board, detail: &str) -> String {
         &format!("Board {n} · {}", or_unknown(&round.info.name)),
         "board",
         &body,
+        audience,
     )
 }
 
@@ -153,14 +165,15 @@ fn alert_item(board: &Board, a: &Alert) -> String {
     )
 }
 
-/// A board's card on the round page.
-pub(crate) fn card(board: &Board, s: &BoardState) -> String {
+/// A board's card on the round page; the arbiter's with the open alerts.
+pub(crate) fn card(board: &Board, s: &BoardState, audience: Audience) -> String {
     let n = board.number();
     let svg = s.diagram.as_ref().map(|d| d.svg(260)).unwrap_or_default();
+    let arbiter = audience == Audience::Arbiter;
     let open: String = s
         .alerts
         .iter()
-        .filter(|a| a.open)
+        .filter(|a| a.open && arbiter)
         .map(|a| alert_item(board, a))
         .collect();
     let last = numbered(board.kind(), &s.sans, s.sans.len().saturating_sub(4));
@@ -171,11 +184,7 @@ pub(crate) fn card(board: &Board, s: &BoardState) -> String {
 <p class="last">{last}</p>
 <ul class="alerts">{open}</ul>
 </article>"#,
-        if s.alerts.iter().any(|a| a.open) {
-            " has-alert"
-        } else {
-            ""
-        },
+        if !open.is_empty() { " has-alert" } else { "" },
         status = s.status.key(),
         version = s.version,
         plies = s.sans.len(),
@@ -190,8 +199,9 @@ pub(crate) fn card(board: &Board, s: &BoardState) -> String {
     )
 }
 
-/// A board's detail on its own page.
-pub(crate) fn detail(board: &Board, s: &BoardState) -> String {
+/// A board's detail on its own page; the arbiter's with the alerts and the
+/// arbiter's controls.
+pub(crate) fn detail(board: &Board, s: &BoardState, audience: Audience) -> String {
     let n = board.number();
     let svg = s.diagram.as_ref().map(|d| d.svg(480)).unwrap_or_default();
     let alerts: String = s
@@ -211,13 +221,31 @@ pub(crate) fn detail(board: &Board, s: &BoardState) -> String {
         })
         .collect();
     let over = matches!(s.status, Status::Finished);
+    let arbiter = if audience == Audience::Arbiter {
+        format!(
+            r#"<div class="arbiter-only panel"><h3>Arbiter</h3><p>Result: {results}</p><p><button data-action="take_back" data-board="{n}" data-ply="{plies}"{disabled}>Take back the last move</button></p><p><a href="" data-arbiter-href="/arbiter/board/{n}.{ext}">the arbiter's record</a></p></div>
+<h3>Alerts</h3><ul class="alerts">{alerts}</ul>"#,
+            plies = s.sans.len(),
+            disabled = if s.sans.is_empty() || over {
+                " disabled"
+            } else {
+                ""
+            },
+            alerts = if alerts.is_empty() {
+                "<li class=\"none\">none</li>".into()
+            } else {
+                alerts
+            },
+        )
+    } else {
+        String::new()
+    };
     format!(
         r#"<section class="detail" id="board-{n}" data-board="{n}" data-version="{version}" data-status="{status}" data-plies="{plies}" data-result="{result}">
 <header><h2>Board {n}</h2> {badge} <span class="result">{result}</span> <a href="/board/{n}.{ext}">board-{n}.{ext}</a></header>
 {players}<div class="big">{svg}</div>
 <div class="side"><h3>Moves</h3><p class="moves">{moves}</p>
-<div class="arbiter-only panel"><h3>Arbiter</h3><p>Result: {results}</p><p><button data-action="take_back" data-board="{n}" data-ply="{plies}"{disabled}>Take back the last move</button></p></div>
-<h3>Alerts</h3><ul class="alerts">{alerts}</ul></div>
+{arbiter}</div>
 </section>"#,
         status = s.status.key(),
         version = s.version,
@@ -229,16 +257,6 @@ pub(crate) fn detail(board: &Board, s: &BoardState) -> String {
             "no move yet".into()
         } else {
             numbered(board.kind(), &s.sans, 0)
-        },
-        disabled = if s.sans.is_empty() || over {
-            " disabled"
-        } else {
-            ""
-        },
-        alerts = if alerts.is_empty() {
-            "<li class=\"none\">none</li>".into()
-        } else {
-            alerts
         },
     )
 }

@@ -258,7 +258,10 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
             Box::pin(feed::events(
                 round.clone(),
                 cache.clone(),
-                feed::View::Round,
+                feed::View {
+                    show: feed::Show::Round,
+                    audience: Audience::Public,
+                },
             ))
         })
         .collect();
@@ -272,7 +275,10 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
     let mut one = Box::pin(feed::events(
         round.clone(),
         cache.clone(),
-        feed::View::Board(2),
+        feed::View {
+            show: feed::Show::Board(2),
+            audience: Audience::Public,
+        },
     ));
     let only = sendable(&rt, &mut one);
     assert_eq!(only.len(), 1);
@@ -324,4 +330,67 @@ fn a_change_is_rendered_once_for_every_subscriber_and_one_behind_gets_every_boar
         .collect();
     assert!(texts[0].contains("\"number\":1") && texts[0].contains("n4999"));
     assert!(texts[1].contains("\"number\":2"));
+}
+
+#[test]
+fn spectators_get_the_games_and_the_arbiter_gets_the_alerts_and_the_notes() {
+    let (_dir, round) = round(2);
+    let board = round.board(1).unwrap();
+    board.alert(
+        crate::round::AlertKind::Unexplained,
+        "a secret only the arbiter reads".into(),
+        None,
+    );
+    round.publish(board);
+    let server = start_with(round.clone(), "127.0.0.1:0", limits(16, 10, 10)).unwrap();
+    let secret = "a secret only the arbiter reads";
+    let with = |path: &str, token: &str| {
+        exchange(
+            server.addr,
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Arbiter-Token: {token}\r\n\r\n"
+            ),
+            usize::MAX,
+        )
+    };
+    for path in ["/", "/board/1", "/api/round"] {
+        let (head, body) = get(server.addr, path);
+        assert!(head.starts_with("HTTP/1.1 200"), "{path}: {head}");
+        assert!(
+            !body.contains(secret),
+            "{path} shows spectators an alert: {body}"
+        );
+        let (head, body) = get(server.addr, &format!("{path}?token=t0k"));
+        assert!(head.starts_with("HTTP/1.1 200"), "{path}: {head}");
+        assert!(
+            body.contains(secret),
+            "{path} hides the alert from the arbiter"
+        );
+        let (_, body) = with(path, "t0k");
+        assert!(body.contains(secret), "{path} with the header");
+    }
+    // The pages draw pieces from the piece set sent once with the page.
+    let (_, page) = get(server.addr, "/");
+    assert!(page.contains(r#"<symbol id="p-wN""#), "{page}");
+    assert!(page.contains(r##"href="#p-wN""##), "{page}");
+    let (head, sprite) = get(server.addr, "/static/pieces.svg");
+    assert!(head.to_lowercase().contains("image/svg+xml"), "{head}");
+    assert!(sprite.contains("cburnett"));
+    // The arbiter's records and stream want the token; a wrong one is refused.
+    for path in ["/arbiter/round.pgn", "/arbiter/board/1.pgn"] {
+        assert!(
+            get(server.addr, path).0.starts_with("HTTP/1.1 401"),
+            "{path}"
+        );
+        assert!(with(path, "wrong").0.starts_with("HTTP/1.1 401"), "{path}");
+        assert!(with(path, "t0k").0.starts_with("HTTP/1.1 200"), "{path}");
+    }
+    let (head, _) = exchange(
+        server.addr,
+        "GET /events?token=wrong HTTP/1.1\r\nHost: x\r\n\r\n",
+        10,
+    );
+    assert!(head.starts_with("HTTP/1.1 401"), "{head}");
+    let (head, _) = get(server.addr, "/api/round?token=wrong");
+    assert!(head.starts_with("HTTP/1.1 401"), "{head}");
 }

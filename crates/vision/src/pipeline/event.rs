@@ -189,6 +189,19 @@ pub enum Event {
         /// the recording goes on).
         waits: bool,
     },
+    /// A move was played and what it took still stands on the board: the
+    /// record waits for it to be taken off.
+    NotTakenOff {
+        /// Seconds into the input of the still view that showed it.
+        time: f64,
+        /// Where the taken pieces still stand.
+        squares: Vec<String>,
+        /// What happened in an arbiter's words ("A6 was played, and what it
+        /// took still stands on A7").
+        text: String,
+        /// Whether recording waits for a legal position (it does).
+        waits: bool,
+    },
     /// Squares that disagree with the position but could not be read with
     /// confidence: not taken for a move.
     Unreadable {
@@ -400,11 +413,16 @@ pub struct SiteProbs {
 }
 
 impl Event {
-    /// The event naming an irregularity.
-    pub fn irregularity(time: f64, why: &crate::infer::Irregularity, waits: bool) -> Event {
+    /// The event naming an irregularity, squares named by `name`.
+    pub(crate) fn irregularity(
+        time: f64,
+        why: &crate::infer::Irregularity,
+        waits: bool,
+        name: &dyn Fn(crate::rules::Square) -> String,
+    ) -> Event {
         use crate::infer::Irregularity as I;
-        let squares = why.squares().iter().map(|s| s.name()).collect();
-        let text = why.describe();
+        let squares = why.squares().iter().map(|s| name(*s)).collect();
+        let text = why.describe_with(name);
         match why {
             I::IllegalMove { .. } => Event::IllegalMove {
                 time,
@@ -430,6 +448,12 @@ impl Event {
                 text,
                 waits,
             },
+            I::NotTakenOff { .. } => Event::NotTakenOff {
+                time,
+                squares,
+                text,
+                waits,
+            },
         }
     }
 
@@ -442,6 +466,7 @@ impl Event {
             | Event::IllegalMove { time, .. }
             | Event::PieceRemoved { time, .. }
             | Event::Displaced { time, .. }
+            | Event::NotTakenOff { time, .. }
             | Event::Unreadable { time, .. }
             | Event::NewGame { time, .. }
             | Event::Resynced { time, .. }

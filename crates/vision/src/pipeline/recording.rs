@@ -319,7 +319,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
                 let squares: Vec<String> = check_start(&self.game, &m, probs, &self.job.infer)
                     .misread
                     .iter()
-                    .map(|s| s.name())
+                    .map(|s| self.game.square_name(*s))
                     .collect();
                 let advice = format!(
                     "the view shows none of the positions of the record's {plies} half-moves, nor a move after them: check the input, --grid, --white and the corners"
@@ -458,7 +458,11 @@ impl<'a, R: Recordable> Recording<'a, R> {
         {
             return Ok(Flow::Next);
         }
-        let squares: Vec<String> = check.misread.iter().map(|s| s.name()).collect();
+        let squares: Vec<String> = check
+            .misread
+            .iter()
+            .map(|s| self.game.square_name(*s))
+            .collect();
         if self.not_start.as_ref() != Some(&(why.clone(), squares.clone())) {
             let advice = match &several {
                 Some(lines) => format!(

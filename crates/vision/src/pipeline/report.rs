@@ -4,9 +4,9 @@
 use super::event::{self, ms};
 use super::{Event, EventSink, RecordJob, RecordSummary, StillView};
 use crate::classify::SiteReading;
-use crate::infer::{FollowEvent, Follower, SiteMap};
+use crate::infer::{FollowEvent, Follower, Irregularity, SiteMap};
 use crate::record::log::{rule_ending_note, GameRecord, RecordFile, Recordable};
-use crate::rules::Rules;
+use crate::rules::{Rules, Side, Square};
 
 /// What a recording that took a record up says around its first new ply: that it
 /// resumed (before it, so that a run that adds nothing changes nothing), or, after
@@ -121,6 +121,7 @@ pub(super) fn apply_event<R: Recordable>(
         f.position_before(ply)
             .expect("an accepted ply has a position")
     };
+    let name = &|sq| f.game().square_name(sq);
     match event {
         FollowEvent::Moved {
             ply,
@@ -143,11 +144,11 @@ pub(super) fn apply_event<R: Recordable>(
         }
         FollowEvent::Unexplained { squares, why } => {
             summary.unexplained += 1;
-            let names: Vec<String> = squares.iter().map(|s| s.name()).collect();
+            let names: Vec<String> = squares.iter().map(|s| name(*s)).collect();
             let text = match why {
                 Some(w) => format!(
                     "{} at {}; recording waits for a legal position",
-                    w.describe(),
+                    w.describe_with(name),
                     job.timeline.moment(time)
                 ),
                 None => format!(
@@ -158,7 +159,7 @@ pub(super) fn apply_event<R: Recordable>(
             };
             record.current.note(&text);
             events.emit(match why {
-                Some(w) => Event::irregularity(ms(time), w, true),
+                Some(w) => Event::irregularity(ms(time), w, true, name),
                 None => Event::Unexplained {
                     time: ms(time),
                     squares: names,
@@ -166,12 +167,20 @@ pub(super) fn apply_event<R: Recordable>(
             });
         }
         FollowEvent::Noticed { what } => {
+            // Pieces a move took still standing hold the record up; anything
+            // else noticed is not a move, and recording goes on.
+            let waits = matches!(what, Irregularity::NotTakenOff { .. });
+            let then = if waits {
+                "recording waits for them to be taken off"
+            } else {
+                "not a move; recording goes on"
+            };
             record.current.note(&format!(
-                "{} at {} (not a move; recording goes on)",
-                what.describe(),
+                "{} at {} ({then})",
+                what.describe_with(name),
                 job.timeline.moment(time)
             ));
-            events.emit(Event::irregularity(ms(time), what, false));
+            events.emit(Event::irregularity(ms(time), what, waits, name));
         }
         FollowEvent::NewGame { after } => {
             summary.games += 1;
@@ -221,13 +230,13 @@ fn new_game<R: Recordable>(
         f.game(),
         &format!(
             "play went on after the irregularity ({}): the moves that followed are game {game} of this file, from the position it left (at {})",
-            after.describe(),
+            after.describe_with(&|sq| f.game().square_name(sq)),
             job.timeline.moment(time)
         ),
         &format!(
             "game {game}: continues game {} from the position left by an irregularity ({}); the arbiter decides (FIDE 7.5)",
             game - 1,
-            after.describe()
+            after.describe_with(&|sq| f.game().square_name(sq))
         ),
     );
     draws.claim = f.game().claimable();
@@ -235,7 +244,7 @@ fn new_game<R: Recordable>(
         time: ms(time),
         game,
         position: f.game().position_text(),
-        after: after.describe(),
+        after: after.describe_with(&|sq| f.game().square_name(sq)),
     });
 }
 
@@ -316,6 +325,11 @@ fn write_move<R: Recordable>(
     if let Some(text) = uncertain_note(before, mv, alternatives) {
         record.current.note(&text);
     }
+    let mut after = before.clone();
+    after.play_legal(mv);
+    if let Some(text) = silent_note(before, &after) {
+        record.current.note(&text);
+    }
     events.emit(Event::Move {
         time: ms(said.time),
         ply: said.ply,
@@ -325,9 +339,28 @@ fn write_move<R: Recordable>(
         assumed: said.assumed,
         alternatives: alternatives.iter().map(|a| a.notation.clone()).collect(),
     });
-    let mut after = before.clone();
-    after.play_legal(mv);
     draws.after_ply(&after, said.ply, said.time, record, events);
+}
+
+/// The record's comment on a move that changed no square (a pass in Go): no
+/// view shows one; the views showed the other side play twice in a row.
+fn silent_note<R: Rules>(before: &R, after: &R) -> Option<String> {
+    let (files, ranks) = before.dims();
+    let unchanged = (0..ranks)
+        .flat_map(|r| (0..files).map(move |f| Square::new(f, r)))
+        .all(|sq| before.occupant(sq) == after.occupant(sq));
+    let name = |s: Side| match s {
+        Side::White => "White",
+        Side::Black => "Black",
+    };
+    let mover = before.side_to_move();
+    unchanged.then(|| {
+        format!(
+            "{} passed: the board showed {} play twice in a row",
+            name(mover),
+            name(mover.other())
+        )
+    })
 }
 
 /// The record's comment on a move the views also support others for: the move

@@ -342,6 +342,12 @@ impl Go {
 impl Rules for Go {
     type Move = Move;
 
+    /// A stone played and taken again before any view leaves the board as a
+    /// pass would: the camera cannot tell them apart, and a pass is the rarer.
+    fn tiebreak(&self, mv: &Move) -> u32 {
+        u32::from(*mv == Move::Pass)
+    }
+
     fn dims(&self) -> (u8, u8) {
         (self.size(), self.size())
     }
@@ -392,6 +398,10 @@ impl Rules for Go {
     }
 
     /// `K10`, or `pass`.
+    fn square_name(&self, sq: Square) -> String {
+        point_name(sq)
+    }
+
     fn notation(&self, mv: &Move) -> String {
         match mv {
             Move::Play(sq) => point_name(*sq),

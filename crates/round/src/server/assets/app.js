@@ -2,7 +2,10 @@
 // the board's card (or detail) that the server rendered; arbiter buttons post
 // actions with the token given once in the address (?token=...), which then
 // leaves the address (history, bookmarks, screen shares) for the tab's storage.
+// With the token the event stream is the arbiter's (alerts, controls); the
+// arbiter's records are fetched with it in a header and saved as files.
 // The server's Content-Security-Policy runs this file only: no inline script.
+// The HTTP API is described in docs/http-api.md.
 (() => {
   "use strict";
   const params = new URLSearchParams(location.search);
@@ -28,23 +31,60 @@
   let ended = false;
   // A board's page hears of its board only.
   const one = document.querySelector("section.detail[data-board]");
-  const events = new EventSource(one ? "/events?board=" + encodeURIComponent(one.dataset.board) : "/events");
-  events.addEventListener("open", () => { if (!ended) live.textContent = "live"; });
-  events.addEventListener("error", () => { if (!ended) live.textContent = "reconnecting…"; });
-  events.addEventListener("board", (e) => {
-    const b = JSON.parse(e.data);
-    const el = document.getElementById("board-" + b.number);
-    if (!el || Number(el.dataset.version || -1) > b.version) return;
-    const tmp = document.createElement("div");
-    tmp.innerHTML = page === "board" ? b.detail : b.card;
-    const fresh = tmp.firstElementChild;
-    fresh.dataset.version = b.version;
-    el.replaceWith(fresh);
-  });
-  events.addEventListener("end", () => {
-    ended = true;
-    live.textContent = "round over";
-    live.classList.add("over");
+  const connect = () => {
+    const q = new URLSearchParams();
+    if (one) q.set("board", one.dataset.board);
+    if (token) q.set("token", token);
+    const rest = q.toString();
+    const events = new EventSource("/events" + (rest ? "?" + rest : ""));
+    events.addEventListener("open", () => { if (!ended) live.textContent = "live"; });
+    events.addEventListener("error", () => {
+      // Refused (a wrong token) closes the stream for good: the spectators' view.
+      if (events.readyState === EventSource.CLOSED && token) {
+        token = null;
+        try { sessionStorage.removeItem("boardscribe-token"); } catch (err) { /* storage may be off */ }
+        document.body.classList.remove("arbiter");
+        say("the arbiter's token was refused: this is the spectators' page", true);
+        connect();
+        return;
+      }
+      if (!ended) live.textContent = "reconnecting…";
+    });
+    events.addEventListener("board", (e) => {
+      const b = JSON.parse(e.data);
+      const el = document.getElementById("board-" + b.number);
+      if (!el || Number(el.dataset.version || -1) > b.version) return;
+      const tmp = document.createElement("div");
+      tmp.innerHTML = page === "board" ? b.detail : b.card;
+      const fresh = tmp.firstElementChild;
+      fresh.dataset.version = b.version;
+      el.replaceWith(fresh);
+    });
+    events.addEventListener("end", () => {
+      ended = true;
+      live.textContent = "round over";
+      live.classList.add("over");
+    });
+  };
+  connect();
+  // The arbiter's records: fetched with the token in a header (never in an
+  // address), saved as a file.
+  document.addEventListener("click", async (e) => {
+    const link = e.target.closest("a[data-arbiter-href]");
+    if (!link || !token) return;
+    e.preventDefault();
+    try {
+      const r = await fetch(link.dataset.arbiterHref, { headers: { "x-arbiter-token": token } });
+      if (!r.ok) { say("the arbiter's record was refused: " + r.status, true); return; }
+      const url = URL.createObjectURL(await r.blob());
+      const save = document.createElement("a");
+      save.href = url;
+      save.download = "arbiter-" + link.dataset.arbiterHref.split("/").pop();
+      save.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    } catch (err) {
+      say("the server cannot be reached: " + err, true);
+    }
   });
   document.addEventListener("click", async (e) => {
     const button = e.target.closest("button[data-action]");
