@@ -341,7 +341,7 @@ fn spectators_get_the_games_and_the_arbiter_gets_the_alerts_and_the_notes() {
         "a secret only the arbiter reads".into(),
         None,
     );
-    round.publish(board);
+    round.publish(&board);
     let server = start_with(round.clone(), "127.0.0.1:0", limits(16, 10, 10)).unwrap();
     let secret = "a secret only the arbiter reads";
     let with = |path: &str, token: &str| {
