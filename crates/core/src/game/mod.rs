@@ -110,7 +110,7 @@ impl GameKind {
 
     /// The grid the game is played on, as (rows, columns) of cells: for Go,
     /// the cells between the lines of its default board (18x18 for 19 lines).
-    pub fn cells(self) -> (u32, u32) {
+    pub(crate) fn cells(self) -> (u32, u32) {
         match self {
             GameKind::Chess | GameKind::RussianDraughts => (8, 8),
             GameKind::Tablut => (9, 9),
@@ -207,7 +207,7 @@ impl GameKind {
     }
 
     /// What a set-up start is written in, for messages and help.
-    pub fn start_notation(self) -> &'static str {
+    pub(crate) fn start_notation(self) -> &'static str {
         match self {
             GameKind::Chess => "a FEN",
             GameKind::RussianDraughts => "a PDN FEN such as W:Wa1,c3:Bh8",

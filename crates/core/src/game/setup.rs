@@ -27,7 +27,7 @@ pub struct Setup {
 
 impl Setup {
     /// The game from its standard start, default options.
-    pub fn standard(kind: GameKind) -> Setup {
+    pub(crate) fn standard(kind: GameKind) -> Setup {
         Setup {
             kind,
             ..Setup::default()
@@ -188,7 +188,7 @@ impl GameSetup {
     }
 
     /// The setup as given.
-    pub fn setup(&self) -> &Setup {
+    pub(crate) fn setup(&self) -> &Setup {
         &self.setup
     }
 

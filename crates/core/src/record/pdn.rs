@@ -47,7 +47,7 @@ fn escape_tag(value: &str) -> String {
 
 impl PdnRecord {
     /// An empty record from the standard start.
-    pub fn new(options: DraughtsOptions) -> PdnRecord {
+    pub(crate) fn new(options: DraughtsOptions) -> PdnRecord {
         Self::from_game(&RussianDraughts::new(options))
     }
 
@@ -63,12 +63,12 @@ impl PdnRecord {
     }
 
     /// A tag's value, by name.
-    pub fn tag(&self, name: &str) -> Option<&str> {
+    pub(crate) fn tag(&self, name: &str) -> Option<&str> {
         self.tags.get(name)
     }
 
     /// User-visible tags (roster and user tags; not the derived Result/GameType/SetUp/FEN).
-    pub fn tags(&self) -> &Tags {
+    pub(crate) fn tags(&self) -> &Tags {
         &self.tags
     }
 
@@ -119,7 +119,7 @@ impl PdnRecord {
     }
 
     /// Parses a move in record notation and appends it.
-    pub fn push_notation(&mut self, text: &str) -> Result<Move, EditError> {
+    pub(crate) fn push_notation(&mut self, text: &str) -> Result<Move, EditError> {
         let mv = self.game.play_notation(text)?;
         self.comments.push(None);
         Ok(mv)

@@ -65,7 +65,7 @@ impl Komi {
     }
 
     /// The komi in hundredths of a point.
-    pub fn hundredths(self) -> i32 {
+    pub(crate) fn hundredths(self) -> i32 {
         self.hundredths
     }
 }
