@@ -46,7 +46,7 @@ impl GridSpec {
     }
 
     /// Whether the grid has no site (never, for a grid that parsed).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 

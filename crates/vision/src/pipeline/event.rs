@@ -401,7 +401,7 @@ pub struct SiteProbs {
 
 impl Event {
     /// The event naming an irregularity.
-    pub fn irregularity(time: f64, why: &crate::infer::Irregularity, waits: bool) -> Event {
+    pub(crate) fn irregularity(time: f64, why: &crate::infer::Irregularity, waits: bool) -> Event {
         use crate::infer::Irregularity as I;
         let squares = why.squares().iter().map(|s| s.name()).collect();
         let text = why.describe();
@@ -434,7 +434,7 @@ impl Event {
     }
 
     /// The time the event refers to, when it has one.
-    pub fn time(&self) -> Option<f64> {
+    pub(crate) fn time(&self) -> Option<f64> {
         match self {
             Event::Orientation { time, .. }
             | Event::Move { time, .. }
