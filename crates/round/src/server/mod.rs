@@ -54,7 +54,7 @@ pub struct ServerHandle {
 
 impl ServerHandle {
     /// The connections being served now.
-    pub fn connections(&self) -> usize {
+    pub(crate) fn connections(&self) -> usize {
         self.limits.max_connections - self.slots.available_permits()
     }
 }
