@@ -206,18 +206,6 @@ impl GameKind {
         }
     }
 
-    /// What a set-up start is written in, for messages and help.
-    pub(crate) fn start_notation(self) -> &'static str {
-        match self {
-            GameKind::Chess => "a FEN",
-            GameKind::RussianDraughts => "a PDN FEN such as W:Wa1,c3:Bh8",
-            GameKind::Tablut => "Tablut's position text",
-            GameKind::Go => {
-                "Go's position text: rows from the top, X black, O white, numbers for empty points, then b or w"
-            }
-        }
-    }
-
     /// The games' names for a message: `chess, russian-draughts (or draughts), tablut`.
     pub(crate) fn names() -> String {
         let names: Vec<String> = GameKind::ALL

@@ -188,6 +188,7 @@ impl GameSetup {
     }
 
     /// The setup as given.
+    #[cfg(test)]
     pub(crate) fn setup(&self) -> &Setup {
         &self.setup
     }

@@ -78,6 +78,7 @@ impl<R: Recordable> RecordFile<R> {
     }
 
     /// A file of one game taken up from its record.
+    #[cfg(test)]
     pub(crate) fn single(current: R::Record, tags: &Tags) -> RecordFile<R> {
         RecordFile::after(Vec::new(), current, tags)
     }

@@ -47,6 +47,7 @@ fn escape_tag(value: &str) -> String {
 
 impl PdnRecord {
     /// An empty record from the standard start.
+    #[cfg(test)]
     pub(crate) fn new(options: DraughtsOptions) -> PdnRecord {
         Self::from_game(&RussianDraughts::new(options))
     }
@@ -63,13 +64,9 @@ impl PdnRecord {
     }
 
     /// A tag's value, by name.
+    #[cfg(test)]
     pub(crate) fn tag(&self, name: &str) -> Option<&str> {
         self.tags.get(name)
-    }
-
-    /// User-visible tags (roster and user tags; not the derived Result/GameType/SetUp/FEN).
-    pub(crate) fn tags(&self) -> &Tags {
-        &self.tags
     }
 
     /// Sets a tag (replacing its value if present). Tag names are letters, digits
@@ -119,6 +116,7 @@ impl PdnRecord {
     }
 
     /// Parses a move in record notation and appends it.
+    #[cfg(test)]
     pub(crate) fn push_notation(&mut self, text: &str) -> Result<Move, EditError> {
         let mv = self.game.play_notation(text)?;
         self.comments.push(None);

@@ -49,11 +49,13 @@ pub struct ServerHandle {
     pub addr: SocketAddr,
     /// What it allows its clients.
     pub limits: Limits,
+    #[cfg(test)]
     slots: Arc<listen::Semaphore>,
 }
 
 impl ServerHandle {
     /// The connections being served now.
+    #[cfg(test)]
     pub(crate) fn connections(&self) -> usize {
         self.limits.max_connections - self.slots.available_permits()
     }
@@ -96,6 +98,7 @@ pub(crate) fn start_with(
     Ok(ServerHandle {
         addr,
         limits,
+        #[cfg(test)]
         slots,
     })
 }

@@ -213,11 +213,13 @@ impl Go {
 
     /// Whether the game began elsewhere than its options' start (the empty board,
     /// or the handicap stones).
+    #[cfg(test)]
     pub(crate) fn is_set_up(&self) -> bool {
         Go::new(self.options).map_or(true, |g| *g.start != *self.start)
     }
 
     /// The start position in the position text.
+    #[cfg(test)]
     pub(crate) fn start_text(&self) -> String {
         text::write(&self.start.board, self.start.side)
     }

@@ -65,6 +65,7 @@ impl Komi {
     }
 
     /// The komi in hundredths of a point.
+    #[cfg(test)]
     pub(crate) fn hundredths(self) -> i32 {
         self.hundredths
     }
