@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use boardscribe_core::game::{GameKind, GameSetup, GameVisitor, Setup};
-//! use boardscribe_core::record::resume::Resume;
+//! use boardscribe_core::record::Resume;
 //!
 //! struct Moves;
 //! impl GameVisitor for Moves {

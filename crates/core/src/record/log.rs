@@ -13,7 +13,7 @@ use crate::rules::tablut::Tablut;
 use crate::rules::{Outcome, Rules};
 
 // Every record's tags, whatever its format.
-pub use crate::record::tags::Tags;
+pub(crate) use crate::record::tags::Tags;
 
 /// A game record being written as the game is played.
 pub trait GameRecord<R: Rules> {

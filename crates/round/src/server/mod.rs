@@ -256,7 +256,7 @@ async fn board(State(live): Shared, Path(name): Path<String>) -> Response {
 /// A board's game cut out of the round PGN (boards without a record yet).
 fn board_from_round(round: &Round, board: &Board) -> String {
     let pgn = round.pgn();
-    let games = crate::record::pgn::parse_pgn_games(&pgn).unwrap_or_default();
+    let games = crate::record::parse_pgn_games(&pgn).unwrap_or_default();
     games
         .into_iter()
         .find(|g| g.tag("Board") == Some(&board.number().to_string()))
