@@ -7,7 +7,7 @@
 //! and nowhere else.
 //!
 //! ```
-//! use boardscribe_core::game::{GameKind, GameSetup, GameVisitor, Setup};
+//! use boardscribe_core::game::{GameKind, GameSetup, GameVisitor};
 //! use boardscribe_core::record::Resume;
 //!
 //! struct Moves;
@@ -19,7 +19,7 @@
 //! }
 //!
 //! let kind: GameKind = "draughts".parse().unwrap();
-//! let setup = GameSetup::parse(&Setup::standard(kind)).unwrap();
+//! let setup = GameSetup::standard(kind);
 //! assert_eq!(setup.visit(Moves), 7);
 //! ```
 
