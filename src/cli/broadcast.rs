@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::signals;
-use crate::record::date::today;
+use crate::record::today;
 use crate::record::FolderLock;
 use crate::runner;
 use boardscribe_round::nats;

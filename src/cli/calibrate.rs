@@ -243,7 +243,7 @@ fn camera(a: CameraArgs) -> anyhow::Result<()> {
     let corners: Vec<_> = views.iter().map(|(_, c)| c.clone()).collect();
     let cal = calibrate(&corners, (w, h), pattern, a.square_mm, a.k3)?;
     let mut profile = cal.profile;
-    profile.date = Some(crate::record::date::today());
+    profile.date = Some(crate::record::today());
     profile.note = a.note.clone();
     for ((path, _), rms) in views.iter().zip(&cal.view_rms_px) {
         outln!("{}: reprojection error {rms:.3} px", path.display());

@@ -9,7 +9,7 @@ use crate::classify::CropView;
 use crate::geometry::GridSpec;
 use crate::infer::placement_classes;
 use crate::infer::WhiteSide;
-use crate::record::log::{RecordFile, Tags};
+use crate::record::{RecordFile, Tags};
 use crate::rules::go::{Go, GoOptions};
 use crate::rules::{Occupant, Rules, Square};
 use boardscribe_cli::usage;
@@ -166,7 +166,7 @@ fn write_go_setup(
         anyhow::anyhow!("the stones read make no Go position (a group without a liberty)")
     })?;
     let tags = Tags {
-        date: crate::record::date::today(),
+        date: crate::record::today(),
         ..Tags::default()
     };
     let text = RecordFile::new(&set, &tags).render();

@@ -12,7 +12,7 @@ use super::{signals, BoardArgs, ModelArgs};
 use crate::game::GameKind;
 use crate::geometry::{Corners, GridSpec};
 use crate::pipeline::Event;
-use crate::record::date::today;
+use crate::record::today;
 use crate::record::{FolderLock, RecordLock};
 use crate::round::{
     self, Board, BoardEnd, BoardError, BoardRunner, BoardSpec, Round, RoundFile, Status, Update,

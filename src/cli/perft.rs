@@ -4,7 +4,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::game::{GameKind, GameSetup, GameVisitor, Setup};
-use crate::record::resume::Resume;
+use crate::record::Resume;
 use crate::rules::Rules;
 
 #[derive(Args, Debug)]

@@ -13,9 +13,9 @@ use crate::infer::WhiteSide;
 use crate::pipeline::{
     self, FindError, Given, Outcome, PlanError, Problem, RecordPlan, Recorded, Recorder, Timeline,
 };
-use crate::record::log::Tags;
-use crate::record::resume::Resume;
 use crate::record::RecordLock;
+use crate::record::Resume;
+use crate::record::Tags;
 use crate::round;
 use crate::rules::go::GoOptions;
 use crate::runner::Serve;
@@ -629,7 +629,7 @@ fn tags(a: &RecordArgs) -> Tags {
     Tags {
         event: a.event.clone(),
         site: a.site.clone(),
-        date: a.date.clone().unwrap_or_else(crate::record::date::today),
+        date: a.date.clone().unwrap_or_else(crate::record::today),
         round: a.round.clone(),
         white: a.white_name.clone(),
         black: a.black_name.clone(),

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use boardscribe_core::infer::WhiteSide;
-use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::record::parse_pgn_games;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_lab::sets::board_state;
 use boardscribe_lab::synth::{BoardState, SceneParams};
@@ -66,7 +66,7 @@ fn record_with(
     (text, stdout(&o), err, o.status.success())
 }
 
-fn sans(game: &boardscribe_core::record::pgn::PgnRecord) -> Vec<&str> {
+fn sans(game: &boardscribe_core::record::PgnRecord) -> Vec<&str> {
     game.moves.iter().map(|m| m.san.as_str()).collect()
 }
 

@@ -9,7 +9,7 @@ use opencv::core::{Size, Vector};
 use opencv::prelude::*;
 use opencv::videoio::VideoWriter;
 
-use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::record::parse_pgn;
 use boardscribe_core::record::RecordLock;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_lab::mjpeg::{MjpegServer, StallPlan};

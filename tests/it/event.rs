@@ -13,8 +13,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use boardscribe_core::record::pdn::read_game;
-use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::record::parse_pgn_games;
+use boardscribe_core::record::read_game;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe_core::rules::Rules;

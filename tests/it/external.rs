@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use boardscribe_core::record::log::{GameRecord, Tags};
-use boardscribe_core::record::pdn::PdnRecord;
-use boardscribe_core::record::pgn::{parse_pgn, PgnRecord};
+use boardscribe_core::record::PdnRecord;
+use boardscribe_core::record::{parse_pgn, PgnRecord};
+use boardscribe_core::record::{GameRecord, Tags};
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::Rng;

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::record::parse_pgn;
 use boardscribe_lab::synth::clip::{ClipOptions, Trouble};
 use boardscribe_lab::synth::SceneParams;
 

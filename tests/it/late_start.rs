@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::record::parse_pgn;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::SceneParams;

@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::record::parse_pgn_games;
 
 use super::event::{http, Running};
 use super::recovery::{clip_of, fixture_games, same_moves, Clip, Game};

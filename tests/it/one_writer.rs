@@ -9,7 +9,7 @@ use std::process::{Child, ExitStatus};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use boardscribe_core::record::pgn::{parse_pgn, parse_pgn_games};
+use boardscribe_core::record::{parse_pgn, parse_pgn_games};
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::SceneParams;

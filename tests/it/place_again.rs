@@ -3,7 +3,7 @@
 //! grid again, takes it where its readings fit the game, says so, and records
 //! the game.
 
-use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::record::parse_pgn;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::SceneParams;

@@ -5,11 +5,11 @@
 
 use proptest::prelude::*;
 
-use boardscribe_core::record::free_log::FreeLog;
-use boardscribe_core::record::log::{GameRecord, Recordable, Tags};
-use boardscribe_core::record::pdn::PdnRecord;
-use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::record::parse_pgn_games;
+use boardscribe_core::record::FreeLog;
+use boardscribe_core::record::PdnRecord;
 use boardscribe_core::record::TablutRecord;
+use boardscribe_core::record::{GameRecord, Recordable, Tags};
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe_core::rules::tablut::{Position as TablutPosition, Tablut, TablutOptions};
@@ -232,7 +232,7 @@ proptest! {
         ),
         tags in tags(),
     ) {
-        use boardscribe_core::record::free_log::{Change, Edit, Stone};
+        use boardscribe_core::record::{Change, Edit, Stone};
         let mut log = FreeLog::new("19x19:points", "2026.03.07");
         log.tags = vec![("Event".into(), tags.event.trim().to_string()), ("White".into(), tags.white.trim().to_string())]
             .into_iter()

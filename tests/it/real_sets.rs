@@ -75,7 +75,7 @@ fn record_bgu(extra: &[&str], floors: [(u64, u64); 3]) {
         let text = std::fs::read_to_string(s["pgn"].as_str().expect("a PGN path"))
             .expect("the record is on disk");
         // A valid record of the moves accepted, whatever the camera made of the rest.
-        let pgn = boardscribe_core::record::pgn::parse_pgn(&text).expect("a valid PGN");
+        let pgn = boardscribe_core::record::parse_pgn(&text).expect("a valid PGN");
         let recorded = s["recorded_plies"].as_u64().unwrap();
         assert_eq!(pgn.moves.len() as u64, recorded);
         let unexplained = s["unexplained"].as_u64().unwrap();
@@ -156,7 +156,7 @@ fn go_site(r: usize, c: usize) -> String {
 #[test]
 #[ignore = "needs ../shared/data"]
 fn a_real_go_sequence_is_logged_stone_by_stone_in_free_mode() {
-    use boardscribe_core::record::free_log::{FreeLog, Stone};
+    use boardscribe_core::record::{FreeLog, Stone};
     use std::collections::BTreeSet;
     let dir = shared_data("imago-go").join("t3");
     let out = tempfile::tempdir().expect("temp dir");
@@ -270,7 +270,7 @@ fn a_hand_held_phone_game_is_recorded_with_the_board_found_in_every_photo() {
         &out.to_string_lossy(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let pgn = boardscribe_core::record::pgn::parse_pgn(&std::fs::read_to_string(&out).unwrap())
+    let pgn = boardscribe_core::record::parse_pgn(&std::fs::read_to_string(&out).unwrap())
         .expect("a valid PGN");
     let sans: Vec<&str> = pgn.moves.iter().map(|m| m.san.as_str()).collect();
     assert_eq!(

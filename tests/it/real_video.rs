@@ -73,7 +73,7 @@ fn an_empty_real_board_gives_no_move_and_no_unexplained_change() {
         "{events:?}"
     );
     // The record on disk is a valid, empty game.
-    let games = boardscribe_core::record::pgn::parse_pgn(&record).expect("a valid PGN");
+    let games = boardscribe_core::record::parse_pgn(&record).expect("a valid PGN");
     assert!(games.moves.is_empty(), "{record}");
 }
 
@@ -93,7 +93,7 @@ fn the_baxter_montage_invents_no_move() {
 fn overhead(name: &str) -> (Vec<String>, Option<i32>, String) {
     let input = crate::util::shared_data("video-chess-overhead").join(name);
     let (events, text, code, err) = record_input(&input);
-    let rec = boardscribe_core::record::pgn::parse_pgn(&text).expect("a valid PGN");
+    let rec = boardscribe_core::record::parse_pgn(&text).expect("a valid PGN");
     let moves = rec.moves.iter().map(|m| m.san.clone()).collect();
     assert!(irregular(&events).is_empty(), "{events:?}");
     (moves, code, format!("{err}\n{text}"))

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::record::parse_pgn;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::clip::ClipBump;
@@ -368,7 +368,7 @@ pub fn chess_game(
     path: &std::path::Path,
 ) -> Result<(boardscribe_core::Chess, Vec<shakmaty::Move>), boardscribe_core::rules::ReplayError> {
     let text = std::fs::read_to_string(path).expect("a readable PGN");
-    boardscribe_core::record::pgn::parse_pgn(&text)
+    boardscribe_core::record::parse_pgn(&text)
         .expect("a valid PGN")
         .start_and_moves()
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use boardscribe_core::record::free_log::FreeLog;
+use boardscribe_core::record::FreeLog;
 use boardscribe_lab::synth::{BoardState, Piece, PieceKind, PieceSide, SceneParams};
 
 use crate::clips::{corners_arg, fast_clip, render};

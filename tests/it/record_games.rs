@@ -1,7 +1,7 @@
 //! Issues 6 and 7: whole Russian draughts and Tablut games, found by seeded random
 //! play so that together they hold the cases that matter, rendered and recorded.
 
-use boardscribe_core::record::pdn::read_game;
+use boardscribe_core::record::read_game;
 use boardscribe_core::record::TablutRecord;
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, Move as DMove, RussianDraughts};
 use boardscribe_core::rules::tablut::{Tablut, TablutOptions};

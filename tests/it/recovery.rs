@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use boardscribe_core::record::log::{GameRecord, Tags};
-use boardscribe_core::record::pgn::{parse_pgn, PgnRecord};
+use boardscribe_core::record::{parse_pgn, PgnRecord};
+use boardscribe_core::record::{GameRecord, Tags};
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::SceneParams;

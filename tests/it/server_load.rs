@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use boardscribe_core::record::pgn::parse_pgn_games;
+use boardscribe_core::record::parse_pgn_games;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::SceneParams;

@@ -3,7 +3,7 @@
 //! at either edge, so both are kept open and the first move decides, the record
 //! saying so. Never a game recorded from the wrong edge.
 
-use boardscribe_core::record::pgn::parse_pgn;
+use boardscribe_core::record::parse_pgn;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::SceneParams;

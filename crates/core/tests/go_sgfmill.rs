@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use boardscribe_core::record::log::{GameRecord, Tags};
-use boardscribe_core::record::sgf::SgfRecord;
+use boardscribe_core::record::SgfRecord;
+use boardscribe_core::record::{GameRecord, Tags};
 use boardscribe_core::rng::Rng;
 use boardscribe_core::rules::go::{Go, GoOptions, Move};
 use boardscribe_core::rules::{Occupant, Rules, Square};

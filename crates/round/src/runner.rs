@@ -18,8 +18,8 @@ use crate::pipeline::{
     self, Event, EventSink, FindError, Found, PipelineError, Placement, RecordJob, RecordSummary,
     Recorder, RecorderError,
 };
-use crate::record::log::Tags;
-use crate::record::resume::Resume;
+use crate::record::Resume;
+use crate::record::Tags;
 use crate::round::{self, Board, BoardEnd, BoardError, BoardSpec, RecordError, Round};
 use crate::server::ServerError;
 

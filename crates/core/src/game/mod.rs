@@ -7,8 +7,8 @@
 //! and nowhere else.
 //!
 //! ```
-//! use boardscribe_core::game::{GameKind, GameSetup, GameVisitor, Setup};
-//! use boardscribe_core::record::resume::Resume;
+//! use boardscribe_core::game::{GameKind, GameSetup, GameVisitor};
+//! use boardscribe_core::record::Resume;
 //!
 //! struct Moves;
 //! impl GameVisitor for Moves {
@@ -19,7 +19,7 @@
 //! }
 //!
 //! let kind: GameKind = "draughts".parse().unwrap();
-//! let setup = GameSetup::parse(&Setup::standard(kind)).unwrap();
+//! let setup = GameSetup::standard(kind);
 //! assert_eq!(setup.visit(Moves), 7);
 //! ```
 
@@ -110,7 +110,7 @@ impl GameKind {
 
     /// The grid the game is played on, as (rows, columns) of cells: for Go,
     /// the cells between the lines of its default board (18x18 for 19 lines).
-    pub fn cells(self) -> (u32, u32) {
+    pub(crate) fn cells(self) -> (u32, u32) {
         match self {
             GameKind::Chess | GameKind::RussianDraughts => (8, 8),
             GameKind::Tablut => (9, 9),
@@ -203,18 +203,6 @@ impl GameKind {
         match self {
             GameKind::Tablut | GameKind::Go => "position",
             _ => "fen",
-        }
-    }
-
-    /// What a set-up start is written in, for messages and help.
-    pub fn start_notation(self) -> &'static str {
-        match self {
-            GameKind::Chess => "a FEN",
-            GameKind::RussianDraughts => "a PDN FEN such as W:Wa1,c3:Bh8",
-            GameKind::Tablut => "Tablut's position text",
-            GameKind::Go => {
-                "Go's position text: rows from the top, X black, O white, numbers for empty points, then b or w"
-            }
         }
     }
 

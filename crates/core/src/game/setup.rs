@@ -27,7 +27,7 @@ pub struct Setup {
 
 impl Setup {
     /// The game from its standard start, default options.
-    pub fn standard(kind: GameKind) -> Setup {
+    pub(crate) fn standard(kind: GameKind) -> Setup {
         Setup {
             kind,
             ..Setup::default()
@@ -187,7 +187,7 @@ impl GameSetup {
         self.setup.kind
     }
 
-    /// The setup as given.
+    /// The setup as given (what a board's entry sends to a broadcast).
     pub fn setup(&self) -> &Setup {
         &self.setup
     }

@@ -13,7 +13,7 @@ use crate::rules::tablut::Tablut;
 use crate::rules::{Outcome, Rules};
 
 // Every record's tags, whatever its format.
-pub use crate::record::tags::Tags;
+pub(crate) use crate::record::tags::Tags;
 
 /// A game record being written as the game is played.
 pub trait GameRecord<R: Rules> {
@@ -81,7 +81,8 @@ impl<R: Recordable> RecordFile<R> {
     }
 
     /// A file of one game taken up from its record.
-    pub fn single(current: R::Record, tags: &Tags) -> RecordFile<R> {
+    #[cfg(test)]
+    pub(crate) fn single(current: R::Record, tags: &Tags) -> RecordFile<R> {
         RecordFile::after(Vec::new(), current, tags)
     }
 

@@ -3,21 +3,30 @@
 //! written so that the file on disk is always a complete, valid record of the
 //! moves accepted so far.
 
-pub mod date;
+pub(crate) mod date;
 mod error;
-pub mod free_log;
+pub(crate) mod free_log;
 mod lock;
-pub mod log;
-pub mod pdn;
-pub mod pgn;
-pub mod resume;
-pub mod sgf;
+pub(crate) mod log;
+pub(crate) mod pdn;
+pub(crate) mod pgn;
+pub(crate) mod resume;
+pub(crate) mod sgf;
 mod sgf_read;
 mod sgf_syntax;
 #[cfg(test)]
 mod sgf_tests;
 mod tablut_record;
 mod tags;
+
+// The formats' modules stay private: what they offer is here, one flat list.
+pub use date::{today, utc_now};
+pub use free_log::{Change, Edit, FreeLog, Stone};
+pub use log::{rule_ending_note, split_games, GameRecord, RecordFile, Recordable};
+pub use pdn::{read_game, PdnRecord};
+pub use pgn::{parse_pgn, parse_pgn_games, PgnMove, PgnRecord};
+pub use resume::{before_in, set_result_in, Before, Resume, Resumed};
+pub use sgf::{SgfMove, SgfRecord};
 
 pub use error::{EditError, LockError, PgnError, ReadError, SgfError, TextError, TextPos};
 

@@ -47,7 +47,8 @@ fn escape_tag(value: &str) -> String {
 
 impl PdnRecord {
     /// An empty record from the standard start.
-    pub fn new(options: DraughtsOptions) -> PdnRecord {
+    #[cfg(test)]
+    pub(crate) fn new(options: DraughtsOptions) -> PdnRecord {
         Self::from_game(&RussianDraughts::new(options))
     }
 
@@ -63,13 +64,9 @@ impl PdnRecord {
     }
 
     /// A tag's value, by name.
-    pub fn tag(&self, name: &str) -> Option<&str> {
+    #[cfg(test)]
+    pub(crate) fn tag(&self, name: &str) -> Option<&str> {
         self.tags.get(name)
-    }
-
-    /// User-visible tags (roster and user tags; not the derived Result/GameType/SetUp/FEN).
-    pub fn tags(&self) -> &Tags {
-        &self.tags
     }
 
     /// Sets a tag (replacing its value if present). Tag names are letters, digits
@@ -119,7 +116,8 @@ impl PdnRecord {
     }
 
     /// Parses a move in record notation and appends it.
-    pub fn push_notation(&mut self, text: &str) -> Result<Move, EditError> {
+    #[cfg(test)]
+    pub(crate) fn push_notation(&mut self, text: &str) -> Result<Move, EditError> {
         let mv = self.game.play_notation(text)?;
         self.comments.push(None);
         Ok(mv)

@@ -72,7 +72,8 @@ impl PgnRecord {
     }
 
     /// Sets the Date tag to `YYYY.MM.DD`.
-    pub fn set_date(&mut self, year: u32, month: u32, day: u32) {
+    #[cfg(test)]
+    pub(crate) fn set_date(&mut self, year: u32, month: u32, day: u32) {
         self.tags.date = format!("{year:04}.{month:02}.{day:02}");
     }
 
@@ -150,7 +151,8 @@ impl PgnRecord {
     }
 
     /// Re-derives every SAN from the UCI moves, after the log was edited.
-    pub fn rebuild_san(&mut self) -> Result<(), ReplayError> {
+    #[cfg(test)]
+    pub(crate) fn rebuild_san(&mut self) -> Result<(), ReplayError> {
         let sans = rebuild_san(self.start_fen.as_deref(), &self.ucis())?;
         for (mv, san) in self.moves.iter_mut().zip(sans) {
             mv.san = san;
@@ -333,6 +335,7 @@ pub(crate) fn parse_emt(text: &str) -> Option<f64> {
 }
 
 /// SAN of each UCI move played from `start_fen` (or the initial position).
+#[cfg(test)]
 pub(crate) fn rebuild_san(
     start_fen: Option<&str>,
     ucis: &[String],

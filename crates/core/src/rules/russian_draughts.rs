@@ -748,6 +748,7 @@ impl RussianDraughts {
     }
 
     /// Parses and plays a move in record notation.
+    #[cfg(test)]
     pub(crate) fn play_notation(&mut self, text: &str) -> Result<Move, MoveError> {
         if let Some(o) = self.outcome() {
             return Err(MoveError::new(

@@ -19,7 +19,7 @@ use crate::geometry::{BoardPose, Corners};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::memory::resident_bytes;
 use crate::pipeline::{self, Event, RecordJob};
-use crate::record::pgn::parse_pgn;
+use crate::record::parse_pgn;
 use crate::rules::chess::Chess;
 use crate::sets::board_state;
 use crate::synth::clip::{write_clip, ClipOptions};

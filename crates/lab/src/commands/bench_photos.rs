@@ -15,7 +15,7 @@ use crate::cputime::process_cpu_ms;
 use crate::geometry::{BoardPose, Corners};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, RecordJob};
-use crate::record::pgn::parse_pgn;
+use crate::record::parse_pgn;
 use crate::rules::chess::Chess;
 use crate::sets::board_state;
 use crate::synth::photos::{render_photos, PhotoOptions};

@@ -8,8 +8,8 @@ use crate::capture::{self, SourceOptions};
 use crate::geometry::{BoardPose, Corners, GridSpec};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::pipeline::{self, RecordJob};
-use crate::record::log::Tags;
-use crate::record::pgn::parse_pgn;
+use crate::record::parse_pgn;
+use crate::record::Tags;
 use crate::rules::chess::Chess;
 use crate::sets::game_states;
 use crate::synth::clip::{write_clip, ClipOptions};
@@ -86,7 +86,7 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         tags: Tags {
             event: "boardscribe demo: the Opera Game, rendered".into(),
             site: "Paris FRA".into(),
-            date: crate::record::date::today(),
+            date: crate::record::today(),
             round: "-".into(),
             white: "Paul Morphy".into(),
             black: "Duke Karl / Count Isouard".into(),

@@ -7,10 +7,10 @@
 //! out of liberties and are taken off. So the random player takes a group when it
 //! can, presses groups short of liberties, and plays near the stones already down.
 
-use crate::record::log::{GameRecord, Tags};
-use crate::record::resume::Resume;
-use crate::record::sgf::SgfRecord;
 use crate::record::ReadError;
+use crate::record::Resume;
+use crate::record::SgfRecord;
+use crate::record::{GameRecord, Tags};
 use crate::rules::go::{Go, GoOptions, GoOptionsError, Move};
 use crate::rules::{Occupant, PieceType, Rules, Side, Square};
 use crate::synth::{BoardState, Rng};

@@ -235,8 +235,8 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::log::{GameRecord, Tags};
-    use crate::record::pgn::PgnRecord;
+    use crate::record::PgnRecord;
+    use crate::record::{GameRecord, Tags};
     use crate::round::{AlertKind, BoardSpec, EventInfo, Round};
     use crate::rules::chess::Chess;
     use crate::rules::Rules;

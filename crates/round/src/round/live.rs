@@ -15,12 +15,12 @@ use super::error::{said, RecordError};
 use super::file::{BoardSpec, EventInfo};
 use crate::capture::FrameSlot;
 use crate::game::{GameKind, GameSetup, GameVisitor};
-use crate::record::date::utc_now;
-use crate::record::log::{GameRecord, Tags};
-use crate::record::pgn::parse_pgn;
-use crate::record::resume::{set_result_in, Resume, Resumed};
+use crate::record::parse_pgn;
+use crate::record::utc_now;
 use crate::record::write_atomic;
 use crate::record::EditError;
+use crate::record::{set_result_in, Resume, Resumed};
+use crate::record::{GameRecord, Tags};
 use crate::rules::Rules;
 
 /// Where a board's recording stands.
@@ -404,7 +404,7 @@ impl Board {
             path: self.path.clone(),
             source,
         })?;
-        let mut games = crate::record::log::split_games(&text);
+        let mut games = crate::record::split_games(&text);
         let last = games.pop().unwrap_or_default();
         R::read_record(&last, like)
             .map(|r| Some((games, r)))
@@ -489,7 +489,7 @@ fn load<R: Resume>(board: &Board, like: &R) -> Result<(), RecordError> {
     let diagram = Diagram::of(board.kind(), &g, before.as_ref());
     // The page shows the game going on; the record served holds every game.
     let text: Arc<str> = Arc::from(
-        crate::record::log::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
+        crate::record::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
     );
     let (served, arbiter): (Arc<str>, Arc<str>) = if board.kind().records_pgn() {
         (
@@ -571,7 +571,7 @@ const PUBLIC_TAGS: [&str; 10] = [
 /// or other tags.
 fn tagged_pgn(board: &Board, text: &str, audience: Audience) -> String {
     // Every game of the board's file (a second one follows an illegal move).
-    let games = crate::record::log::split_games(text);
+    let games = crate::record::split_games(text);
     let tagged: Vec<String> = if games.is_empty() {
         vec![String::new()]
     } else {
@@ -608,7 +608,7 @@ fn stub(board: &Board) -> String {
     impl GameVisitor for Empty<'_> {
         type Output = String;
         fn visit<G: Resume>(self, start: &G) -> String {
-            crate::record::log::RecordFile::new(start, self.0).render()
+            crate::record::RecordFile::new(start, self.0).render()
         }
     }
     board.game().visit(Empty(&board.tags))
@@ -828,7 +828,7 @@ fn write_games<R: Resume>(
     earlier: Vec<String>,
     last: R::Record,
 ) -> Result<(), RecordError> {
-    let file = crate::record::log::RecordFile::<R>::after(earlier, last, &Default::default());
+    let file = crate::record::RecordFile::<R>::after(earlier, last, &Default::default());
     write_record(board, &file.render())
 }
 
@@ -1236,7 +1236,7 @@ impl Round {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::pgn::PgnRecord;
+    use crate::record::PgnRecord;
     use crate::rules::chess::Chess;
 
     /// Board `n` of `game`, named as the round file names it.
@@ -1306,7 +1306,7 @@ mod tests {
         let round = Round::new(info(), "2026.05.01".into(), specs, dir.path(), "t".into()).unwrap();
         let text = std::fs::read_to_string(dir.path().join("round.pgn")).unwrap();
         assert_eq!(text, round.pgn().to_string());
-        let games = crate::record::pgn::parse_pgn_games(&text).unwrap();
+        let games = crate::record::parse_pgn_games(&text).unwrap();
         assert_eq!(games.len(), 2, "chess boards only:\n{text}");
         assert_eq!(games[0].tag("Board"), Some("1"));
         assert_eq!(games[0].tags.round, "3.1");
@@ -1401,16 +1401,14 @@ mod tests {
         let done = round.act(1, Action::TakeBack { ply: None }).unwrap();
         assert!(done.contains("Bb5"), "{done}");
         let text = std::fs::read_to_string(&b1.path).unwrap();
-        let games = crate::record::pgn::parse_pgn_games(&text).unwrap();
+        let games = crate::record::parse_pgn_games(&text).unwrap();
         assert_eq!(games.len(), 2, "{text}");
         assert_eq!(games[0].moves.len(), 2, "{text}");
         assert_eq!(games[1].moves.len(), 2, "{text}");
         // The round PGN holds both games of the board.
         let round_pgn = round.pgn().to_string();
         assert_eq!(
-            crate::record::pgn::parse_pgn_games(&round_pgn)
-                .unwrap()
-                .len(),
+            crate::record::parse_pgn_games(&round_pgn).unwrap().len(),
             2,
             "{round_pgn}"
         );
@@ -1437,7 +1435,7 @@ mod tests {
         };
         let round = Round::new(info, "2026.05.01".into(), specs, dir.path(), "t".into()).unwrap();
         let text = round.pgn().to_string();
-        let games = crate::record::pgn::parse_pgn_games(&text).unwrap();
+        let games = crate::record::parse_pgn_games(&text).unwrap();
         assert_eq!(games[0].tag("WhiteElo"), Some("2215"), "{text}");
         assert_eq!(games[0].tag("BlackTitle"), Some("WFM"), "{text}");
         assert_eq!(games[0].tag("BlackFideId"), Some("1503014"), "{text}");

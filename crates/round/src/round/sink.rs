@@ -10,8 +10,8 @@ use super::live::{AlertKind, Board, Edit, Queued, Reply, Round, Status};
 use crate::capture::FrameSource;
 use crate::classify::Classifier;
 use crate::pipeline::{self, clock, Command, Event, EventSink, RecordJob, RecordSummary};
-use crate::record::log::GameRecord;
-use crate::record::resume::{Resume, Resumed};
+use crate::record::GameRecord;
+use crate::record::{Resume, Resumed};
 
 /// A move whose confidence is under this is raised for the arbiter to confirm.
 pub(crate) const UNSURE_BELOW: f64 = 0.9;
@@ -540,8 +540,8 @@ mod tests {
     use crate::classify::OccupancyModel;
     use crate::geometry::BoardPose;
     use crate::infer::WhiteSide;
-    use crate::record::log::Tags;
-    use crate::record::pgn::{parse_pgn, PgnRecord};
+    use crate::record::Tags;
+    use crate::record::{parse_pgn, PgnRecord};
     use crate::round::{Action, BoardSpec, EventInfo};
     use crate::rules::chess::Chess;
     use crate::rules::Rules;

@@ -57,12 +57,14 @@ pub struct ServerHandle {
     pub addr: SocketAddr,
     /// What it allows its clients.
     pub limits: Limits,
+    #[cfg(test)]
     slots: Arc<listen::Semaphore>,
 }
 
 impl ServerHandle {
     /// The connections being served now.
-    pub fn connections(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn connections(&self) -> usize {
         self.limits.max_connections - self.slots.available_permits()
     }
 }
@@ -104,6 +106,7 @@ pub(crate) fn start_with(
     Ok(ServerHandle {
         addr,
         limits,
+        #[cfg(test)]
         slots,
     })
 }
@@ -342,7 +345,7 @@ fn board_from_round(round: &Round, board: &Board, audience: Audience) -> String 
         Audience::Public => round.pgn(),
         Audience::Arbiter => round.arbiter_pgn(),
     };
-    let games = crate::record::pgn::parse_pgn_games(&pgn).unwrap_or_default();
+    let games = crate::record::parse_pgn_games(&pgn).unwrap_or_default();
     games
         .into_iter()
         .find(|g| g.tag("Board") == Some(&board.number().to_string()))

@@ -45,11 +45,6 @@ impl GridSpec {
         (self.rows * self.cols) as usize
     }
 
-    /// Whether the grid has no site (never, for a grid that parsed).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Every site as (row, col), row-major.
     pub fn sites(&self) -> impl Iterator<Item = (u32, u32)> {
         let cols = self.cols;

@@ -42,7 +42,7 @@ impl RectifyLayout {
     }
 
     /// Size of the rectified image for a pose's grid, in pixels (width, height).
-    pub fn size(&self, pose: &BoardPose) -> (u32, u32) {
+    pub(crate) fn size(&self, pose: &BoardPose) -> (u32, u32) {
         let (lr, lc) = pose.grid().lattice_cells();
         let m = 2.0 * self.margin_px();
         (

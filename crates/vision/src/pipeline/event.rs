@@ -457,42 +457,6 @@ impl Event {
         }
     }
 
-    /// The time the event refers to, when it has one.
-    pub fn time(&self) -> Option<f64> {
-        match self {
-            Event::Orientation { time, .. }
-            | Event::Move { time, .. }
-            | Event::Unexplained { time, .. }
-            | Event::IllegalMove { time, .. }
-            | Event::PieceRemoved { time, .. }
-            | Event::Displaced { time, .. }
-            | Event::NotTakenOff { time, .. }
-            | Event::Unreadable { time, .. }
-            | Event::NewGame { time, .. }
-            | Event::Resynced { time, .. }
-            | Event::SeenTogether { time, .. }
-            | Event::DrawClaimable { time, .. }
-            | Event::NotStart { time, .. }
-            | Event::Past { time, .. }
-            | Event::TakenUp { time, .. }
-            | Event::Joined { time, .. }
-            | Event::Corrected { time, .. }
-            | Event::Regrid { time, .. }
-            | Event::Relocated { time, .. }
-            | Event::PlacedAgain { time, .. }
-            | Event::BoardLost { time }
-            | Event::Start { time, .. }
-            | Event::Change { time, .. }
-            | Event::Readings { time, .. } => Some(*time),
-            Event::GridSnapped { .. }
-            | Event::SourceWarning { .. }
-            | Event::Progress { .. }
-            | Event::Looked { .. }
-            | Event::BoardFound { .. }
-            | Event::Resuming { .. } => None,
-        }
-    }
-
     /// The event as one JSON line (no newline).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| "{}".into())

@@ -9,8 +9,8 @@ use super::{PipelineError, RecordJob};
 use crate::capture::FrameSource;
 use crate::classify::{Classifier, CropView, SiteReading};
 use crate::infer::WhiteSide;
-use crate::record::free_log::{Change, Edit, FreeLog, Stone};
 use crate::record::write_atomic;
+use crate::record::{Change, Edit, FreeLog, Stone};
 
 /// A reading must be this sure of one state to change the record.
 const SURE: f32 = 0.9;

@@ -3,7 +3,7 @@
 
 use super::{RecordJob, StillView};
 use crate::infer::{check_start, join, JoinLine, Joined, SiteMap, SiteProbs};
-use crate::record::log::Recordable;
+use crate::record::Recordable;
 use crate::rules::Rules;
 
 /// The game under way that a first view shows, when the search from the start

@@ -20,10 +20,10 @@ use crate::capture::FrameSource;
 use crate::classify::Classifier;
 use crate::geometry::BoardPose;
 use crate::infer::{InferConfig, WhiteSide};
-use crate::record::log::{RecordFile, Recordable, Tags};
+use crate::record::{RecordFile, Recordable, Tags};
 use crate::track::TrackConfig;
 
-pub use crate::record::resume::Before;
+pub use crate::record::Before;
 pub use error::PipelineError;
 pub use event::{Command, Event, EventSink, SiteColour};
 pub use find::{
@@ -164,7 +164,7 @@ pub fn clock(t: f64) -> String {
 mod tests {
     use super::report::DrawWatch;
     use super::*;
-    use crate::record::log::GameRecord;
+    use crate::record::GameRecord;
     use crate::rules::chess::Chess;
     use crate::rules::Rules;
 

@@ -18,9 +18,9 @@ use crate::capture::FrameSource;
 use crate::classify::Classifier;
 use crate::game::{GameSetup, GameVisitor};
 use crate::infer::{InferConfig, WhiteSide};
-use crate::record::log::{GameRecord, RecordFile, Tags};
-use crate::record::resume::{before_in, set_result_in, Resume};
 use crate::record::write_atomic;
+use crate::record::{before_in, set_result_in, Resume};
+use crate::record::{GameRecord, RecordFile, Tags};
 use crate::rules::Rules;
 use crate::track::TrackConfig;
 

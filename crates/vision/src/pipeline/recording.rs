@@ -18,8 +18,8 @@ use crate::infer::{
     check_start, extend, last_mover, start_likelihood, start_mismatch, view_set_up, CatchUp,
     CatchUpGate, FollowEvent, Follower, Joined, SiteMap, SiteProbs, StartMismatch, Suspects,
 };
-use crate::record::log::{GameRecord, RecordFile, Recordable};
 use crate::record::write_atomic;
+use crate::record::{GameRecord, RecordFile, Recordable};
 use crate::rules::{Rules, Side};
 
 /// How clearly (nats over the next likeliest) the position must be known for its

@@ -5,7 +5,7 @@ use super::event::{self, ms};
 use super::{Event, EventSink, RecordJob, RecordSummary, StillView};
 use crate::classify::SiteReading;
 use crate::infer::{FollowEvent, Follower, Irregularity, SiteMap};
-use crate::record::log::{rule_ending_note, GameRecord, RecordFile, Recordable};
+use crate::record::{rule_ending_note, GameRecord, RecordFile, Recordable};
 use crate::rules::{Rules, Side, Square};
 
 /// What a recording that took a record up says around its first new ply: that it

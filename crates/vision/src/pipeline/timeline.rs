@@ -53,7 +53,7 @@ impl Timeline {
     }
 
     /// Whether times between moves mean anything (not for photos).
-    pub fn timed(&self) -> bool {
+    pub(crate) fn timed(&self) -> bool {
         matches!(self, Timeline::Clock)
     }
 }

@@ -132,7 +132,7 @@ impl Go {
     /// A game from a set-up position in Go's position text (see `text.rs`: rows
     /// from the top, `X` black, `O` white, numbers for empty points, then `b`
     /// or `w`). The text gives the size; `options.size` is set from it.
-    pub fn from_position(text: &str, options: GoOptions) -> Result<Go, FenError> {
+    pub(crate) fn from_position(text: &str, options: GoOptions) -> Result<Go, FenError> {
         let (board, side) = text::parse(text)?;
         let options = GoOptions {
             size: board.size(),
@@ -187,7 +187,7 @@ impl Go {
     }
 
     /// The rules this game is played under.
-    pub fn options(&self) -> &GoOptions {
+    pub(crate) fn options(&self) -> &GoOptions {
         &self.options
     }
 
@@ -197,12 +197,12 @@ impl Go {
     }
 
     /// The side to move where the game began.
-    pub fn start_side(&self) -> Side {
+    pub(crate) fn start_side(&self) -> Side {
         self.start.side
     }
 
     /// The stones of `side` where the game began, row by row from A1.
-    pub fn start_stones(&self, side: Side) -> Vec<Square> {
+    pub(crate) fn start_stones(&self, side: Side) -> Vec<Square> {
         let b = &self.start.board;
         let stone = stone_of(side);
         b.points()
@@ -213,12 +213,14 @@ impl Go {
 
     /// Whether the game began elsewhere than its options' start (the empty board,
     /// or the handicap stones).
-    pub fn is_set_up(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_set_up(&self) -> bool {
         Go::new(self.options).map_or(true, |g| *g.start != *self.start)
     }
 
     /// The start position in the position text.
-    pub fn start_text(&self) -> String {
+    #[cfg(test)]
+    pub(crate) fn start_text(&self) -> String {
         text::write(&self.start.board, self.start.side)
     }
 
@@ -260,7 +262,7 @@ impl Go {
     }
 
     /// Why a stone on `sq` is not legal for the side to move; None when it is.
-    pub fn why_illegal(&self, sq: Square) -> Option<&'static str> {
+    pub(crate) fn why_illegal(&self, sq: Square) -> Option<&'static str> {
         let Some(i) = self.board.index(sq) else {
             return Some("off the board");
         };

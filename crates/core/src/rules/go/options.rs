@@ -65,7 +65,8 @@ impl Komi {
     }
 
     /// The komi in hundredths of a point.
-    pub fn hundredths(self) -> i32 {
+    #[cfg(test)]
+    pub(crate) fn hundredths(self) -> i32 {
         self.hundredths
     }
 }
