@@ -818,20 +818,7 @@ fn photo_folders_write_no_made_up_move_times() {
         "3",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let truth: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(photos.join("truth.json")).unwrap()).unwrap();
-    let corners: Vec<String> = truth["photos"][0]["corners"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            format!(
-                "{:.1},{:.1}",
-                c[0].as_f64().unwrap(),
-                c[1].as_f64().unwrap()
-            )
-        })
-        .collect();
+    let corners = super::util::first_photo_corners(&photos);
     let pgn = dir.path().join("rec.pgn");
     let o = run(&record_args(
         p(&photos),

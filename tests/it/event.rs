@@ -113,21 +113,8 @@ pub(super) fn start_event(
         .expect("event starts");
     let rx = stderr_lines(&mut child);
     let running = Running(child);
-    let (mut addr, mut token) = (None, None);
-    let mut seen = Vec::new();
-    while addr.is_none() || token.is_none() {
-        let line = rx
-            .recv_timeout(Duration::from_secs(60))
-            .unwrap_or_else(|_| panic!("no address and token printed: {seen:?}"));
-        if let Some(rest) = line.strip_prefix("live page: http://") {
-            addr = Some(rest.trim_end_matches('/').to_string());
-        }
-        if let Some(t) = line.strip_prefix("arbiter token: ") {
-            token = Some(t.to_string());
-        }
-        seen.push(line);
-    }
-    (running, addr.unwrap(), token.unwrap(), rx)
+    let (addr, token) = super::util::address_and_token(&rx);
+    (running, addr, token, rx)
 }
 
 /// The true games: Scholar's mate; e4 e5, an illegal bishop jump put back, Nf3; and
@@ -696,20 +683,7 @@ fn a_photo_folder_round_has_no_made_up_move_times_and_the_round_files_tags() {
         "3",
     ]);
     assert!(o.status.success(), "{}", super::util::stderr(&o));
-    let truth: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(photos.join("truth.json")).unwrap()).unwrap();
-    let corners: Vec<String> = truth["photos"][0]["corners"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            format!(
-                "{:.1},{:.1}",
-                c[0].as_f64().unwrap(),
-                c[1].as_f64().unwrap()
-            )
-        })
-        .collect();
+    let corners = super::util::first_photo_corners(&photos);
     let round = dir.path().join("round.toml");
     std::fs::write(
         &round,

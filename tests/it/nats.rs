@@ -132,27 +132,8 @@ fn start_broadcast(nats: &str, out: &Path) -> (Running, String, String, mpsc::Re
         .expect("broadcast starts");
     let rx = stderr_lines(&mut child);
     let running = Running(child);
-    let (addr, token) = address_and_token(&rx);
+    let (addr, token) = super::util::address_and_token(&rx);
     (running, addr, token, rx)
-}
-
-/// The page's address and the arbiter's token, as printed at start-up.
-fn address_and_token(rx: &mpsc::Receiver<String>) -> (String, String) {
-    let (mut addr, mut token) = (None, None);
-    let mut seen = Vec::new();
-    while addr.is_none() || token.is_none() {
-        let line = rx
-            .recv_timeout(Duration::from_secs(60))
-            .unwrap_or_else(|_| panic!("no address and token printed: {seen:?}"));
-        if let Some(rest) = line.strip_prefix("live page: http://") {
-            addr = Some(rest.trim_end_matches('/').to_string());
-        }
-        if let Some(t) = line.strip_prefix("arbiter token: ") {
-            token = Some(t.to_string());
-        }
-        seen.push(line);
-    }
-    (addr.unwrap(), token.unwrap())
 }
 
 /// `event` of a recorder machine, publishing to `nats`, lingering after its inputs

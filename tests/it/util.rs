@@ -111,3 +111,41 @@ pub fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receive
     });
     rx
 }
+
+/// The page's address and the arbiter's token, as printed at start-up.
+pub fn address_and_token(rx: &std::sync::mpsc::Receiver<String>) -> (String, String) {
+    let (mut addr, mut token) = (None, None);
+    let mut seen = Vec::new();
+    while addr.is_none() || token.is_none() {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no address and token printed: {seen:?}"));
+        if let Some(rest) = line.strip_prefix("live page: http://") {
+            addr = Some(rest.trim_end_matches('/').to_string());
+        }
+        if let Some(t) = line.strip_prefix("arbiter token: ") {
+            token = Some(t.to_string());
+        }
+        seen.push(line);
+    }
+    (addr.unwrap(), token.unwrap())
+}
+
+/// `--corners` from a rendered photo folder's truth: its first photo's corners,
+/// as a user reads them off.
+pub fn first_photo_corners(photos: &Path) -> Vec<String> {
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(photos.join("truth.json")).unwrap()).unwrap();
+    truth["photos"][0]["corners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{:.1},{:.1}",
+                c[0].as_f64().unwrap(),
+                c[1].as_f64().unwrap()
+            )
+        })
+        .collect()
+}
