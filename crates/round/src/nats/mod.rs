@@ -13,7 +13,8 @@
 //! dots, `*`, `>`, accents) becomes `_`, and an empty name is `_`; so `Club
 //! Open 2026` and round `3` publish on `boardscribe.Club_Open_2026.3.N`. The
 //! broadcast is given the event's name (or its token: the same token results).
-//! One stream, `BOARDSCRIBE`, file storage, holds `boardscribe.*.*.*` (created by
+//! One stream, `BOARDSCRIBE`, file storage, holds `boardscribe.*.*.*`, the
+//! latest 64 messages of each board (created by
 //! whichever side comes first). Arbiter actions go by request and reply on
 //! `boardscribe.E.R.N.act`, five tokens, which the stream does not hold.
 //!
@@ -72,6 +73,8 @@ pub use publish::{publish, Publisher};
 const STREAM: &str = "BOARDSCRIBE";
 /// What the stream holds: `boardscribe.EVENT.ROUND.BOARD`.
 const STREAM_SUBJECTS: &str = "boardscribe.*.*.*";
+/// The messages the stream keeps per board, the latest.
+const KEEP_PER_BOARD: i64 = 64;
 
 /// A name made safe as one token of a NATS subject: ASCII letters, digits, `-`
 /// and `_` kept, anything else `_`; an empty name `_`.
@@ -205,6 +208,10 @@ async fn stream(
             name: STREAM.into(),
             subjects: vec![STREAM_SUBJECTS.into()],
             storage: StorageType::File,
+            // A message is a board's whole state, and a broadcast reads only
+            // each board's latest: older ones are kept a while for inspection,
+            // not forever (a 1,000-board round would otherwise keep 80,000).
+            max_messages_per_subject: KEEP_PER_BOARD,
             ..Config::default()
         })
         .await?)
