@@ -53,12 +53,21 @@
     events.addEventListener("board", (e) => {
       const b = JSON.parse(e.data);
       const el = document.getElementById("board-" + b.number);
-      if (!el || Number(el.dataset.version || -1) > b.version) return;
+      const boards = document.querySelector("main.boards");
+      // A board the page did not have (a broadcast's recorder that started
+      // later) joins the round's page in number order.
+      if (!el && (page === "board" || !boards)) return;
+      if (el && Number(el.dataset.version || -1) > b.version) return;
       const tmp = document.createElement("div");
       tmp.innerHTML = page === "board" ? b.detail : b.card;
       const fresh = tmp.firstElementChild;
       fresh.dataset.version = b.version;
-      el.replaceWith(fresh);
+      if (el) {
+        el.replaceWith(fresh);
+      } else {
+        const after = [...boards.children].find((c) => Number(c.dataset.board) > b.number);
+        boards.insertBefore(fresh, after || null);
+      }
     });
     events.addEventListener("end", () => {
       ended = true;
