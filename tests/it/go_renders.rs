@@ -127,8 +127,8 @@ fn film(dir: &Path, sgf: &Path, c: &Case) -> (PathBuf, String) {
             ]);
             assert!(o.status.success(), "{}", stderr(&o));
             assert!(out.join("truth.sgf").is_file());
-            let truth = read_json(&out.join("truth.json"));
-            (out, corners(&truth["photos"][0]["corners"]))
+            let corners = super::util::first_photo_corners(&out).join(" ");
+            (out, corners)
         }
         Shot::Clip { swing, jump } => {
             let out = dir.join(format!("clip_{}.mp4", c.seed));

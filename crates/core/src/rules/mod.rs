@@ -67,7 +67,7 @@ pub enum Occupant {
 /// camera never needs this: it only tells colours apart.
 impl Side {
     /// "White" or "Black".
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Side::White => "White",
             Side::Black => "Black",

@@ -242,11 +242,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::PgnRecord;
-    use crate::record::{GameRecord, Tags};
     use crate::round::{AlertKind, BoardSpec, EventInfo, Round};
-    use crate::rules::chess::Chess;
-    use crate::rules::Rules;
 
     fn spec(n: u32, fen: Option<&str>) -> BoardSpec {
         let mut s = BoardSpec {
@@ -265,14 +261,11 @@ mod tests {
     fn a_board_is_rebuilt_exactly_from_its_latest_message() {
         let (at_recorder, at_broadcast) =
             (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let mut g = Chess::new();
-        let mut rec = PgnRecord::start(&g, &Tags::default());
-        for u in ["e2e4", "e7e5"] {
-            let m = g.parse_uci(u).unwrap();
-            GameRecord::push(&mut rec, &g, &m, None);
-            g.play(&m).unwrap();
-        }
-        std::fs::write(at_recorder.path().join("board-2.pgn"), rec.render()).unwrap();
+        std::fs::write(
+            at_recorder.path().join("board-2.pgn"),
+            crate::round::pgn_after(&["e2e4", "e7e5"]),
+        )
+        .unwrap();
         let info = EventInfo {
             name: "Club Open".into(),
             site: "Brno".into(),

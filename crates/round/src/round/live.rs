@@ -1293,14 +1293,11 @@ mod tests {
             spec(3, "russian-draughts"),
         ];
         // Board 2 has a record already: its game goes on.
-        let mut g = Chess::new();
-        let mut rec = PgnRecord::start(&g, &Tags::default());
-        for u in ["e2e4", "e7e5"] {
-            let m = g.parse_uci(u).unwrap();
-            GameRecord::push(&mut rec, &g, &m, None);
-            g.play(&m).unwrap();
-        }
-        std::fs::write(dir.path().join("board-2.pgn"), rec.render()).unwrap();
+        std::fs::write(
+            dir.path().join("board-2.pgn"),
+            crate::round::pgn_after(&["e2e4", "e7e5"]),
+        )
+        .unwrap();
         let mut specs = specs;
         specs.sort_by_key(|s| s.number);
         let round = Round::new(info(), "2026.05.01".into(), specs, dir.path(), "t".into()).unwrap();

@@ -28,3 +28,18 @@ pub use live::{Alert, AlertKind, Board, BoardState, Round, Status, Update};
 pub(crate) use sink::record_board;
 pub use sink::{BoardEnd, BoardSink};
 pub use supervise::{run_round, BoardReport, BoardRunner};
+
+/// A chess record of `ucis` from the start, as a recorder writes it (tests).
+#[cfg(test)]
+pub(crate) fn pgn_after(ucis: &[&str]) -> String {
+    use crate::record::{GameRecord, PgnRecord, Tags};
+    use crate::rules::{chess::Chess, Rules};
+    let mut g = Chess::new();
+    let mut rec = PgnRecord::start(&g, &Tags::default());
+    for u in ucis {
+        let m = g.parse_uci(u).expect("a legal move");
+        GameRecord::push(&mut rec, &g, &m, None);
+        g.play(&m).expect("a legal move");
+    }
+    rec.render()
+}

@@ -540,23 +540,18 @@ mod tests {
     use crate::classify::OccupancyModel;
     use crate::geometry::BoardPose;
     use crate::infer::WhiteSide;
-    use crate::record::Tags;
-    use crate::record::{parse_pgn, PgnRecord};
+    use crate::record::parse_pgn;
     use crate::round::{Action, BoardSpec, EventInfo};
     use crate::rules::chess::Chess;
-    use crate::rules::Rules;
 
     #[test]
     fn a_take_back_stops_the_recorder_edits_the_record_and_the_game_goes_on() {
         let dir = tempfile::tempdir().unwrap();
-        let mut g = Chess::new();
-        let mut rec = PgnRecord::start(&g, &Tags::default());
-        for u in ["e2e4", "e7e5"] {
-            let m = g.parse_uci(u).unwrap();
-            GameRecord::push(&mut rec, &g, &m, None);
-            g.play(&m).unwrap();
-        }
-        std::fs::write(dir.path().join("board-1.pgn"), rec.render()).unwrap();
+        std::fs::write(
+            dir.path().join("board-1.pgn"),
+            crate::round::pgn_after(&["e2e4", "e7e5"]),
+        )
+        .unwrap();
         let spec = BoardSpec {
             number: 1,
             input: "b1.mp4".into(),

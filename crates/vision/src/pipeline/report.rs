@@ -6,7 +6,7 @@ use super::{Event, EventSink, RecordJob, RecordSummary, StillView};
 use crate::classify::SiteReading;
 use crate::infer::{FollowEvent, Follower, Irregularity, SiteMap};
 use crate::record::{rule_ending_note, GameRecord, RecordFile, Recordable};
-use crate::rules::{Rules, Side, Square};
+use crate::rules::{Rules, Square};
 
 /// What a recording that took a record up says around its first new ply: that it
 /// resumed (before it, so that a run that adds nothing changes nothing), or, after
@@ -349,16 +349,12 @@ fn silent_note<R: Rules>(before: &R, after: &R) -> Option<String> {
     let unchanged = (0..ranks)
         .flat_map(|r| (0..files).map(move |f| Square::new(f, r)))
         .all(|sq| before.occupant(sq) == after.occupant(sq));
-    let name = |s: Side| match s {
-        Side::White => "White",
-        Side::Black => "Black",
-    };
     let mover = before.side_to_move();
     unchanged.then(|| {
         format!(
             "{} passed: the board showed {} play twice in a row",
-            name(mover),
-            name(mover.other())
+            mover.name(),
+            mover.other().name()
         )
     })
 }
