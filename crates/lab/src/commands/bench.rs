@@ -22,7 +22,9 @@ pub struct BenchArgs {
     /// long recording's resident memory, not part of all); or soak (memory, then
     /// the same hour as a stream over HTTP that stalls and comes back); or boards
     /// (how many 640x480 15 fps boards one core records in real time, not part of
-    /// all).
+    /// all); or broadcast (simulated boards through a local nats-server into one
+    /// broadcast node, then two: the delay to the round PGN, CPU and memory per
+    /// board; not part of all).
     #[arg(long, value_enum, default_value = "all")]
     pub what: BenchWhat,
     /// Minutes of video for `--what memory` and `--what soak`.
@@ -38,9 +40,24 @@ pub struct BenchArgs {
     /// time goes (thread CPU ms per stage, the mean over the runs).
     #[arg(long)]
     pub stages: bool,
-    /// With `--what boards`: the numbers of simultaneous boards to try.
-    #[arg(long, value_delimiter = ',', default_values_t = [4, 8, 12, 16])]
-    pub boards: Vec<usize>,
+    /// With `--what boards`: the numbers of simultaneous boards to try (default
+    /// 4,8,12,16); with `--what broadcast`: the boards simulated (default 1000).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub boards: Vec<u32>,
+    /// With `--what broadcast`: half-moves per game.
+    #[arg(long, default_value_t = 80, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub plies: u32,
+    /// With `--what broadcast`: mean seconds between two moves of one board (a
+    /// classical game's 80 plies in 4 hours is one every 180 s; 1 compresses it
+    /// 180 times).
+    #[arg(long, default_value_t = 1.0, value_parser = super::values::float_above(0.0, 3600.0))]
+    pub ply_seconds: f64,
+    /// With `--what broadcast`: recorder machines the boards are shared among.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub machines: u32,
+    /// With `--what broadcast`: the numbers of broadcast nodes to try, a round each.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 2], value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub nodes: Vec<u32>,
     /// With `--what boards`: the core the benchmark is held to.
     #[arg(long, default_value_t = 0)]
     pub core: usize,
@@ -63,6 +80,7 @@ pub enum BenchWhat {
     Memory,
     Soak,
     Boards,
+    Broadcast,
 }
 
 pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -99,8 +117,19 @@ pub fn median_wall_cpu_ms(mut f: impl FnMut(), runs: usize) -> (f64, f64) {
 
 pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     use BenchWhat as W;
+    let boards: Vec<usize> = a.boards.iter().map(|&n| n as usize).collect();
     if a.what == W::Boards {
-        return super::bench_boards::run(&a.boards, a.core, &a.model);
+        let counts = if boards.is_empty() { vec![4, 8, 12, 16] } else { boards };
+        return super::bench_boards::run(&counts, a.core, &a.model);
+    }
+    if a.what == W::Broadcast {
+        return super::bench_broadcast::run(&super::bench_broadcast::BroadcastBench {
+            boards: boards.iter().copied().max().unwrap_or(1000),
+            plies: a.plies as usize,
+            ply_seconds: a.ply_seconds,
+            machines: a.machines,
+            nodes: a.nodes.iter().map(|&n| n as usize).collect(),
+        });
     }
     let all = a.what == W::All;
     let runs = a.runs as usize;

@@ -3,6 +3,7 @@
 
 pub mod bench;
 mod bench_boards;
+mod bench_broadcast;
 mod bench_photos;
 mod bench_record;
 pub mod dataset;

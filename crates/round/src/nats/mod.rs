@@ -55,6 +55,7 @@
 //! posted on its own page and answers what was done, and the effect comes back
 //! as the board's next message.
 
+mod bench;
 mod follow;
 mod outbox;
 mod publish;
@@ -66,6 +67,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::round::{Alert, RecordError, Status};
 
+pub use bench::{simulate, SimPlan, Simulated};
 pub use follow::{broadcast, Broadcast};
 pub use publish::{publish, Publisher};
 
@@ -311,10 +313,11 @@ mod tests {
         )
         .unwrap();
         let mut seen = std::collections::HashMap::new();
+        let mut writes = follow::Writes::new();
         // Board 2 first: boards are kept in number order whatever comes first.
-        assert!(follow::apply(&broadcast, message(2, 10), &mut seen).unwrap());
-        assert!(follow::apply(&broadcast, message(1, 11), &mut seen).unwrap());
-        broadcast.write_round_pgn().unwrap();
+        assert!(follow::apply(&broadcast, message(2, 10), &mut seen, &mut writes).unwrap());
+        assert!(follow::apply(&broadcast, message(1, 11), &mut seen, &mut writes).unwrap());
+        writes.now(&broadcast);
         assert_eq!(broadcast.pgn(), recorder.pgn());
         let round_pgn = std::fs::read_to_string(at_broadcast.path().join("round.pgn")).unwrap();
         assert_eq!(round_pgn, *recorder.pgn());
@@ -339,7 +342,7 @@ mod tests {
         let mut old = message(2, 5);
         old.record = String::new();
         old.alerts.clear();
-        assert!(!follow::apply(&broadcast, old, &mut seen).unwrap());
+        assert!(!follow::apply(&broadcast, old, &mut seen, &mut writes).unwrap());
         assert_eq!(broadcast.board(2).unwrap().state().alerts.len(), 1);
         assert_eq!(broadcast.pgn(), recorder.pgn());
     }

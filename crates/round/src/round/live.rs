@@ -17,7 +17,7 @@ use crate::capture::FrameSlot;
 use crate::game::{GameKind, GameSetup, GameVisitor};
 use crate::record::parse_pgn;
 use crate::record::utc_now;
-use crate::record::write_atomic;
+use crate::record::{write_atomic, write_atomic_unsynced};
 use crate::record::EditError;
 use crate::record::{set_result_in, Resume, Resumed};
 use crate::record::{GameRecord, Tags};
@@ -404,7 +404,19 @@ impl Board {
             path: self.path.clone(),
             source,
         })?;
-        let mut games = crate::record::split_games(&text);
+        self.read_text(&text, like)
+    }
+
+    /// A record's text, as [`Board::read_file`] reads the file (none when empty).
+    fn read_text<R: Resume>(
+        &self,
+        text: &str,
+        like: &R,
+    ) -> Result<Option<(Vec<String>, Resumed<R>)>, RecordError> {
+        if text.is_empty() {
+            return Ok(None);
+        }
+        let mut games = crate::record::split_games(text);
         let last = games.pop().unwrap_or_default();
         R::read_record(&last, like)
             .map(|r| Some((games, r)))
@@ -474,8 +486,12 @@ impl Board {
 }
 
 /// Reads a record on disk into what the page shows.
-fn load<R: Resume>(board: &Board, like: &R) -> Result<(), RecordError> {
-    let Some((earlier, r)) = board.read_file(like)? else {
+fn load<R: Resume>(board: &Board, like: &R, text: Option<&str>) -> Result<(), RecordError> {
+    let read = match text {
+        Some(t) => board.read_text(t, like)?,
+        None => board.read_file(like)?,
+    };
+    let Some((earlier, r)) = read else {
         return Ok(());
     };
     let mut g = r.start.clone();
@@ -625,12 +641,13 @@ impl GameVisitor for ShowStart<'_> {
 }
 
 /// The board's record on disk read into the page.
-struct Load<'a>(&'a Board);
+/// A board's state taken from its record: the file, or the text given.
+struct Load<'a>(&'a Board, Option<&'a str>);
 
 impl GameVisitor for Load<'_> {
     type Output = Result<(), RecordError>;
     fn visit<G: Resume>(self, like: &G) -> Result<(), RecordError> {
-        load(self.0, like)
+        load(self.0, like, self.1)
     }
 }
 
@@ -1034,7 +1051,7 @@ impl Round {
 
     /// Reads a board's record on disk into its live state.
     fn load(&self, board: &Board) -> Result<(), RecordError> {
-        board.game().visit(Load(board))
+        board.game().visit(Load(board, None))
     }
 
     /// The record on disk changed: the page, the board's PGN and the round PGN
@@ -1048,11 +1065,11 @@ impl Round {
         r
     }
 
-    /// The record on disk changed: the page follows it, the round PGN not yet
-    /// (a broadcast writes it once for many boards' changes, with
-    /// [`Round::write_round_pgn`]).
-    pub(crate) fn reload(&self, board: &Board) -> Result<(), RecordError> {
-        let r = self.load(board);
+    /// The board's record is `text` (a broadcast's, which writes its copy on
+    /// disk later): the page follows it, the round PGN not yet (a broadcast
+    /// writes it once for many boards' changes, with [`Round::write_round_pgn`]).
+    pub(crate) fn reload_text(&self, board: &Board, text: &str) -> Result<(), RecordError> {
+        let r = board.game().visit(Load(board, Some(text)));
         self.publish(board);
         r
     }
@@ -1098,14 +1115,19 @@ impl Round {
         }
         if let Some(dir) = &self.out_dir {
             let path = dir.join("round.pgn");
-            write_atomic(&path, &public).map_err(|source| RecordError::Write { path, source })?;
+            // Made from the boards' records, which are kept safe, and made again
+            // at every start: not worth waiting for the disk (a broadcast writes it
+            // several times a second).
+            write_atomic_unsynced(&path, &public)
+                .map_err(|source| RecordError::Write { path, source })?;
             let folder = dir.join(ARBITER_DIR);
             std::fs::create_dir_all(&folder).map_err(|source| RecordError::Write {
                 path: folder.clone(),
                 source,
             })?;
             let path = folder.join("round.pgn");
-            write_atomic(&path, &arbiter).map_err(|source| RecordError::Write { path, source })?;
+            write_atomic_unsynced(&path, &arbiter)
+                .map_err(|source| RecordError::Write { path, source })?;
         }
         *guard = (Arc::from(public), Arc::from(arbiter));
         Ok(())
