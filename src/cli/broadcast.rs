@@ -53,6 +53,7 @@ pub fn run(a: BroadcastArgs) -> anyhow::Result<()> {
     while !stop.load(std::sync::atomic::Ordering::SeqCst) {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+    b.finish(std::time::Duration::from_secs(10));
     eprintln!(
         "stopping: the records in {} stand as last received",
         a.out.display()

@@ -313,12 +313,16 @@ fn two_recorders_and_a_broadcast_through_nats_survive_kills_and_a_broker_restart
             .then_some(())
             .ok_or_else(|| format!("\n{got}\n--- want ---\n{want}\n{log_a:?}\n{log_b:?}"))
     });
+    // Each board's copy follows the round PGN within a moment.
     for (n, out) in [(1, &out_a), (2, &out_a), (3, &out_b), (4, &out_b)] {
         let name = format!("board-{n}.pgn");
-        assert_eq!(
-            read(&out_c.join(&name)),
-            read(&out.join(&name)),
-            "board {n}'s record"
+        eventually(
+            Duration::from_secs(5),
+            &format!("board {n}'s record"),
+            || {
+                let (got, want) = (read(&out_c.join(&name)), read(&out.join(&name)));
+                (got == want).then_some(()).ok_or(got)
+            },
         );
     }
     let parsed = parse_pgn_games(&want).unwrap();
@@ -383,10 +387,12 @@ fn two_recorders_and_a_broadcast_through_nats_survive_kills_and_a_broker_restart
                     .ok_or(got)
             },
         );
-        assert_eq!(
-            read(&node.join("board-3.pgn")),
-            read(&out_b.join("board-3.pgn"))
-        );
+        eventually(Duration::from_secs(5), "board 3's record", || {
+            let got = read(&node.join("board-3.pgn"));
+            (got == read(&out_b.join("board-3.pgn")))
+                .then_some(())
+                .ok_or(got)
+        });
     }
     // A board no recorder has: refused as the page refuses one.
     let (status, _, _) = http(
@@ -461,12 +467,18 @@ fn a_recording_with_the_broker_down_keeps_its_messages_and_sends_them_on_the_nex
         record,
         "the record is as it was"
     );
-    // The board's record is written before the round PGN: both are waited for.
     eventually(Duration::from_secs(20), "the game on the broadcast", || {
         let got = read(&broadcast_out.join("round.pgn"));
         (got == read(&out.join("round.pgn")))
             .then_some(())
             .ok_or(got)
     });
-    assert_eq!(read(&broadcast_out.join("board-1.pgn")), record);
+    eventually(
+        Duration::from_secs(5),
+        "the board's record on the broadcast",
+        || {
+            let got = read(&broadcast_out.join("board-1.pgn"));
+            (got == record).then_some(()).ok_or(got)
+        },
+    );
 }

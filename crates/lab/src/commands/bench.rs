@@ -119,7 +119,11 @@ pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     use BenchWhat as W;
     let boards: Vec<usize> = a.boards.iter().map(|&n| n as usize).collect();
     if a.what == W::Boards {
-        let counts = if boards.is_empty() { vec![4, 8, 12, 16] } else { boards };
+        let counts = if boards.is_empty() {
+            vec![4, 8, 12, 16]
+        } else {
+            boards
+        };
         return super::bench_boards::run(&counts, a.core, &a.model);
     }
     if a.what == W::Broadcast {

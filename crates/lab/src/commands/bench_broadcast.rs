@@ -92,10 +92,18 @@ fn one_run(
     };
     let mut nodes = Vec::new();
     for i in 1..=k {
-        nodes.push(Node::start(product, &broker.url(), &plan, &dir.join(format!("node-{i}")))?);
+        nodes.push(Node::start(
+            product,
+            &broker.url(),
+            &plan,
+            &dir.join(format!("node-{i}")),
+        )?);
     }
     let idle: Vec<u64> = nodes.iter().map(|n| rss_kb(n.pid()).unwrap_or(0)).collect();
-    let cpu0: Vec<f64> = nodes.iter().map(|n| cpu_s(n.pid()).unwrap_or(f64::NAN)).collect();
+    let cpu0: Vec<f64> = nodes
+        .iter()
+        .map(|n| cpu_s(n.pid()).unwrap_or(f64::NAN))
+        .collect();
     let (broker0, self0, t0) = (
         cpu_s(broker.pid()).unwrap_or(f64::NAN),
         process_cpu_ms() / 1000.0,
@@ -344,7 +352,9 @@ struct Broker {
 
 impl Broker {
     fn start(server: &Path, dir: &Path) -> anyhow::Result<Broker> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
         let log = std::fs::File::create(dir.join("nats-server.log"))?;
         let child = Command::new(server)
             .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])

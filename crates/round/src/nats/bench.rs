@@ -264,7 +264,10 @@ fn machine(
         }
         let mut played = Vec::new();
         for t in tasks {
-            played.push(t.await.map_err(|e| NatsError::Start(std::io::Error::other(e)))??);
+            played.push(
+                t.await
+                    .map_err(|e| NatsError::Start(std::io::Error::other(e)))??,
+            );
         }
         Ok(played)
     })
@@ -391,7 +394,8 @@ impl BoardJob {
             if let Some(o) = json.as_object_mut() {
                 o.insert("board".into(), self.number.into());
             }
-            self.send(&board, &record, ply, vec![json], &mut out).await?;
+            self.send(&board, &record, ply, vec![json], &mut out)
+                .await?;
         }
         Ok(out)
     }
@@ -408,9 +412,11 @@ impl BoardJob {
     ) -> Result<(), NatsError> {
         // A recorder waits for its disk once a move; a thousand boards' moves on
         // the one disk here would measure the disk, not the broadcast.
-        write_atomic_unsynced(&board.path, &record.render()).map_err(|source| NatsError::Outbox {
-            path: board.path.clone(),
-            source,
+        write_atomic_unsynced(&board.path, &record.render()).map_err(|source| {
+            NatsError::Outbox {
+                path: board.path.clone(),
+                source,
+            }
         })?;
         let text = wire(&self.round, board, ply as u64, events);
         out.bytes += text.len() as u64;

@@ -30,6 +30,40 @@ pub struct Broadcast {
     pub round: Arc<Round>,
     /// The subjects it reads.
     pub subjects: String,
+    finish: Arc<Finish>,
+}
+
+/// A request to write out what waits, and its answer.
+#[derive(Default)]
+struct Finish {
+    asked: tokio::sync::Notify,
+    done: std::sync::atomic::AtomicBool,
+}
+
+impl Finish {
+    /// Writes what waits and says so.
+    fn now(&self, round: &Round, writes: &mut Writes) {
+        writes.now(round);
+        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Broadcast {
+    /// Writes every board's record and the round PGN as last received, waiting
+    /// at most `limit`; whether they were written (before the process ends).
+    pub fn finish(&self, limit: Duration) -> bool {
+        use std::sync::atomic::Ordering;
+        self.finish.done.store(false, Ordering::SeqCst);
+        self.finish.asked.notify_one();
+        let until = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < until {
+            if self.finish.done.load(Ordering::SeqCst) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
 }
 
 /// Rebuilds round `round_name` of event `event` from the NATS server at `url`
@@ -52,7 +86,13 @@ pub fn broadcast(
     let round = Round::new(info, date, Vec::new(), out, token)?;
     let prefix = prefix(event, round_name);
     let subjects = format!("{prefix}.*");
-    let (r, url, filter) = (round.clone(), url.to_string(), subjects.clone());
+    let finish = Arc::new(Finish::default());
+    let (r, url, filter, f) = (
+        round.clone(),
+        url.to_string(),
+        subjects.clone(),
+        finish.clone(),
+    );
     let (tx, rx) = std::sync::mpsc::channel();
     super::spawn_runtime("nats", move |handle| async move {
         let connected = Arc::new(tokio::sync::Notify::new());
@@ -71,10 +111,14 @@ pub fn broadcast(
             handle,
             prefix,
         }));
-        follow(client, r, filter, connected).await;
+        follow(client, r, filter, connected, f).await;
     })?;
     rx.recv().unwrap_or(Ok(()))?;
-    Ok(Broadcast { round, subjects })
+    Ok(Broadcast {
+        round,
+        subjects,
+        finish,
+    })
 }
 
 /// Reads the round's messages for as long as the process runs: the latest of
@@ -85,12 +129,20 @@ async fn follow(
     round: Arc<Round>,
     filter: String,
     connected: Arc<tokio::sync::Notify>,
+    finish: Arc<Finish>,
 ) {
     let js = jetstream::new(client);
     let mut seen: HashMap<u32, u64> = HashMap::new();
     let mut writes = Writes::new();
     loop {
-        if let Ok(messages) = ordered(&js, &filter).await {
+        let consumer = tokio::select! {
+            c = ordered(&js, &filter) => c.ok(),
+            () = finish.asked.notified() => {
+                finish.now(&round, &mut writes);
+                continue;
+            }
+        };
+        if let Some(messages) = consumer {
             let mut messages = std::pin::pin!(messages);
             loop {
                 // Connected again (a broker restarted): its consumer may be gone
@@ -99,6 +151,10 @@ async fn follow(
                 let next = tokio::select! {
                     m = messages.next() => m,
                     () = connected.notified() => None,
+                    () = finish.asked.notified() => {
+                        finish.now(&round, &mut writes);
+                        continue;
+                    }
                     () = tokio::time::sleep_until(due.unwrap_or_else(tokio::time::Instant::now)), if due.is_some() => {
                         writes.when_due(&round);
                         continue;
@@ -125,7 +181,10 @@ async fn follow(
             }
         }
         writes.now(&round);
-        tokio::time::sleep(RETRY).await;
+        tokio::select! {
+            () = tokio::time::sleep(RETRY) => {}
+            () = finish.asked.notified() => finish.now(&round, &mut writes),
+        }
     }
 }
 
@@ -136,9 +195,10 @@ async fn follow(
 /// at most every `WRITE_SHARE` times as long as its last writing took, and no
 /// more often than every `WRITE_MIN`, so that writing it takes at most a fifth of
 /// the node's time. Each board's record, a copy for the operator (the pages and
-/// the round PGN are served from memory), is written at most every
-/// `COPIES_EVERY`: a file made anew a thousand times a second costs the file
-/// system more than all the rest (measured: 60% of a node's time on ext4).
+/// the round PGN are served from memory), is paced the same way on its own: a
+/// file made anew a thousand times a second costs the file system more than all
+/// the rest (measured: 60% of a node's time on ext4), so with many boards each
+/// copy is written once for several of its messages.
 pub(super) struct Writes {
     /// The round PGN lags the boards.
     pgn: bool,
@@ -150,7 +210,6 @@ pub(super) struct Writes {
 
 const WRITE_SHARE: u32 = 4;
 const WRITE_MIN: Duration = Duration::from_millis(100);
-const COPIES_EVERY: Duration = Duration::from_secs(10);
 
 impl Writes {
     pub(super) fn new() -> Writes {
@@ -198,6 +257,7 @@ impl Writes {
     }
 
     fn write_copies(&mut self) {
+        let t = tokio::time::Instant::now();
         self.copies.retain(|_, (path, text)| {
             // Only where it differs (a node started again finds most as they were).
             if std::fs::read_to_string(&*path).ok().as_deref() == Some(text.as_str()) {
@@ -207,7 +267,8 @@ impl Writes {
             // One that cannot be written is tried again next time.
             write_atomic_unsynced(path, text).is_err()
         });
-        self.copies_next = tokio::time::Instant::now() + COPIES_EVERY;
+        let now = tokio::time::Instant::now();
+        self.copies_next = now + ((now - t) * WRITE_SHARE).max(WRITE_MIN);
     }
 }
 

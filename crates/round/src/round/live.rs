@@ -17,9 +17,9 @@ use crate::capture::FrameSlot;
 use crate::game::{GameKind, GameSetup, GameVisitor};
 use crate::record::parse_pgn;
 use crate::record::utc_now;
-use crate::record::{write_atomic, write_atomic_unsynced};
 use crate::record::EditError;
 use crate::record::{set_result_in, Resume, Resumed};
+use crate::record::{write_atomic, write_atomic_unsynced};
 use crate::record::{GameRecord, Tags};
 use crate::rules::Rules;
 
