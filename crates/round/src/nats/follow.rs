@@ -171,8 +171,23 @@ async fn follow(
                         _ => break,
                     }
                 }
-                for m in batch {
-                    if let Ok(w) = serde_json::from_slice::<Wire>(&m.payload) {
+                let wires: Vec<Wire> = batch
+                    .iter()
+                    .filter_map(|m| serde_json::from_slice(&m.payload).ok())
+                    .collect();
+                // A board's state is taken from its latest message of the batch
+                // alone (each is the whole state); the events of every one are
+                // passed on. A node behind reads larger batches: it catches up.
+                let latest: HashMap<u64, usize> = wires
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, w)| Some((w.board["number"].as_u64()?, i)))
+                    .collect();
+                for (i, w) in wires.into_iter().enumerate() {
+                    let n = w.board["number"].as_u64();
+                    if n.is_some_and(|n| latest.get(&n) != Some(&i)) {
+                        pass_events(&round, &w, &seen);
+                    } else {
                         // A record that cannot be read is left as it stood.
                         let _ = apply(&round, w, &mut seen, &mut writes);
                     }
@@ -330,6 +345,23 @@ pub(super) fn apply(
     writes.pgn = true;
     writes.copies.insert(n, (board.path.clone(), w.record));
     r.map(|()| true)
+}
+
+/// A board's message that a later one of the same batch replaces: only its
+/// events, for the pages.
+fn pass_events(round: &Round, w: &Wire, seen: &HashMap<u32, u64>) {
+    let Some(n) = w.board["number"]
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+    else {
+        return;
+    };
+    if seen.get(&n).is_some_and(|s| *s >= w.seq) {
+        return;
+    }
+    for e in &w.events {
+        round.send(Update::Record(n, Arc::from(e.to_string())));
+    }
 }
 
 /// The board's entry, as its recorder sent it, with its game set up.

@@ -508,10 +508,8 @@ fn load<R: Resume>(board: &Board, like: &R, text: Option<&str>) -> Result<(), Re
         crate::record::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
     );
     let (served, arbiter): (Arc<str>, Arc<str>) = if board.kind().records_pgn() {
-        (
-            Arc::from(tagged_pgn(board, &text, Audience::Public)),
-            Arc::from(tagged_pgn(board, &text, Audience::Arbiter)),
-        )
+        let [public, arbiter] = tagged_pgns(board, &text);
+        (Arc::from(public), Arc::from(arbiter))
     } else {
         (Arc::from(public_games(&text, like)), text.clone())
     };
@@ -586,15 +584,25 @@ const PUBLIC_TAGS: [&str; 10] = [
 /// and the players' tags from the round file; for the public, without comments
 /// or other tags.
 fn tagged_pgn(board: &Board, text: &str, audience: Audience) -> String {
+    let [public, arbiter] = tagged_pgns(board, text);
+    match audience {
+        Audience::Public => public,
+        Audience::Arbiter => arbiter,
+    }
+}
+
+/// [`tagged_pgn`] for both audiences, the record read once (a broadcast does
+/// this for every message).
+fn tagged_pgns(board: &Board, text: &str) -> [String; 2] {
     // Every game of the board's file (a second one follows an illegal move).
     let games = crate::record::split_games(text);
-    let tagged: Vec<String> = if games.is_empty() {
+    let games = if games.is_empty() {
         vec![String::new()]
     } else {
         games
-    }
-    .iter()
-    .map(|game| {
+    };
+    let (mut public, mut arbiter) = (Vec::new(), Vec::new());
+    for game in &games {
         let mut rec = parse_pgn(game)
             .or_else(|_| parse_pgn(&stub(board)))
             .unwrap_or_default();
@@ -606,16 +614,14 @@ fn tagged_pgn(board: &Board, text: &str, audience: Audience) -> String {
         for (name, value) in &board.tags.extra {
             rec.set_tag(name, value);
         }
-        if audience == Audience::Public {
-            GameRecord::<crate::rules::chess::Chess>::drop_comments(&mut rec);
-            rec.tags
-                .extra
-                .retain(|(name, _)| PUBLIC_TAGS.contains(&name.as_str()));
-        }
-        rec.to_pgn_string().trim_end().to_string()
-    })
-    .collect();
-    tagged.join("\n\n") + "\n"
+        arbiter.push(rec.to_pgn_string().trim_end().to_string());
+        GameRecord::<crate::rules::chess::Chess>::drop_comments(&mut rec);
+        rec.tags
+            .extra
+            .retain(|(name, _)| PUBLIC_TAGS.contains(&name.as_str()));
+        public.push(rec.to_pgn_string().trim_end().to_string());
+    }
+    [public.join("\n\n") + "\n", arbiter.join("\n\n") + "\n"]
 }
 
 /// An empty game with the board's tags, for a board not yet recording.
