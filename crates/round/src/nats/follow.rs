@@ -19,8 +19,9 @@ use crate::round::{
 /// How long an action waits for the recorder's answer: a recorder stops for an
 /// edit between two frames, within 30 s.
 const ACT_WAIT: Duration = Duration::from_secs(40);
-/// The most messages applied together.
-const BATCH: usize = 256;
+/// The most messages applied together: a node behind takes each board's state
+/// from its latest message of as many as this (a thousand boards' round).
+const BATCH: usize = 2048;
 /// The pause before reading the stream again after it failed.
 const RETRY: Duration = Duration::from_millis(500);
 
@@ -207,13 +208,15 @@ async fn follow(
 ///
 /// The round PGN holds every board's game in one file (1.6 MB for 1,000 boards
 /// of 80 plies) while messages may come a thousand a second: it is written again
-/// at most every `WRITE_SHARE` times as long as its last writing took, and no
-/// more often than every `WRITE_MIN`, so that writing it takes at most a fifth of
-/// the node's time. Each board's record, a copy for the operator (the pages and
-/// the round PGN are served from memory), is paced the same way on its own: a
-/// file made anew a thousand times a second costs the file system more than all
-/// the rest (measured: 60% of a node's time on ext4), so with many boards each
-/// copy is written once for several of its messages.
+/// after `WRITE_SHARE` times the CPU time its last writing took, and no more
+/// often than every `WRITE_MIN`, so that writing it takes at most a fifth of the
+/// node's time; but at least every `WRITE_MAX`, whatever it costs, as the round
+/// PGN is what a broadcast is for. Each board's record, a copy for the operator (the pages and
+/// the round PGN are served from memory), is paced the same way on its own, and
+/// at most every `COPIES_MIN`: a file made anew a thousand times a second costs
+/// the file system more than all the rest (measured: 60% of a node's time on
+/// ext4, a third still when written five times a second), so with many boards
+/// each copy is written once for several of its messages.
 pub(super) struct Writes {
     /// The round PGN lags the boards.
     pgn: bool,
@@ -225,6 +228,8 @@ pub(super) struct Writes {
 
 const WRITE_SHARE: u32 = 4;
 const WRITE_MIN: Duration = Duration::from_millis(100);
+const WRITE_MAX: Duration = Duration::from_millis(500);
+const COPIES_MIN: Duration = Duration::from_secs(5);
 
 impl Writes {
     pub(super) fn new() -> Writes {
@@ -264,15 +269,14 @@ impl Writes {
     }
 
     fn write_pgn(&mut self, round: &Round) {
-        let t = tokio::time::Instant::now();
+        let t = thread_cpu();
         // One that cannot be written is tried again with the next change.
         self.pgn = round.write_round_pgn().is_err();
-        let now = tokio::time::Instant::now();
-        self.pgn_next = now + ((now - t) * WRITE_SHARE).max(WRITE_MIN);
+        self.pgn_next = next_after(t);
     }
 
     fn write_copies(&mut self) {
-        let t = tokio::time::Instant::now();
+        let t = thread_cpu();
         self.copies.retain(|_, (path, text)| {
             // Only where it differs (a node started again finds most as they were).
             if std::fs::read_to_string(&*path).ok().as_deref() == Some(text.as_str()) {
@@ -282,9 +286,29 @@ impl Writes {
             // One that cannot be written is tried again next time.
             write_atomic_unsynced(path, text).is_err()
         });
-        let now = tokio::time::Instant::now();
-        self.copies_next = now + ((now - t) * WRITE_SHARE).max(WRITE_MIN);
+        self.copies_next = next_after(t).max(tokio::time::Instant::now() + COPIES_MIN);
     }
+}
+
+/// When a write that began at this thread's CPU time `t` may be done again:
+/// `WRITE_SHARE` times its CPU time later (not its wall time, which a busy
+/// machine stretches), within `WRITE_MIN` and `WRITE_MAX`.
+fn next_after(t: Duration) -> tokio::time::Instant {
+    let cost = thread_cpu().saturating_sub(t);
+    tokio::time::Instant::now() + (cost * WRITE_SHARE).clamp(WRITE_MIN, WRITE_MAX)
+}
+
+/// This thread's CPU time (zero where the clock is unavailable).
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// An ordered consumer of the round's subjects, from the latest message of each.
