@@ -48,6 +48,11 @@ pub trait GameRecord<R: Rules> {
     fn plies(&self) -> usize;
     /// The result written: `*` while the game goes on.
     fn result_token(&self) -> String;
+    /// The record itself where it is a PGN one (chess): a caller that tags it
+    /// need not read its text back.
+    fn as_pgn(&self) -> Option<&PgnRecord> {
+        None
+    }
 }
 
 /// A record file: the games finished in it and the one being written. Play that
@@ -259,6 +264,9 @@ impl GameRecord<Chess> for PgnRecord {
     }
     fn result_token(&self) -> String {
         self.result.clone()
+    }
+    fn as_pgn(&self) -> Option<&PgnRecord> {
+        Some(self)
     }
 }
 

@@ -15,9 +15,9 @@ use super::error::{said, RecordError};
 use super::file::{BoardSpec, EventInfo};
 use crate::capture::FrameSlot;
 use crate::game::{GameKind, GameSetup, GameVisitor};
-use crate::record::parse_pgn;
 use crate::record::utc_now;
 use crate::record::EditError;
+use crate::record::{parse_pgn, PgnRecord};
 use crate::record::{set_result_in, Resume, Resumed};
 use crate::record::{write_atomic, write_atomic_unsynced};
 use crate::record::{GameRecord, Tags};
@@ -503,12 +503,25 @@ fn load<R: Resume>(board: &Board, like: &R, text: Option<&str>) -> Result<(), Re
         g.play_legal(m);
     }
     let diagram = Diagram::of(board.kind(), &g, before.as_ref());
+    // A PGN record as read, so that it is tagged without being read again.
+    let read = r
+        .record
+        .as_pgn()
+        .map(|last| (earlier.clone(), last.clone()));
     // The page shows the game going on; the record served holds every game.
     let text: Arc<str> = Arc::from(
         crate::record::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
     );
     let (served, arbiter): (Arc<str>, Arc<str>) = if board.kind().records_pgn() {
-        let [public, arbiter] = tagged_pgns(board, &text);
+        let [public, arbiter] = match read {
+            Some((earlier, last)) => {
+                let mut games: Vec<PgnRecord> =
+                    earlier.iter().map(|g| game_or_stub(board, g)).collect();
+                games.push(last);
+                tag_games(board, games)
+            }
+            None => tagged_pgns(board, &text),
+        };
         (Arc::from(public), Arc::from(arbiter))
     } else {
         (Arc::from(public_games(&text, like)), text.clone())
@@ -601,11 +614,23 @@ fn tagged_pgns(board: &Board, text: &str) -> [String; 2] {
     } else {
         games
     };
+    tag_games(
+        board,
+        games.iter().map(|g| game_or_stub(board, g)).collect(),
+    )
+}
+
+/// A game of a board's PGN file, or the board's empty game where it is none.
+fn game_or_stub(board: &Board, game: &str) -> PgnRecord {
+    parse_pgn(game)
+        .or_else(|_| parse_pgn(&stub(board)))
+        .unwrap_or_default()
+}
+
+/// A board's games tagged for the round PGN: for the public, then the arbiter.
+fn tag_games(board: &Board, games: Vec<PgnRecord>) -> [String; 2] {
     let (mut public, mut arbiter) = (Vec::new(), Vec::new());
-    for game in &games {
-        let mut rec = parse_pgn(game)
-            .or_else(|_| parse_pgn(&stub(board)))
-            .unwrap_or_default();
+    for mut rec in games {
         rec.set_tag("Board", &board.number().to_string());
         if !board.tags.round.is_empty() {
             rec.tags.round = board.tags.round.clone();
