@@ -3,15 +3,15 @@
 //! actions sent to the boards' recorders.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_nats::jetstream::{self, consumer::pull::OrderedConfig, consumer::DeliverPolicy};
 use futures_util::{FutureExt, StreamExt};
 
+use super::writer::Writes;
 use super::{connect, prefix, stream, NatsError, Wire};
-use crate::record::write_atomic_unsynced;
 use crate::round::{
     board_tags, Action, ActionError, BoardSpec, EventInfo, RecordError, RemoteActs, Round, Update,
 };
@@ -31,39 +31,14 @@ pub struct Broadcast {
     pub round: Arc<Round>,
     /// The subjects it reads.
     pub subjects: String,
-    finish: Arc<Finish>,
-}
-
-/// A request to write out what waits, and its answer.
-#[derive(Default)]
-struct Finish {
-    asked: tokio::sync::Notify,
-    done: std::sync::atomic::AtomicBool,
-}
-
-impl Finish {
-    /// Writes what waits and says so.
-    fn now(&self, round: &Round, writes: &mut Writes) {
-        writes.now(round);
-        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
+    writes: Arc<Writes>,
 }
 
 impl Broadcast {
     /// Writes every board's record and the round PGN as last received, waiting
     /// at most `limit`; whether they were written (before the process ends).
     pub fn finish(&self, limit: Duration) -> bool {
-        use std::sync::atomic::Ordering;
-        self.finish.done.store(false, Ordering::SeqCst);
-        self.finish.asked.notify_one();
-        let until = std::time::Instant::now() + limit;
-        while std::time::Instant::now() < until {
-            if self.finish.done.load(Ordering::SeqCst) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        false
+        self.writes.finish(limit)
     }
 }
 
@@ -87,12 +62,12 @@ pub fn broadcast(
     let round = Round::new(info, date, Vec::new(), out, token)?;
     let prefix = prefix(event, round_name);
     let subjects = format!("{prefix}.*");
-    let finish = Arc::new(Finish::default());
-    let (r, url, filter, f) = (
+    let writes = Writes::start(&round)?;
+    let (r, url, filter, w) = (
         round.clone(),
         url.to_string(),
         subjects.clone(),
-        finish.clone(),
+        writes.clone(),
     );
     let (tx, rx) = std::sync::mpsc::channel();
     super::spawn_runtime("nats", move |handle| async move {
@@ -112,13 +87,13 @@ pub fn broadcast(
             handle,
             prefix,
         }));
-        follow(client, r, filter, connected, f).await;
+        follow(client, r, filter, connected, w).await;
     })?;
     rx.recv().unwrap_or(Ok(()))?;
     Ok(Broadcast {
         round,
         subjects,
-        finish,
+        writes,
     })
 }
 
@@ -130,36 +105,19 @@ async fn follow(
     round: Arc<Round>,
     filter: String,
     connected: Arc<tokio::sync::Notify>,
-    finish: Arc<Finish>,
+    writes: Arc<Writes>,
 ) {
     let js = jetstream::new(client);
     let mut seen: HashMap<u32, u64> = HashMap::new();
-    let mut writes = Writes::new();
     loop {
-        let consumer = tokio::select! {
-            c = ordered(&js, &filter) => c.ok(),
-            () = finish.asked.notified() => {
-                finish.now(&round, &mut writes);
-                continue;
-            }
-        };
-        if let Some(messages) = consumer {
+        if let Ok(messages) = ordered(&js, &filter).await {
             let mut messages = std::pin::pin!(messages);
             loop {
                 // Connected again (a broker restarted): its consumer may be gone
                 // with it, and missed heartbeats would take seconds to say so.
-                let due = writes.due();
                 let next = tokio::select! {
                     m = messages.next() => m,
                     () = connected.notified() => None,
-                    () = finish.asked.notified() => {
-                        finish.now(&round, &mut writes);
-                        continue;
-                    }
-                    () = tokio::time::sleep_until(due.unwrap_or_else(tokio::time::Instant::now)), if due.is_some() => {
-                        writes.when_due(&round);
-                        continue;
-                    }
                 };
                 let Some(Ok(m)) = next else {
                     break;
@@ -190,125 +148,13 @@ async fn follow(
                         pass_events(&round, &w, &seen);
                     } else {
                         // A record that cannot be read is left as it stood.
-                        let _ = apply(&round, w, &mut seen, &mut writes);
+                        let _ = apply(&round, w, &mut seen, &writes);
                     }
                 }
-                writes.when_due(&round);
             }
         }
-        writes.now(&round);
-        tokio::select! {
-            () = tokio::time::sleep(RETRY) => {}
-            () = finish.asked.notified() => finish.now(&round, &mut writes),
-        }
+        tokio::time::sleep(RETRY).await;
     }
-}
-
-/// What the broadcast still has to write to its folder, and when it may.
-///
-/// The round PGN holds every board's game in one file (1.6 MB for 1,000 boards
-/// of 80 plies) while messages may come a thousand a second: it is written again
-/// after `WRITE_SHARE` times the CPU time its last writing took, and no more
-/// often than every `WRITE_MIN`, so that writing it takes at most a fifth of the
-/// node's time; but at least every `WRITE_MAX`, whatever it costs, as the round
-/// PGN is what a broadcast is for. Each board's record, a copy for the operator (the pages and
-/// the round PGN are served from memory), is paced the same way on its own, and
-/// at most every `COPIES_MIN`: a file made anew a thousand times a second costs
-/// the file system more than all the rest (measured: 60% of a node's time on
-/// ext4, a third still when written five times a second), so with many boards
-/// each copy is written once for several of its messages.
-pub(super) struct Writes {
-    /// The round PGN lags the boards.
-    pgn: bool,
-    pgn_next: tokio::time::Instant,
-    /// Records not yet written: each board's file and its latest text.
-    copies: HashMap<u32, (PathBuf, String)>,
-    copies_next: tokio::time::Instant,
-}
-
-const WRITE_SHARE: u32 = 4;
-const WRITE_MIN: Duration = Duration::from_millis(100);
-const WRITE_MAX: Duration = Duration::from_millis(500);
-const COPIES_MIN: Duration = Duration::from_secs(5);
-
-impl Writes {
-    pub(super) fn new() -> Writes {
-        let now = tokio::time::Instant::now();
-        Writes {
-            pgn: false,
-            pgn_next: now,
-            copies: HashMap::new(),
-            copies_next: now,
-        }
-    }
-
-    /// When the next write is due, if one waits.
-    fn due(&self) -> Option<tokio::time::Instant> {
-        let pgn = self.pgn.then_some(self.pgn_next);
-        let copies = (!self.copies.is_empty()).then_some(self.copies_next);
-        pgn.into_iter().chain(copies).min()
-    }
-
-    /// Writes what is due.
-    fn when_due(&mut self, round: &Round) {
-        let now = tokio::time::Instant::now();
-        if self.pgn && now >= self.pgn_next {
-            self.write_pgn(round);
-        }
-        if !self.copies.is_empty() && now >= self.copies_next {
-            self.write_copies();
-        }
-    }
-
-    /// Writes everything that waits, now.
-    pub(super) fn now(&mut self, round: &Round) {
-        if self.pgn {
-            self.write_pgn(round);
-        }
-        self.write_copies();
-    }
-
-    fn write_pgn(&mut self, round: &Round) {
-        let t = thread_cpu();
-        // One that cannot be written is tried again with the next change.
-        self.pgn = round.write_round_pgn().is_err();
-        self.pgn_next = next_after(t);
-    }
-
-    fn write_copies(&mut self) {
-        let t = thread_cpu();
-        self.copies.retain(|_, (path, text)| {
-            // Only where it differs (a node started again finds most as they were).
-            if std::fs::read_to_string(&*path).ok().as_deref() == Some(text.as_str()) {
-                return false;
-            }
-            // The stream keeps what a crash would lose: no waiting for the disk.
-            // One that cannot be written is tried again next time.
-            write_atomic_unsynced(path, text).is_err()
-        });
-        self.copies_next = next_after(t).max(tokio::time::Instant::now() + COPIES_MIN);
-    }
-}
-
-/// When a write that began at this thread's CPU time `t` may be done again:
-/// `WRITE_SHARE` times its CPU time later (not its wall time, which a busy
-/// machine stretches), within `WRITE_MIN` and `WRITE_MAX`.
-fn next_after(t: Duration) -> tokio::time::Instant {
-    let cost = thread_cpu().saturating_sub(t);
-    tokio::time::Instant::now() + (cost * WRITE_SHARE).clamp(WRITE_MIN, WRITE_MAX)
-}
-
-/// This thread's CPU time (zero where the clock is unavailable).
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec it is given.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// An ordered consumer of the round's subjects, from the latest message of each.
@@ -333,7 +179,7 @@ pub(super) fn apply(
     round: &Round,
     w: Wire,
     seen: &mut HashMap<u32, u64>,
-    writes: &mut Writes,
+    writes: &Writes,
 ) -> Result<bool, RecordError> {
     let Some(spec) = spec_of(&w) else {
         return Ok(false);
@@ -366,8 +212,7 @@ pub(super) fn apply(
         round.send(Update::Record(n, Arc::from(e.to_string())));
     }
     let r = round.reload_text(&board, &w.record);
-    writes.pgn = true;
-    writes.copies.insert(n, (board.path.clone(), w.record));
+    writes.changed(n, board.path.clone(), w.record);
     r.map(|()| true)
 }
 

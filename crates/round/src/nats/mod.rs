@@ -59,6 +59,7 @@ mod bench;
 mod follow;
 mod outbox;
 mod publish;
+mod writer;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -313,10 +314,10 @@ mod tests {
         )
         .unwrap();
         let mut seen = std::collections::HashMap::new();
-        let mut writes = follow::Writes::new();
+        let writes = writer::Writes::default();
         // Board 2 first: boards are kept in number order whatever comes first.
-        assert!(follow::apply(&broadcast, message(2, 10), &mut seen, &mut writes).unwrap());
-        assert!(follow::apply(&broadcast, message(1, 11), &mut seen, &mut writes).unwrap());
+        assert!(follow::apply(&broadcast, message(2, 10), &mut seen, &writes).unwrap());
+        assert!(follow::apply(&broadcast, message(1, 11), &mut seen, &writes).unwrap());
         writes.now(&broadcast);
         assert_eq!(broadcast.pgn(), recorder.pgn());
         let round_pgn = std::fs::read_to_string(at_broadcast.path().join("round.pgn")).unwrap();
@@ -342,7 +343,7 @@ mod tests {
         let mut old = message(2, 5);
         old.record = String::new();
         old.alerts.clear();
-        assert!(!follow::apply(&broadcast, old, &mut seen, &mut writes).unwrap());
+        assert!(!follow::apply(&broadcast, old, &mut seen, &writes).unwrap());
         assert_eq!(broadcast.board(2).unwrap().state().alerts.len(), 1);
         assert_eq!(broadcast.pgn(), recorder.pgn());
     }
