@@ -40,7 +40,6 @@ pub fn run(a: BroadcastArgs) -> anyhow::Result<()> {
     // One writer per folder: a second broadcast (or an `event`) is refused.
     let _lock = FolderLock::acquire(&a.out, &super::command_line())?;
     let token = runner::new_token()?;
-    runner::raise_fd_limit();
     let b = nats::broadcast(&a.nats, &a.event, &a.round, today(), &a.out, token.clone())?;
     let server = crate::server::start(b.round.clone(), &a.listen)?;
     let base = format!("http://{}", server.addr);

@@ -378,15 +378,18 @@ fn serve(
         }
         (Some(addr), Some(game)) => (addr, game),
     };
-    let spec = Serve::spec(game.clone(), &a.input, &a.white_name, &a.black_name);
-    let (serve, urls) = Serve::start(addr, spec, tags(a), out.to_path_buf())?;
+    // Not --resume: the page's recorder starts the game afresh.
+    let (serve, urls) = Serve::start(
+        addr,
+        game.clone(),
+        &a.input,
+        tags(a),
+        out.to_path_buf(),
+        fresh,
+    )?;
     eprintln!("live page: {}", urls.page);
     eprintln!("record for broadcasts: {}", urls.record);
     eprintln!("arbiter page: {}", urls.arbiter);
-    if fresh {
-        // Not --resume: the page's recorder starts the game afresh.
-        serve.start_fresh();
-    }
     Ok(Some(serve))
 }
 

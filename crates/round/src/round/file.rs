@@ -210,16 +210,28 @@ pub struct RoundFile {
 
 impl RoundFile {
     /// Reads and checks a round file; relative paths are taken from its folder.
+    /// Once every value reads, every board's profiles are read and checked as
+    /// `record` checks them: every mistake said at once, before anything starts.
     pub fn load(path: &Path) -> Result<RoundFile, LoadError> {
         let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
             path: path.to_path_buf(),
             source,
         })?;
         let base = path.parent().unwrap_or(Path::new(""));
-        RoundFile::parse(&text, base).map_err(|source| LoadError::Refused {
+        let refused = |source| LoadError::Refused {
             path: path.to_path_buf(),
             source,
-        })
+        };
+        let file = RoundFile::parse(&text, base).map_err(refused)?;
+        let bad: Vec<BadValue> = file
+            .boards
+            .iter()
+            .flat_map(BoardSpec::check_profiles)
+            .collect();
+        if !bad.is_empty() {
+            return Err(refused(RoundFileError::Values(bad)));
+        }
+        Ok(file)
     }
 
     /// Parses and checks a round file's text; relative paths are joined to `base`.

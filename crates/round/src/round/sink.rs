@@ -353,12 +353,12 @@ impl EventSink for BoardSink<'_, '_> {
 
 /// How a board's recording ended.
 #[derive(Debug, Default)]
-pub struct BoardEnd {
+pub(crate) struct BoardEnd {
     /// The game has a result (else the input ended, and the game may go on
     /// another time).
-    pub finished: bool,
+    pub(crate) finished: bool,
     /// The last recording's summary, when one ran.
-    pub summary: Option<RecordSummary>,
+    pub(crate) summary: Option<RecordSummary>,
 }
 
 /// Records a board's game from `source`: taken up from its record on disk when
