@@ -30,7 +30,6 @@ pub use live::{Alert, AlertKind, Board, BoardState, Round, Status, Update};
 pub(crate) use place::{BoardSetup, PlaceError};
 pub(crate) use sink::record_board;
 pub(crate) use sink::BoardEnd;
-pub use sink::BoardSink;
 pub use supervise::BoardReport;
 pub(crate) use supervise::{run_round, BoardRunner};
 

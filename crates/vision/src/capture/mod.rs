@@ -59,7 +59,7 @@ pub(crate) const MAX_PIXELS: u64 = 150_000_000;
 
 pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
-pub use folder::FolderSource;
+pub(crate) use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]
 pub use memory::MemorySource;
 pub use natural::natural_cmp;
