@@ -240,11 +240,7 @@ fn print_updates(round: &Arc<Round>, json: bool) -> std::thread::JoinHandle<()> 
                 match kind {
                     "move" => {
                         let ply = v["ply"].as_u64().unwrap_or(0);
-                        let (number, dots) = match (game.numbers_pairs(), ply % 2) {
-                            (false, _) => (ply, "."),
-                            (true, 1) => (ply.div_ceil(2), "."),
-                            (true, _) => (ply.div_ceil(2), "..."),
-                        };
+                        let (number, dots) = game.move_number(ply as usize);
                         eprintln!(
                             "board {n}: {number}{dots} {}",
                             v["san"].as_str().unwrap_or("")

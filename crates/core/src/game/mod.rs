@@ -118,10 +118,15 @@ impl GameKind {
         }
     }
 
-    /// Whether moves are numbered in pairs, one number for both sides' moves
-    /// (`1. e4 e5`); Go numbers every move (`1. Q16 2. D4`).
-    pub fn numbers_pairs(self) -> bool {
-        !self.points()
+    /// Half-move `ply`'s number (from 1) and the dots after it, as records
+    /// write it: one number for both sides' moves (`1. e4`, `1... e5`), but
+    /// every Go move its own (`1. Q16 2. D4`).
+    pub fn move_number(self, ply: usize) -> (usize, &'static str) {
+        match (self.points(), ply % 2) {
+            (true, _) => (ply, "."),
+            (false, 1) => (ply.div_ceil(2), "."),
+            (false, _) => (ply.div_ceil(2), "..."),
+        }
     }
 
     /// Whether pieces stand on the crossings of the lines (Go) rather than in

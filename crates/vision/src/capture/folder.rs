@@ -33,18 +33,7 @@ impl FolderSource {
     /// The images of `dir`, timed at `fps` photos a second.
     pub(crate) fn open(dir: &Path, fps: f64) -> Result<FolderSource, CaptureError> {
         let name = dir.display().to_string();
-        let entries = std::fs::read_dir(dir).map_err(|e| CaptureError::Folder {
-            path: name.clone(),
-            why: e.to_string(),
-        })?;
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && is_image_path(p))
-            .collect();
-        if files.is_empty() {
-            return Err(CaptureError::NoImages(name));
-        }
-        files.sort_by(|a, b| natural_cmp(&file_name(a), &file_name(b)));
+        let files = photo_files(dir)?;
         Ok(FolderSource {
             name,
             files,
@@ -126,6 +115,25 @@ fn sane_fps(fps: f64) -> f64 {
     } else {
         1.0
     }
+}
+
+/// The photos of the folder `dir` (its files named as images), in natural name
+/// order: `frame_2` before `frame_10`.
+pub fn photo_files(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
+    let name = dir.display().to_string();
+    let entries = std::fs::read_dir(dir).map_err(|e| CaptureError::Folder {
+        path: name.clone(),
+        why: e.to_string(),
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && is_image_path(p))
+        .collect();
+    if files.is_empty() {
+        return Err(CaptureError::NoImages(name));
+    }
+    files.sort_by(|a, b| natural_cmp(&file_name(a), &file_name(b)));
+    Ok(files)
 }
 
 fn file_name(p: &Path) -> String {

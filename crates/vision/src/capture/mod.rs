@@ -59,10 +59,11 @@ pub(crate) const MAX_PIXELS: u64 = 150_000_000;
 
 pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
+pub use folder::photo_files;
 pub(crate) use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]
 pub use memory::MemorySource;
-pub use natural::natural_cmp;
+pub(crate) use natural::natural_cmp;
 pub use paced::FrameSlot;
 pub use paced::Paced;
 pub use paced::Tapped;
