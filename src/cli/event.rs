@@ -12,8 +12,7 @@ use super::{signals, ModelArgs};
 use crate::game::GameKind;
 use crate::pipeline::Event;
 use crate::record::today;
-use crate::record::{FolderLock, RecordLock};
-use crate::round::{BoardSpec, Round, RoundFile, Status, Update};
+use crate::round::{Round, RoundFile, Status, Update};
 use crate::runner;
 use boardscribe_cli::{usage, Incomplete};
 use boardscribe_round::nats;
@@ -59,13 +58,13 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
         a.linger
     );
     let file = load_round(&a.round)?;
-    let mut info = file.event;
+    let mut info = file.event.clone();
     info.realtime |= a.realtime;
     let date = info.date.clone().unwrap_or_else(today);
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot make the folder '{}'", a.out.display()))?;
     // One writer per round folder and per record, until the command ends.
-    let _locks = lock_round(&a.out, &file.boards)?;
+    let _locks = file.lock(&a.out, &super::command_line())?;
     let token = runner::new_token()?;
     // The flag wins over the round file.
     let nats_url = a.nats.clone().or_else(|| info.nats.clone());
@@ -162,32 +161,6 @@ fn load_round(path: &Path) -> anyhow::Result<RoundFile> {
         } else {
             e
         }
-    })
-}
-
-/// The locks `event` holds while it runs.
-struct RoundLocks {
-    _folder: FolderLock,
-    _records: Vec<RecordLock>,
-}
-
-/// Keeps a second `event` off the folder, and any recorder (`record --resume`
-/// on a board's file) off the records this one writes: refused with the holder
-/// named, before anything is read or written.
-fn lock_round(out: &Path, boards: &[BoardSpec]) -> anyhow::Result<RoundLocks> {
-    let command = super::command_line();
-    let folder = FolderLock::acquire(out, &command)?;
-    let mut records = Vec::new();
-    for spec in boards {
-        records.push(RecordLock::acquire(
-            &out.join(spec.record_name()),
-            &command,
-        )?);
-    }
-    records.push(RecordLock::acquire(&out.join("round.pgn"), &command)?);
-    Ok(RoundLocks {
-        _folder: folder,
-        _records: records,
     })
 }
 

@@ -13,7 +13,7 @@ use crate::infer::WhiteSide;
 use crate::pipeline::{
     self, FindError, Given, Outcome, PlanError, Problem, RecordPlan, Recorded, Recorder, Timeline,
 };
-use crate::record::RecordLock;
+use crate::record::Lock;
 use crate::record::Tags;
 use crate::round;
 use crate::rules::go::GoOptions;
@@ -304,7 +304,7 @@ fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, PathBu
 pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     let (setup, board, out) = check(&a)?;
     // One recorder per record; the lock is held until the run ends.
-    let _lock = RecordLock::acquire(&out, &super::command_line()).map_err(anyhow::Error::msg)?;
+    let _lock = Lock::record(&out, &super::command_line()).map_err(anyhow::Error::msg)?;
     let previous = pipeline::previous_record(&out, a.resume, a.force)?;
     if a.resume && previous.is_none() && !a.force {
         errln!(
@@ -399,17 +399,14 @@ fn open_input(
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> anyhow::Result<Box<dyn FrameSource>> {
     let lens = board.undistorter()?;
-    let source = capture::open(
+    Ok(capture::open_undistorted(
         &a.input,
         SourceOptions::default()
             .with_fps(a.fps)
             .with_max_fps((a.max_fps > 0.0).then_some(a.max_fps))
             .with_reconnect(a.reconnect, stop.clone()),
-    )?;
-    Ok(match lens {
-        Some(lens) => Box::new(capture::UndistortedSource::new(source, lens)),
-        None => source,
-    })
+        lens,
+    )?)
 }
 
 /// A plan's error as the command says it: a stop by its signal's name.

@@ -198,15 +198,13 @@ fn open_source(
     board: &Board,
 ) -> Result<Box<dyn FrameSource>, CaptureError> {
     let max_fps = spec.max_fps.unwrap_or(15.0);
-    let mut source = capture::open(
+    let mut source = capture::open_undistorted(
         &spec.input,
         SourceOptions::default()
             .with_fps(spec.fps)
             .with_max_fps((max_fps > 0.0).then_some(max_fps)),
+        lens,
     )?;
-    if let Some(lens) = lens {
-        source = Box::new(capture::UndistortedSource::new(source, lens));
-    }
     if realtime && source.is_offline() {
         source = Box::new(capture::Paced::new(source));
     }

@@ -94,11 +94,6 @@ impl GameKind {
         }
     }
 
-    /// Whether the record is PGN, so that it joins a round's PGN for broadcasts.
-    pub fn records_pgn(self) -> bool {
-        self.extension() == "pgn"
-    }
-
     /// The media type a record of this game is served with.
     pub fn content_type(self) -> &'static str {
         match self {

@@ -30,6 +30,7 @@ use serde::Deserialize;
 use crate::game::{GameKind, GameSetup, Setup, SetupError};
 use crate::geometry::{Corners, GridSpec};
 use crate::infer::WhiteSide;
+use crate::record::{Lock, LockError};
 use crate::rules::go::{GoOptions, Komi};
 
 /// Seconds the board must be still (`record --quiet`, the round file's `quiet`).
@@ -187,7 +188,7 @@ impl BoardSpec {
     }
 
     /// The board's game.
-    pub fn game(&self) -> GameKind {
+    pub(crate) fn game(&self) -> GameKind {
         self.setup.kind()
     }
 
@@ -232,6 +233,19 @@ impl RoundFile {
             return Err(refused(RoundFileError::Values(bad)));
         }
         Ok(file)
+    }
+
+    /// Keeps a second `event` off the folder `out`, and any recorder (`record
+    /// --resume` on a board's file) off the records this round writes there
+    /// (each board's and the round PGN), for as long as the locks are held:
+    /// refused with the holder named. `command` is this holder's command line.
+    pub fn lock(&self, out: &Path, command: &str) -> Result<Vec<Lock>, LockError> {
+        let mut locks = vec![Lock::folder(out, command)?];
+        for spec in &self.boards {
+            locks.push(Lock::record(&out.join(spec.record_name()), command)?);
+        }
+        locks.push(Lock::record(&out.join("round.pgn"), command)?);
+        Ok(locks)
     }
 
     /// Parses and checks a round file's text; relative paths are joined to `base`.
@@ -400,7 +414,7 @@ impl std::fmt::Display for BadValue {
 impl BoardSpec {
     /// The name of the board's record in the round's folder: `board-N.pgn`
     /// (`.pdn` for draughts, `.txt` for Tablut).
-    pub fn record_name(&self) -> String {
+    pub(crate) fn record_name(&self) -> String {
         format!("board-{}.{}", self.number, self.game().extension())
     }
 

@@ -491,7 +491,7 @@ fn load<R: Resume>(board: &Board, like: &R) -> Result<(), RecordError> {
     let text: Arc<str> = Arc::from(
         crate::record::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
     );
-    let (served, arbiter): (Arc<str>, Arc<str>) = if board.kind().records_pgn() {
+    let (served, arbiter): (Arc<str>, Arc<str>) = if board.kind().extension() == "pgn" {
         (
             Arc::from(tagged_pgn(board, &text, Audience::Public)),
             Arc::from(tagged_pgn(board, &text, Audience::Arbiter)),
@@ -1041,7 +1041,7 @@ impl Round {
     /// follow it.
     pub(crate) fn refresh(&self, board: &Board) -> Result<(), RecordError> {
         let r = self.load(board);
-        if board.kind().records_pgn() {
+        if board.kind().extension() == "pgn" {
             self.write_pgn()?;
         }
         self.publish(board);
@@ -1078,7 +1078,11 @@ impl Round {
     fn write_pgn(&self) -> Result<(), RecordError> {
         let mut guard = lock(&self.pgn);
         let (mut public, mut arbiter) = (String::new(), String::new());
-        for b in self.boards().iter().filter(|b| b.kind().records_pgn()) {
+        for b in self
+            .boards()
+            .iter()
+            .filter(|b| b.kind().extension() == "pgn")
+        {
             let s = b.state();
             for (text, served, audience) in [
                 (&mut public, &s.served, Audience::Public),

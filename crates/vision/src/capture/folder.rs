@@ -219,10 +219,9 @@ impl FrameSource for FolderSource {
 #[cfg(test)]
 mod tests {
     use opencv::core::{Mat, Scalar, CV_8UC3};
-    use opencv::prelude::*;
 
     use super::FolderSource;
-    use crate::capture::{self, FrameSource, SourceOptions};
+    use crate::capture::{self, SourceOptions};
 
     fn solid(v: f64, w: i32, h: i32) -> Mat {
         Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(v)).unwrap()
