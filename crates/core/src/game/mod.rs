@@ -263,7 +263,7 @@ mod tests {
                 (
                     k.extension(),
                     k.default_grid(),
-                    k.records_pgn(),
+                    k.extension() == "pgn",
                     k.start_key(),
                 )
             })
@@ -293,7 +293,13 @@ mod tests {
         assert_eq!(go.board_size("9x9"), None);
         assert_eq!(GameKind::Chess.board_size("8x8"), None);
         assert_eq!(GameKind::Tablut.grids(), ["9x9"]);
-        assert!(!go.records_pgn() && !go.checkered() && go.points());
+        assert!(!go.checkered() && go.points());
+        assert_eq!((go.move_number(1), go.move_number(2)), ((1, "."), (2, ".")));
+        let chess = GameKind::Chess;
+        assert_eq!(
+            (chess.move_number(1), chess.move_number(4)),
+            ((1, "."), (2, "..."))
+        );
         assert_eq!(go.start_key(), "position");
         assert!(GameKind::ALL.contains(&go));
     }
