@@ -16,7 +16,8 @@
 //! assert_eq!(game.legal_moves().len(), 20);
 //! ```
 
-#![warn(unreachable_pub, missing_docs)]
+#![warn(unreachable_pub)]
+#![deny(missing_docs)]
 pub mod game;
 pub mod infer;
 pub mod record;

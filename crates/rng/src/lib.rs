@@ -6,7 +6,8 @@
 //! its own so that the locator (vision), the renderer (lab) and the core's
 //! hashing share it without it being part of any of their APIs.
 
-#![warn(unreachable_pub, missing_docs)]
+#![warn(unreachable_pub)]
+#![deny(missing_docs)]
 
 /// Deterministic pseudo-random generator (xoshiro256**).
 #[derive(Clone, Debug)]
