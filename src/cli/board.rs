@@ -81,7 +81,9 @@ impl BoardArgs {
         let grid = self.grid(profile.as_ref())?;
         if let Some(c) = self.corners(profile.as_ref())? {
             let pose = BoardPose::new(grid, c);
-            check_in_image(&pose, image, what)?;
+            // Corners that put the whole board outside the image (a typo,
+            // corners of another photo's size) are refused.
+            crate::pipeline::check_in_image(&pose, image, what)?;
             return Ok(pose);
         }
         let found = crate::locate::locate(image, grid)
@@ -133,16 +135,6 @@ impl BoardArgs {
     }
 }
 
-/// Refuses corners that put the whole board outside the image (a typo, corners
-/// of another photo's size): no site of the grid would be seen.
-pub fn check_in_image(
-    pose: &BoardPose,
-    image: &opencv::core::Mat,
-    what: &str,
-) -> anyhow::Result<()> {
-    Ok(crate::pipeline::check_in_image(pose, image, what)?)
-}
-
 /// The first frame of a video file.
 fn first_frame(path: &Path) -> anyhow::Result<opencv::core::Mat> {
     // By its path, not its name as text: a name that is not UTF-8 is still the file's.
@@ -153,7 +145,7 @@ fn first_frame(path: &Path) -> anyhow::Result<opencv::core::Mat> {
     }
 }
 
-pub use crate::pipeline::corners_text;
+use crate::pipeline::corners_text;
 
 /// Reads an image (a photo, or a video's first frame), undistorted when a lens
 /// profile is given.

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::signals;
 use crate::record::today;
-use crate::record::FolderLock;
+use crate::record::Lock;
 use crate::runner;
 use boardscribe_round::nats;
 
@@ -38,9 +38,8 @@ pub fn run(a: BroadcastArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot make the folder '{}'", a.out.display()))?;
     // One writer per folder: a second broadcast (or an `event`) is refused.
-    let _lock = FolderLock::acquire(&a.out, &super::command_line())?;
+    let _lock = Lock::folder(&a.out, &super::command_line())?;
     let token = runner::new_token()?;
-    runner::raise_fd_limit();
     let b = nats::broadcast(&a.nats, &a.event, &a.round, today(), &a.out, token.clone())?;
     let server = crate::server::start(b.round.clone(), &a.listen)?;
     let base = format!("http://{}", server.addr);

@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use opencv::prelude::*;
 
-use crate::capture::{is_image_path, natural_cmp, read_image};
+use crate::capture::{read_image, CaptureError};
 use crate::geometry::{calibrate, find_checkerboard, CheckerPattern};
 
 /// Fewest photos with the pattern found that a calibration is made from.
@@ -294,20 +294,13 @@ fn photo_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
             dir.display()
         );
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read folder '{}'", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && is_image_path(p))
-        .collect();
-    if files.is_empty() {
-        bail!(
+    crate::capture::photo_files(dir).map_err(|e| match e {
+        CaptureError::NoImages(_) => anyhow::anyhow!(
             "--images '{}' holds no photos (looked for .jpg, .jpeg, .png, .bmp, .tif, .tiff, .webp)",
             dir.display()
-        );
-    }
-    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
-    files.sort_by(|a, b| natural_cmp(&name(a).unwrap_or_default(), &name(b).unwrap_or_default()));
-    Ok(files)
+        ),
+        e => e.into(),
+    })
 }
 
 fn draw(

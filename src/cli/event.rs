@@ -8,16 +8,12 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 
-use super::{signals, BoardArgs, ModelArgs};
+use super::{signals, ModelArgs};
 use crate::game::GameKind;
-use crate::geometry::{Corners, GridSpec};
 use crate::pipeline::Event;
 use crate::record::today;
-use crate::record::{FolderLock, RecordLock};
-use crate::round::{
-    self, Board, BoardEnd, BoardError, BoardRunner, BoardSpec, Round, RoundFile, Status, Update,
-};
-use crate::runner::{self, BoardSetup};
+use crate::round::{Round, RoundFile, Status, Update};
+use crate::runner;
 use boardscribe_cli::{usage, Incomplete};
 use boardscribe_round::nats;
 
@@ -62,15 +58,14 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
         a.linger
     );
     let file = load_round(&a.round)?;
-    let mut info = file.event;
+    let mut info = file.event.clone();
     info.realtime |= a.realtime;
     let date = info.date.clone().unwrap_or_else(today);
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot make the folder '{}'", a.out.display()))?;
     // One writer per round folder and per record, until the command ends.
-    let _locks = lock_round(&a.out, &file.boards)?;
+    let _locks = file.lock(&a.out, &super::command_line())?;
     let token = runner::new_token()?;
-    runner::raise_fd_limit();
     // The flag wins over the round file.
     let nats_url = a.nats.clone().or_else(|| info.nats.clone());
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
@@ -86,8 +81,7 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     };
     let printer = print_updates(&round, a.events);
     stop_on_signal(&round);
-    let runner = Arc::new(CliRunner { model: a.model });
-    let reports = round::run_round(&round, runner);
+    let reports = runner::record_round(&round, &a.model.path(), say_locating);
     let _ = printer.join();
     let mut failed = Vec::new();
     for r in &reports {
@@ -159,7 +153,7 @@ fn finish_publishing(p: &nats::Publisher, out: &Path) {
 /// malformed, a grid that is not the game's), 1 otherwise (a start position
 /// that is not one, a profile that cannot be read), as `record` does.
 fn load_round(path: &Path) -> anyhow::Result<RoundFile> {
-    let file = RoundFile::load(path).map_err(|e| {
+    RoundFile::load(path).map_err(|e| {
         let usage = e.is_usage();
         let e = anyhow::Error::new(e);
         if usage {
@@ -167,83 +161,6 @@ fn load_round(path: &Path) -> anyhow::Result<RoundFile> {
         } else {
             e
         }
-    })?;
-    let mut bad = Vec::new();
-    let mut usage = false;
-    for spec in &file.boards {
-        for (key, why, is_usage) in check_files(spec) {
-            bad.push(format!("board {}: {key}: {why}", spec.number));
-            usage |= is_usage;
-        }
-    }
-    if bad.is_empty() {
-        return Ok(file);
-    }
-    let said = format!("round file '{}': {}", path.display(), bad.join("; "));
-    Err(if usage {
-        usage!("{said}")
-    } else {
-        anyhow::anyhow!(said)
-    })
-}
-
-/// What a board's profiles say, checked as `record` checks them before it
-/// records: the board and camera profiles read, the profile's grid the game's.
-/// Each mistake as (key, why, usage error).
-fn check_files(spec: &BoardSpec) -> Vec<(&'static str, String, bool)> {
-    let mut bad = Vec::new();
-    let Ok(args) = board_args(spec) else {
-        // Grid and corners were checked with the file.
-        return bad;
-    };
-    match args.load_profile() {
-        Err(e) => bad.push(("profile", format!("{e:#}"), false)),
-        Ok(profile) => {
-            if let (Some(p), None) = (&profile, &args.grid) {
-                let want = spec.game().default_grid();
-                if !spec.game().plays_on(&p.grid.to_string()) {
-                    bad.push((
-                        "profile",
-                        format!(
-                            "its grid is {}, but {} is played on a {want} grid",
-                            p.grid,
-                            spec.game().name()
-                        ),
-                        true,
-                    ));
-                }
-            }
-            if let Err(e) = args.undistorter() {
-                bad.push(("camera", format!("{e:#}"), false));
-            }
-        }
-    }
-    bad
-}
-
-/// The locks `event` holds while it runs.
-struct RoundLocks {
-    _folder: FolderLock,
-    _records: Vec<RecordLock>,
-}
-
-/// Keeps a second `event` off the folder, and any recorder (`record --resume`
-/// on a board's file) off the records this one writes: refused with the holder
-/// named, before anything is read or written.
-fn lock_round(out: &Path, boards: &[BoardSpec]) -> anyhow::Result<RoundLocks> {
-    let command = super::command_line();
-    let folder = FolderLock::acquire(out, &command)?;
-    let mut records = Vec::new();
-    for spec in boards {
-        records.push(RecordLock::acquire(
-            &out.join(spec.record_name()),
-            &command,
-        )?);
-    }
-    records.push(RecordLock::acquire(&out.join("round.pgn"), &command)?);
-    Ok(RoundLocks {
-        _folder: folder,
-        _records: records,
     })
 }
 
@@ -296,11 +213,7 @@ fn print_updates(round: &Arc<Round>, json: bool) -> std::thread::JoinHandle<()> 
                 match kind {
                     "move" => {
                         let ply = v["ply"].as_u64().unwrap_or(0);
-                        let (number, dots) = match (game.numbers_pairs(), ply % 2) {
-                            (false, _) => (ply, "."),
-                            (true, 1) => (ply.div_ceil(2), "."),
-                            (true, _) => (ply.div_ceil(2), "..."),
-                        };
+                        let (number, dots) = game.move_number(ply as usize);
                         eprintln!(
                             "board {n}: {number}{dots} {}",
                             v["san"].as_str().unwrap_or("")
@@ -351,69 +264,11 @@ fn stop_on_signal(round: &Arc<Round>) {
     });
 }
 
-/// Records a board as `record` would, from its entry in the round file.
-struct CliRunner {
-    model: ModelArgs,
-}
-
-impl BoardRunner for CliRunner {
-    fn run(&self, round: &Round, board: &Board) -> Result<BoardEnd, BoardError> {
-        self.attempt(round, board)
-            .map_err(|e| BoardError::Runner(e.into()))
+/// Only where a board was found is said; the round's page has the rest.
+fn say_locating(e: &Event) {
+    if let Some(line) = super::events::locating_line(e) {
+        errln!("{line}");
     }
-}
-
-impl CliRunner {
-    /// One attempt at the board, its failures with the command line's context.
-    fn attempt(&self, round: &Round, board: &Board) -> anyhow::Result<BoardEnd> {
-        let args = board_args(&board.spec)?;
-        let mut classifier = self.model.load()?;
-        let setup = BoardSetup {
-            placement: args.placement()?,
-            lens: args.undistorter()?,
-        };
-        // Only where the board was found is said; the round's page has the rest.
-        let mut said = |e: Event| {
-            if let Some(line) = super::events::locating_line(&e) {
-                errln!("{line}");
-            }
-        };
-        Ok(runner::run_board(
-            round,
-            board,
-            &mut classifier,
-            setup,
-            &mut said,
-        )?)
-    }
-}
-
-/// The `record` flags a board's entry stands for.
-fn board_args(spec: &BoardSpec) -> anyhow::Result<BoardArgs> {
-    let grid = spec
-        .grid
-        .as_deref()
-        .map(str::parse::<GridSpec>)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("board {}: {e}", spec.number))?;
-    let corners = spec
-        .corners
-        .as_deref()
-        .map(str::parse::<Corners>)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("board {}: {e}", spec.number))?;
-    let default_grid = spec
-        .game()
-        .default_grid()
-        .parse::<GridSpec>()
-        .map_err(|e| anyhow::anyhow!("board {}: {e}", spec.number))?;
-    Ok(BoardArgs {
-        grid,
-        corners,
-        profile: spec.profile.clone(),
-        camera: spec.camera.clone(),
-        default_grid: Some(default_grid),
-    })
 }
 
 #[cfg(test)]

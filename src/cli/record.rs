@@ -7,14 +7,13 @@ use super::events::Presenter;
 use super::values::plural;
 use super::{signals, BoardArgs, ModelArgs};
 use crate::capture::{self, FrameSource, SourceOptions};
-use crate::game::{GameKind, GameSetup, GameVisitor, Setup, SetupError};
+use crate::game::{GameKind, GameSetup, Setup, SetupError};
 use crate::geometry::{BoardPose, GridSpec};
 use crate::infer::WhiteSide;
 use crate::pipeline::{
     self, FindError, Given, Outcome, PlanError, Problem, RecordPlan, Recorded, Recorder, Timeline,
 };
-use crate::record::RecordLock;
-use crate::record::Resume;
+use crate::record::Lock;
 use crate::record::Tags;
 use crate::round;
 use crate::rules::go::GoOptions;
@@ -271,7 +270,7 @@ fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, PathBu
                 "a --game free log has no result; --result is for chess, draughts and Tablut"
                     .to_string(),
             ),
-            Some(game) => game.visit(CheckResult(token)).map_err(|e| e.to_string()),
+            Some(game) => game.check_result(token).map_err(|e| e.to_string()),
         };
         if let Err(e) = valid {
             return Err(usage!("--result: {e}"));
@@ -305,7 +304,7 @@ fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, PathBu
 pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     let (setup, board, out) = check(&a)?;
     // One recorder per record; the lock is held until the run ends.
-    let _lock = RecordLock::acquire(&out, &super::command_line()).map_err(anyhow::Error::msg)?;
+    let _lock = Lock::record(&out, &super::command_line()).map_err(anyhow::Error::msg)?;
     let previous = pipeline::previous_record(&out, a.resume, a.force)?;
     if a.resume && previous.is_none() && !a.force {
         errln!(
@@ -378,15 +377,18 @@ fn serve(
         }
         (Some(addr), Some(game)) => (addr, game),
     };
-    let spec = Serve::spec(game.clone(), &a.input, &a.white_name, &a.black_name);
-    let (serve, urls) = Serve::start(addr, spec, tags(a), out.to_path_buf())?;
+    // Not --resume: the page's recorder starts the game afresh.
+    let (serve, urls) = Serve::start(
+        addr,
+        game.clone(),
+        &a.input,
+        tags(a),
+        out.to_path_buf(),
+        fresh,
+    )?;
     eprintln!("live page: {}", urls.page);
     eprintln!("record for broadcasts: {}", urls.record);
     eprintln!("arbiter page: {}", urls.arbiter);
-    if fresh {
-        // Not --resume: the page's recorder starts the game afresh.
-        serve.start_fresh();
-    }
     Ok(Some(serve))
 }
 
@@ -397,17 +399,14 @@ fn open_input(
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> anyhow::Result<Box<dyn FrameSource>> {
     let lens = board.undistorter()?;
-    let source = capture::open(
+    Ok(capture::open_undistorted(
         &a.input,
         SourceOptions::default()
             .with_fps(a.fps)
             .with_max_fps((a.max_fps > 0.0).then_some(a.max_fps))
             .with_reconnect(a.reconnect, stop.clone()),
-    )?;
-    Ok(match lens {
-        Some(lens) => Box::new(capture::UndistortedSource::new(source, lens)),
-        None => source,
-    })
+        lens,
+    )?)
 }
 
 /// A plan's error as the command says it: a stop by its signal's name.
@@ -586,16 +585,6 @@ fn option_flag(e: &SetupError) -> &'static str {
     }
 }
 
-/// Whether the game's records take `--result`'s token.
-struct CheckResult<'a>(&'a str);
-
-impl GameVisitor for CheckResult<'_> {
-    type Output = Result<(), crate::record::EditError>;
-    fn visit<G: Resume>(self, _: &G) -> Self::Output {
-        G::check_result(self.0)
-    }
-}
-
 /// Draws the overlay for `record --overlay`: the grid, and a1 and White's edge
 /// once the side is known.
 fn overlay_writer(
@@ -608,15 +597,7 @@ fn overlay_writer(
         crate::geometry::draw_overlay(&mut img, &pose)?;
         let mut said = format!("overlay: {}", path.display());
         if let Some(side) = side {
-            let (rows, cols) = (pose.grid().rows, pose.grid().cols);
-            let a1 = side.site(crate::rules::Square::new(0, 0), rows, cols);
-            let edge = match side {
-                WhiteSide::Top => 0,
-                WhiteSide::Right => 1,
-                WhiteSide::Bottom => 2,
-                WhiteSide::Left => 3,
-            };
-            crate::geometry::draw_orientation(&mut img, &pose, a1, "a1", edge, "White")?;
+            crate::geometry::draw_white_side(&mut img, &pose, side)?;
             said.push_str(&format!(" (White at the {side} edge)"));
         }
         boardscribe_cli::write_image(&path, &img)?;

@@ -2,7 +2,7 @@ use opencv::core::{Mat, Scalar, Size, CV_8UC3};
 use opencv::prelude::*;
 use opencv::videoio::{VideoWriter, VideoWriterTrait};
 
-use boardscribe_vision::capture::{self, CaptureError, FolderSource, SourceOptions};
+use boardscribe_vision::capture::{self, CaptureError, SourceOptions};
 
 fn solid(v: f64, w: i32, h: i32) -> Mat {
     Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(v)).unwrap()
@@ -46,58 +46,6 @@ fn video_round_trip_keeps_frames_and_timestamps() {
             );
         }
     }
-}
-
-#[test]
-fn folder_reads_in_natural_order_and_skips_corrupt_files() {
-    let dir = super::util::tmp();
-    for i in [1, 2, 10, 3, 20] {
-        let path = dir.path().join(format!("frame_{i}.png"));
-        opencv::imgcodecs::imwrite(
-            path.to_str().unwrap(),
-            &solid(i as f64 * 10.0, 32, 24),
-            &opencv::core::Vector::new(),
-        )
-        .unwrap();
-    }
-    std::fs::write(dir.path().join("frame_4.jpg"), b"not a jpeg at all").unwrap();
-    std::fs::write(dir.path().join("notes.txt"), b"ignored").unwrap();
-
-    let mut src = FolderSource::open(dir.path(), 2.0).unwrap();
-    let names: Vec<String> = src
-        .files()
-        .iter()
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(
-        names,
-        [
-            "frame_1.png",
-            "frame_2.png",
-            "frame_3.png",
-            "frame_4.jpg",
-            "frame_10.png",
-            "frame_20.png"
-        ]
-    );
-    let frames: Vec<_> = src.by_ref().map(|f| f.unwrap()).collect();
-    assert_eq!(
-        frames.len(),
-        5,
-        "the corrupt file is skipped and the run goes on"
-    );
-    assert_eq!(src.skipped().len(), 1);
-    let values: Vec<i64> = frames
-        .iter()
-        .map(|f| mean(&f.image).round() as i64)
-        .collect();
-    assert_eq!(values, [10, 20, 30, 100, 200]);
-    let times: Vec<f64> = frames.iter().map(|f| f.time_s).collect();
-    assert_eq!(times, [0.0, 0.5, 1.0, 2.0, 2.5]);
-
-    // Folders default to one frame a second.
-    let src = capture::open(dir.path().to_str().unwrap(), SourceOptions::default()).unwrap();
-    assert_eq!(src.fps(), 1.0);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use opencv::prelude::*;
 use opencv::videoio::VideoWriter;
 
 use boardscribe_core::record::parse_pgn;
-use boardscribe_core::record::RecordLock;
+use boardscribe_core::record::Lock;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_lab::mjpeg::{MjpegServer, StallPlan};
 use boardscribe_lab::synth::SceneParams;
@@ -228,7 +228,7 @@ fn a_record_holding_a_game_is_kept_without_resume_or_force() {
     fails(&o, 1, "already holds a record");
     assert_eq!(std::fs::read_to_string(&pgn).unwrap(), game);
     // A second recorder on the same record is kept off.
-    let lock = RecordLock::acquire(&pgn, "a test").unwrap();
+    let lock = Lock::record(&pgn, "a test").unwrap();
     let o = run(&record_args(
         p(&photo),
         p(&pgn),

@@ -31,6 +31,5 @@ mod record_go;
 mod recovery;
 mod refused_inputs;
 mod server_load;
-mod uncertain;
 mod util;
 mod white_edge;

@@ -12,9 +12,9 @@ use std::process::Command;
 
 use boardscribe_core::record::SgfRecord;
 use boardscribe_core::record::{GameRecord, Tags};
-use boardscribe_core::rng::Rng;
 use boardscribe_core::rules::go::{Go, GoOptions, Move};
 use boardscribe_core::rules::{Occupant, Rules, Square};
+use boardscribe_rng::Rng;
 
 fn python_has(module: &str) -> bool {
     Command::new("python3")

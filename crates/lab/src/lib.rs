@@ -9,7 +9,8 @@
 //! `src/commands/`) prints.
 
 // The other crates' modules under the names the lab uses (`crate::rules`, ...).
-use boardscribe_core::{infer, record, rng, rules};
+use boardscribe_core::{infer, record, rules};
+use boardscribe_rng as rng;
 use boardscribe_vision::{capture, geometry, locate};
 
 pub mod cputime;

@@ -8,7 +8,8 @@
 //! ```
 
 // The other crates' modules under the names this one uses (`crate::record`, ...).
-#![warn(unreachable_pub, missing_docs)]
+#![warn(unreachable_pub)]
+#![deny(missing_docs)]
 use boardscribe_core::{game, infer, record, rules};
 use boardscribe_vision::{capture, classify, geometry, pipeline};
 

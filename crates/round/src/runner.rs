@@ -10,33 +10,74 @@ use std::sync::Arc;
 use opencv::core::Mat;
 
 use crate::capture::{self, CaptureError, FrameSource, SourceOptions};
-use crate::classify::Classifier;
+use crate::classify::{Classifier, ModelError, OccupancyModel};
 use crate::game::{GameSetup, GameVisitor};
 use crate::geometry::Undistorter;
 use crate::infer::{NotASide, WhiteSide};
 use crate::pipeline::{
-    self, Event, EventSink, FindError, Found, PipelineError, Placement, RecordJob, RecordSummary,
-    Recorder, RecorderError,
+    self, Event, EventSink, FindError, Found, PipelineError, RecordJob, RecordSummary, Recorder,
+    RecorderError,
 };
 use crate::record::Resume;
 use crate::record::Tags;
-use crate::round::{self, Board, BoardEnd, BoardError, BoardSpec, RecordError, Round};
+use crate::round::{
+    self, Board, BoardEnd, BoardError, BoardReport, BoardRunner, BoardSetup, BoardSpec,
+    RecordError, Round,
+};
 use crate::server::ServerError;
 
-/// Where a board is and the lens it is seen through, as its entry's profiles
-/// and keys say.
-pub struct BoardSetup {
-    /// The corners given, or the grid to find.
-    pub placement: Placement,
-    /// The camera profile's undistortion, when one is named.
-    pub lens: Option<Undistorter>,
+/// Records every board of `round` on its own thread, each as `record` would
+/// from its entry in the round file, with the occupancy model at `model`, until
+/// each has ended (its input ended, its game finished, or it was given up); a
+/// board that fails is tried again (see `run_round`). `said` hears what finding
+/// each board reports; the round's page has the rest.
+pub fn record_round(round: &Arc<Round>, model: &Path, said: fn(&Event)) -> Vec<BoardReport> {
+    let recorders = Recorders {
+        model: model.to_path_buf(),
+        said,
+    };
+    round::run_round(round, Arc::new(recorders))
+}
+
+/// The round's boards recorded as `record` would record them.
+struct Recorders {
+    model: PathBuf,
+    said: fn(&Event),
+}
+
+/// Why an attempt at a board failed before its recording or in it.
+#[derive(Debug, thiserror::Error)]
+enum AttemptError {
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error(transparent)]
+    Place(#[from] round::PlaceError),
+    #[error(transparent)]
+    Run(#[from] RunBoardError),
+}
+
+impl BoardRunner for Recorders {
+    fn run(&self, round: &Round, board: &Board) -> Result<BoardEnd, BoardError> {
+        self.attempt(round, board)
+            .map_err(|e| BoardError::Runner(Box::new(e)))
+    }
+}
+
+impl Recorders {
+    /// One attempt at the board: the model loaded, the board placed, recorded.
+    fn attempt(&self, round: &Round, board: &Board) -> Result<BoardEnd, AttemptError> {
+        let mut classifier = Classifier::new(OccupancyModel::load(&self.model)?);
+        let setup = board.spec.board_setup()?;
+        let mut said = |e: Event| (self.said)(&e);
+        Ok(run_board(round, board, &mut classifier, setup, &mut said)?)
+    }
 }
 
 /// Records `board` of `round` as `record` would, from its entry in the round
 /// file: its input opened (undistorted, paced when asked, a frame kept for the
 /// page), the board found (reported to `events`), a new game's grid moved onto
 /// the start.
-pub fn run_board(
+pub(crate) fn run_board(
     round: &Round,
     board: &Board,
     classifier: &mut Classifier,
@@ -95,20 +136,20 @@ fn run_board_unnamed(
 /// Why a board of a round could not be recorded, naming the board.
 #[derive(Debug, thiserror::Error)]
 #[error("board {number} ('{input}')")]
-pub struct RunBoardError {
+pub(crate) struct RunBoardError {
     /// The board's number in the round.
-    pub number: u32,
+    pub(crate) number: u32,
     /// Its input, as the round file gives it.
-    pub input: String,
+    pub(crate) input: String,
     /// What went wrong.
     #[source]
-    pub source: RunError,
+    pub(crate) source: RunError,
 }
 
 /// What stopped a board's recording through its round.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum RunError {
+pub(crate) enum RunError {
     /// The entry's `white_side` is neither an edge nor `auto`.
     #[error("white_side")]
     WhiteSide(#[from] NotASide),
@@ -157,15 +198,13 @@ fn open_source(
     board: &Board,
 ) -> Result<Box<dyn FrameSource>, CaptureError> {
     let max_fps = spec.max_fps.unwrap_or(15.0);
-    let mut source = capture::open(
+    let mut source = capture::open_undistorted(
         &spec.input,
         SourceOptions::default()
             .with_fps(spec.fps)
             .with_max_fps((max_fps > 0.0).then_some(max_fps)),
+        lens,
     )?;
-    if let Some(lens) = lens {
-        source = Box::new(capture::UndistortedSource::new(source, lens));
-    }
     if realtime && source.is_offline() {
         source = Box::new(capture::Paced::new(source));
     }
@@ -255,7 +294,7 @@ fn record<R: Resume>(b: RecordBoard, game: R) -> Result<BoardEnd, RunError> {
 /// limit raised to the hard one) before the server takes its share, capped well
 /// below it: spectators' connections never leave a recorder without one for its
 /// video or its record.
-pub fn raise_fd_limit() {
+pub(crate) fn raise_fd_limit() {
     #[cfg(unix)]
     {
         let mut l = libc::rlimit {
@@ -313,15 +352,24 @@ pub struct ServeUrls {
 }
 
 impl Serve {
-    /// Starts the server for one board recorded into `out`.
+    /// Starts the server for the one board recorded into `out`: the game
+    /// `record` records, its start included, read from `input`, its players
+    /// those of `tags`. A `fresh` page's recorder starts the game afresh,
+    /// whatever the record on disk holds (`record` without `--resume`).
     pub fn start(
         listen: &str,
-        spec: BoardSpec,
+        game: GameSetup,
+        input: &str,
         tags: Tags,
         out: PathBuf,
+        fresh: bool,
     ) -> Result<(Serve, ServeUrls), ServeError> {
+        let spec = BoardSpec {
+            white: tags.white.clone(),
+            black: tags.black.clone(),
+            ..BoardSpec::of_game(1, game, input)
+        };
         let token = new_token()?;
-        raise_fd_limit();
         let round = Round::single(spec, tags, out, token.clone())?;
         let server = crate::server::start(round.clone(), listen)?;
         let base = format!("http://{}", server.addr);
@@ -330,23 +378,10 @@ impl Serve {
             record: format!("{base}/board/1.{}", round.boards()[0].kind().extension()),
             arbiter: format!("{base}/board/1?token={token}"),
         };
-        Ok((Serve { round }, urls))
-    }
-
-    /// The board entry `record --serve` shows: the game `record` records, its
-    /// start included.
-    pub fn spec(game: GameSetup, input: &str, white: &str, black: &str) -> BoardSpec {
-        BoardSpec {
-            white: white.to_string(),
-            black: black.to_string(),
-            ..BoardSpec::of_game(1, game, input)
+        if fresh {
+            round.boards()[0].start_fresh();
         }
-    }
-
-    /// The page's recorder starts the game afresh, whatever the record on disk
-    /// holds (`record` without `--resume`).
-    pub fn start_fresh(&self) {
-        self.round.boards()[0].start_fresh();
+        Ok((Serve { round }, urls))
     }
 
     /// Wraps the source so that the page shows its latest frame.

@@ -26,8 +26,11 @@
 //! ```
 
 // The core's modules under the names the stages use (`crate::rules`, ...).
-#![warn(unreachable_pub, missing_docs)]
-use boardscribe_core::{game, infer, record, rng, rules};
+#![warn(unreachable_pub)]
+#![deny(missing_docs)]
+use boardscribe_core::{game, infer, record, rules};
+// The workspace's seeded generator (the locator's sampling).
+use boardscribe_rng as rng;
 
 // The stages, downhill.
 pub mod capture;

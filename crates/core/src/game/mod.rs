@@ -94,11 +94,6 @@ impl GameKind {
         }
     }
 
-    /// Whether the record is PGN, so that it joins a round's PGN for broadcasts.
-    pub fn records_pgn(self) -> bool {
-        self.extension() == "pgn"
-    }
-
     /// The media type a record of this game is served with.
     pub fn content_type(self) -> &'static str {
         match self {
@@ -118,10 +113,15 @@ impl GameKind {
         }
     }
 
-    /// Whether moves are numbered in pairs, one number for both sides' moves
-    /// (`1. e4 e5`); Go numbers every move (`1. Q16 2. D4`).
-    pub fn numbers_pairs(self) -> bool {
-        !self.points()
+    /// Half-move `ply`'s number (from 1) and the dots after it, as records
+    /// write it: one number for both sides' moves (`1. e4`, `1... e5`), but
+    /// every Go move its own (`1. Q16 2. D4`).
+    pub fn move_number(self, ply: usize) -> (usize, &'static str) {
+        match (self.points(), ply % 2) {
+            (true, _) => (ply, "."),
+            (false, 1) => (ply.div_ceil(2), "."),
+            (false, _) => (ply.div_ceil(2), "..."),
+        }
     }
 
     /// Whether pieces stand on the crossings of the lines (Go) rather than in
@@ -263,7 +263,7 @@ mod tests {
                 (
                     k.extension(),
                     k.default_grid(),
-                    k.records_pgn(),
+                    k.extension() == "pgn",
                     k.start_key(),
                 )
             })
@@ -293,7 +293,13 @@ mod tests {
         assert_eq!(go.board_size("9x9"), None);
         assert_eq!(GameKind::Chess.board_size("8x8"), None);
         assert_eq!(GameKind::Tablut.grids(), ["9x9"]);
-        assert!(!go.records_pgn() && !go.checkered() && go.points());
+        assert!(!go.checkered() && go.points());
+        assert_eq!((go.move_number(1), go.move_number(2)), ((1, "."), (2, ".")));
+        let chess = GameKind::Chess;
+        assert_eq!(
+            (chess.move_number(1), chess.move_number(4)),
+            ((1, "."), (2, "..."))
+        );
         assert_eq!(go.start_key(), "position");
         assert!(GameKind::ALL.contains(&go));
     }

@@ -4,6 +4,7 @@
 
 use super::GameKind;
 use crate::record::resume::Resume;
+use crate::record::EditError;
 use crate::rules::chess::Chess;
 use crate::rules::go::{Go, GoOptions, GoOptionsError};
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
@@ -190,6 +191,19 @@ impl GameSetup {
     /// The setup as given (what a board's entry sends to a broadcast).
     pub fn setup(&self) -> &Setup {
         &self.setup
+    }
+
+    /// Whether the game's records take `token` as a result (`record --result`);
+    /// the error names the record format and says what it takes.
+    pub fn check_result(&self, token: &str) -> Result<(), EditError> {
+        struct Check<'a>(&'a str);
+        impl GameVisitor for Check<'_> {
+            type Output = Result<(), EditError>;
+            fn visit<G: Resume>(self, _: &G) -> Self::Output {
+                G::check_result(self.0)
+            }
+        }
+        self.visit(Check(token))
     }
 
     /// Does `v` with the start position as its game's rules type: the one place

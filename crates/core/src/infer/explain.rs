@@ -408,37 +408,7 @@ pub(super) fn search<R: Rules>(
                 if quiet && !ev.contradictions(&occ).is_empty() {
                     continue;
                 }
-                let line_to = |mv| {
-                    let mut moves = from.moves.clone();
-                    moves.push(mv);
-                    moves
-                };
-                match next.get_mut(&key) {
-                    Some(c) if tiebreak >= c.tiebreak => {
-                        if c.others.len() < MAX_OTHERS {
-                            c.others.push(line_to(mv));
-                        }
-                    }
-                    held => {
-                        let moves = line_to(mv);
-                        let mut others = Vec::new();
-                        if let Some(c) = held {
-                            others = std::mem::take(&mut c.others);
-                            others.insert(0, std::mem::take(&mut c.moves));
-                            others.truncate(MAX_OTHERS);
-                        }
-                        next.insert(
-                            key,
-                            Found {
-                                occ,
-                                game: g,
-                                moves,
-                                tiebreak,
-                                others,
-                            },
-                        );
-                    }
-                }
+                keep_found(&mut next, key, (occ, g), &from.moves, mv, tiebreak);
             }
         }
         let mut layer: Vec<([u64; 3], Found<R>)> = next.into_iter().collect();
@@ -474,6 +444,50 @@ pub(super) fn search<R: Rules>(
     lines
 }
 
+/// Keeps a position `search` reached at this depth: the line with the lowest
+/// tiebreak leads, the others (up to `MAX_OTHERS`) are kept as lines the camera
+/// cannot tell from it.
+fn keep_found<R: Rules>(
+    next: &mut HashMap<[u64; 3], Found<R>>,
+    key: [u64; 3],
+    (occ, game): (Vec<Occupant>, R),
+    before: &[R::Move],
+    mv: R::Move,
+    tiebreak: u32,
+) {
+    let line_to = |mv| {
+        let mut moves = before.to_vec();
+        moves.push(mv);
+        moves
+    };
+    match next.get_mut(&key) {
+        Some(c) if tiebreak >= c.tiebreak => {
+            if c.others.len() < MAX_OTHERS {
+                c.others.push(line_to(mv));
+            }
+        }
+        held => {
+            let moves = line_to(mv);
+            let mut others = Vec::new();
+            if let Some(c) = held {
+                others = std::mem::take(&mut c.others);
+                others.insert(0, std::mem::take(&mut c.moves));
+                others.truncate(MAX_OTHERS);
+            }
+            next.insert(
+                key,
+                Found {
+                    occ,
+                    game,
+                    moves,
+                    tiebreak,
+                    others,
+                },
+            );
+        }
+    }
+}
+
 /// A position a search reached: its occupancy, the game and the moves there, and
 /// their preference among lines the camera cannot tell apart.
 struct Found<R: Rules> {
@@ -506,42 +520,20 @@ pub(super) fn search_guided<R: Rules>(
     let mut seen: HashSet<[u64; 3]> = HashSet::new();
     seen.insert(occ_key(&base));
     let mut lines: Vec<Line<R>> = Vec::new();
-    // Per line: position, occupancy, moves, tiebreak, squares its moves changed,
-    // squares its moves put a piece on, pieces it moved again, and whether it
-    // has a silent move (a pass: it changes no square; at most one, and only in
-    // a line that leaves no reading contradicted, as in `search`).
-    #[allow(clippy::type_complexity)]
-    let mut frontier: Vec<(
-        R,
-        Vec<Occupant>,
-        Vec<R::Move>,
-        u32,
-        Vec<bool>,
-        Vec<bool>,
-        usize,
-        bool,
-    )> = vec![(
-        game.clone(),
-        base.clone(),
-        Vec::new(),
-        0,
-        vec![false; base.len()],
-        vec![false; base.len()],
-        0,
-        false,
-    )];
+    let mut frontier = vec![Guided::start(game, &base)];
     let mut nodes = 0usize;
     // Where each position reached became a line.
     let mut at: HashMap<[u64; 3], usize> = HashMap::new();
     for d in 1..=depth {
         let mut next = Vec::new();
-        for (g, occ, moves, tiebreak, touched_by, filled, agains, has_silent) in &frontier {
+        for from in &frontier {
+            let (g, occ) = (&from.game, &from.occ);
             for mv in g.legal_moves() {
                 if ev.rules_out(g, &mv) {
                     continue;
                 }
                 let mut g2 = g.clone();
-                let tb = tiebreak + g2.tiebreak(&mv);
+                let tb = from.tiebreak + g2.tiebreak(&mv);
                 g2.play_legal(&mv);
                 let occ2 = occupancy(&g2);
                 let inside = occ
@@ -552,18 +544,25 @@ pub(super) fn search_guided<R: Rules>(
                 // In a line no view showed, at most one piece put down by an
                 // earlier ply of it is lifted again (a rook that captures and
                 // goes back); more is a story, not what the views show.
-                let again = (0..occ.len())
-                    .any(|i| filled[i] && occ[i] != Occupant::Empty && occ2[i] == Occupant::Empty);
-                let agains = agains + usize::from(again);
+                let again = (0..occ.len()).any(|i| {
+                    from.filled[i] && occ[i] != Occupant::Empty && occ2[i] == Occupant::Empty
+                });
+                let agains = from.agains + usize::from(again);
                 if !inside || agains > MAX_MOVED_AGAIN {
                     continue;
                 }
                 if occ2 == *occ {
-                    if !has_silent && d < depth {
-                        let mut m2 = moves.clone();
-                        m2.push(mv);
-                        let (t, f) = (touched_by.clone(), filled.clone());
-                        next.push((g2, occ2, m2, tb, t, f, agains, true));
+                    if !from.has_silent && d < depth {
+                        next.push(Guided {
+                            game: g2,
+                            occ: occ2,
+                            moves: from.line_to(mv),
+                            tiebreak: tb,
+                            touched_by: from.touched_by.clone(),
+                            filled: from.filled.clone(),
+                            agains,
+                            has_silent: true,
+                        });
                     }
                     continue;
                 }
@@ -574,21 +573,13 @@ pub(super) fn search_guided<R: Rules>(
                         .and_then(|&j| lines.get_mut(j))
                         .filter(|l| l.moves.len() == d && l.others.len() < MAX_OTHERS)
                     {
-                        let mut m2 = moves.clone();
-                        m2.push(mv);
-                        line.others.push(m2);
+                        line.others.push(from.line_to(mv));
                     }
                     continue;
                 }
                 nodes += 1;
-                let mut m2 = moves.clone();
-                m2.push(mv);
-                let mut touched_now = touched_by.clone();
-                for (i, (a, b)) in occ.iter().zip(&occ2).enumerate() {
-                    if a != b {
-                        touched_now[i] = true;
-                    }
-                }
+                let m2 = from.line_to(mv);
+                let touched_now = marked(&from.touched_by, occ, &occ2, |_| true);
                 // Every square a move changed must still differ from where the
                 // line started.
                 let traced = touched_now
@@ -596,7 +587,7 @@ pub(super) fn search_guided<R: Rules>(
                     .enumerate()
                     .all(|(i, &t)| !t || occ2[i] != base[i]);
                 let residual = ev.residual(&occ2);
-                let plain = !has_silent || ev.contradictions(&occ2).is_empty();
+                let plain = !from.has_silent || ev.contradictions(&occ2).is_empty();
                 if traced && residual <= cfg.max_residual && plain {
                     at.insert(occ_key(&occ2), lines.len());
                     lines.push(Line {
@@ -609,22 +600,16 @@ pub(super) fn search_guided<R: Rules>(
                         others: Vec::new(),
                     });
                 }
-                let mut filled_now = filled.clone();
-                for (i, (a, b)) in occ.iter().zip(&occ2).enumerate() {
-                    if a != b && *b != Occupant::Empty {
-                        filled_now[i] = true;
-                    }
-                }
-                next.push((
-                    g2,
-                    occ2,
-                    m2,
-                    tb,
-                    touched_now,
-                    filled_now,
+                next.push(Guided {
+                    filled: marked(&from.filled, occ, &occ2, |b| b != Occupant::Empty),
+                    game: g2,
+                    occ: occ2,
+                    moves: m2,
+                    tiebreak: tb,
+                    touched_by: touched_now,
                     agains,
-                    *has_silent,
-                ));
+                    has_silent: from.has_silent,
+                });
                 if nodes >= MAX_GUIDED_NODES {
                     return lines;
                 }
@@ -636,6 +621,62 @@ pub(super) fn search_guided<R: Rules>(
         frontier = next;
     }
     lines
+}
+
+/// A line `search_guided` goes on from: its position, occupancy, moves and
+/// tiebreak, the squares its moves changed, the squares its moves put a piece
+/// on, the pieces it moved again, and whether it has a silent move (a pass: it
+/// changes no square; at most one, and only in a line that leaves no reading
+/// contradicted, as in `search`).
+struct Guided<R: Rules> {
+    game: R,
+    occ: Vec<Occupant>,
+    moves: Vec<R::Move>,
+    tiebreak: u32,
+    touched_by: Vec<bool>,
+    filled: Vec<bool>,
+    agains: usize,
+    has_silent: bool,
+}
+
+impl<R: Rules> Guided<R> {
+    /// The line of no moves from `game`, whose occupancy is `occ`.
+    fn start(game: &R, occ: &[Occupant]) -> Guided<R> {
+        Guided {
+            game: game.clone(),
+            occ: occ.to_vec(),
+            moves: Vec::new(),
+            tiebreak: 0,
+            touched_by: vec![false; occ.len()],
+            filled: vec![false; occ.len()],
+            agains: 0,
+            has_silent: false,
+        }
+    }
+
+    /// The line's moves, then `mv`.
+    fn line_to(&self, mv: R::Move) -> Vec<R::Move> {
+        let mut moves = self.moves.clone();
+        moves.push(mv);
+        moves
+    }
+}
+
+/// `marks` with every square a move changed from `occ` to `now` marked where
+/// `what` holds for its new occupant.
+fn marked(
+    marks: &[bool],
+    occ: &[Occupant],
+    now: &[Occupant],
+    what: impl Fn(Occupant) -> bool,
+) -> Vec<bool> {
+    let mut marks = marks.to_vec();
+    for (i, (a, b)) in occ.iter().zip(now).enumerate() {
+        if a != b && what(*b) {
+            marks[i] = true;
+        }
+    }
+    marks
 }
 
 /// The `n` best-scoring lines (score against "nothing moved", the surprise left in

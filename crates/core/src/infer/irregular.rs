@@ -87,7 +87,8 @@ impl Irregularity {
 
     /// What happened, in an arbiter's words (no time, no advice), squares named
     /// as chess names them.
-    pub fn describe(&self) -> String {
+    #[cfg(test)]
+    pub(crate) fn describe(&self) -> String {
         self.describe_with(&|s| s.name())
     }
 

@@ -176,8 +176,8 @@ pub enum EditError {
     Move(#[from] MoveError),
 }
 
-/// A lock not taken ([`crate::record::RecordLock::acquire`],
-/// [`crate::record::FolderLock::acquire`]).
+/// A lock not taken ([`crate::record::Lock::record`],
+/// [`crate::record::Lock::folder`]).
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// The folder of the lock cannot be made.

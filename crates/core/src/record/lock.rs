@@ -28,16 +28,17 @@ use super::{file_name_of, folder_of, not_regular};
 /// The lock file that keeps a second `event` off a round's folder.
 pub(crate) const FOLDER_LOCK_NAME: &str = ".boardscribe.lock";
 
-/// A lock on a record: while it is held, no other recorder writes the same path.
+/// A lock on a record (no other recorder writes the same path while it is
+/// held) or on a round's folder (no other `event` records into it).
 #[derive(Debug)]
-pub struct RecordLock {
+pub struct Lock {
     _held: Held,
 }
 
-impl RecordLock {
+impl Lock {
     /// Takes the lock on `record` for `command` (the holder's command line, shown
     /// to whoever is refused), or says who holds it.
-    pub fn acquire(record: &Path, command: &str) -> Result<RecordLock, LockError> {
+    pub fn record(record: &Path, command: &str) -> Result<Lock, LockError> {
         let dir = folder_of(record);
         std::fs::create_dir_all(dir).map_err(|source| LockError::Folder {
             dir: dir.to_path_buf(),
@@ -45,28 +46,20 @@ impl RecordLock {
         })?;
         let path = dir.join(format!(".{}.lock", file_name_of(record)));
         match take(&path, command)? {
-            Taken::Mine(held) => Ok(RecordLock { _held: held }),
+            Taken::Mine(held) => Ok(Lock { _held: held }),
             Taken::Theirs(holder) => Err(LockError::Held {
                 record: record.to_path_buf(),
                 holder,
             }),
         }
     }
-}
 
-/// A lock on a round's folder: while it is held, no other `event` records into it.
-#[derive(Debug)]
-pub struct FolderLock {
-    _held: Held,
-}
-
-impl FolderLock {
-    /// Takes the lock on the folder `dir` (which must exist) for `command`, or says
-    /// who holds it.
-    pub fn acquire(dir: &Path, command: &str) -> Result<FolderLock, LockError> {
+    /// Takes the lock on the round's folder `dir` (which must exist) for
+    /// `command`, or says who holds it.
+    pub fn folder(dir: &Path, command: &str) -> Result<Lock, LockError> {
         let path = dir.join(FOLDER_LOCK_NAME);
         match take(&path, command)? {
-            Taken::Mine(held) => Ok(FolderLock { _held: held }),
+            Taken::Mine(held) => Ok(Lock { _held: held }),
             Taken::Theirs(holder) => Err(LockError::FolderHeld {
                 dir: dir.to_path_buf(),
                 holder,
@@ -284,8 +277,8 @@ mod tests {
     fn a_second_recorder_is_kept_off_the_record_and_told_who_holds_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("game.pgn");
-        let first = RecordLock::acquire(&path, "boardscribe record --pgn game.pgn").unwrap();
-        let err = RecordLock::acquire(&path, "other").unwrap_err().to_string();
+        let first = Lock::record(&path, "boardscribe record --pgn game.pgn").unwrap();
+        let err = Lock::record(&path, "other").unwrap_err().to_string();
         assert!(err.contains("another recorder"), "{err}");
         assert!(
             err.contains(&format!("process {}", std::process::id())),
@@ -296,7 +289,7 @@ mod tests {
         assert!(err.contains("UTC"), "{err}");
         drop(first);
         // Released: taken again, and the lock file goes with the lock.
-        let again = RecordLock::acquire(&path, "x").unwrap();
+        let again = Lock::record(&path, "x").unwrap();
         drop(again);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
@@ -304,14 +297,12 @@ mod tests {
     #[test]
     fn a_second_event_is_kept_off_the_folder() {
         let dir = tempfile::tempdir().unwrap();
-        let first = FolderLock::acquire(dir.path(), "boardscribe event r.toml").unwrap();
-        let err = FolderLock::acquire(dir.path(), "x")
-            .unwrap_err()
-            .to_string();
+        let first = Lock::folder(dir.path(), "boardscribe event r.toml").unwrap();
+        let err = Lock::folder(dir.path(), "x").unwrap_err().to_string();
         assert!(err.contains("boardscribe event r.toml"), "{err}");
         assert!(err.contains("recording into the folder"), "{err}");
         // The folder lock is not a record's lock.
-        let record = RecordLock::acquire(&dir.path().join("board-1.pgn"), "x").unwrap();
+        let record = Lock::record(&dir.path().join("board-1.pgn"), "x").unwrap();
         drop((first, record));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
@@ -322,7 +313,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("game.pgn");
         std::fs::write(dir.path().join(".game.pgn.lock"), "pid 1\n").unwrap();
-        let lock = RecordLock::acquire(&path, "me").unwrap();
+        let lock = Lock::record(&path, "me").unwrap();
         let text = std::fs::read_to_string(dir.path().join(".game.pgn.lock")).unwrap();
         assert!(
             text.contains(&format!("pid {}", std::process::id())),
@@ -338,18 +329,16 @@ mod tests {
         let victim = dir.path().join("notes.txt");
         std::fs::write(&victim, "keep me").unwrap();
         std::fs::hard_link(&victim, dir.path().join(".game.pgn.lock")).unwrap();
-        let err = RecordLock::acquire(&dir.path().join("game.pgn"), "x")
+        let err = Lock::record(&dir.path().join("game.pgn"), "x")
             .unwrap_err()
             .to_string();
         assert!(err.contains("hard link"), "{err}");
         assert!(err.contains(".game.pgn.lock"), "{err}");
         std::fs::hard_link(&victim, dir.path().join(FOLDER_LOCK_NAME)).unwrap();
-        let err = FolderLock::acquire(dir.path(), "x")
-            .unwrap_err()
-            .to_string();
+        let err = Lock::folder(dir.path(), "x").unwrap_err().to_string();
         assert!(err.contains("hard link"), "{err}");
         std::os::unix::fs::symlink(&victim, dir.path().join(".other.pgn.lock")).unwrap();
-        let err = RecordLock::acquire(&dir.path().join("other.pgn"), "x")
+        let err = Lock::record(&dir.path().join("other.pgn"), "x")
             .unwrap_err()
             .to_string();
         assert!(err.contains("symbolic link"), "{err}");

@@ -33,7 +33,7 @@ pub use error::{EditError, LockError, PgnError, ReadError, SgfError, TextError, 
 use std::io::Write;
 use std::path::Path;
 
-pub use lock::{FolderLock, RecordLock};
+pub use lock::Lock;
 
 pub use tablut_record::{RecordMove, TablutRecord};
 pub use tags::Tags;

@@ -27,7 +27,7 @@ use crate::record::{write_atomic_unsynced, GameRecord, PgnRecord};
 use crate::round::{BoardSpec, EventInfo, Round, Status};
 use crate::rules::chess::Chess;
 use crate::rules::Rules;
-use boardscribe_core::rng::Rng;
+use boardscribe_rng::Rng;
 
 /// What to simulate.
 #[derive(Clone, Debug)]

@@ -84,10 +84,10 @@ pub enum RecordError {
 }
 
 /// One attempt at recording a board failed (`record_board`,
-/// [`super::BoardRunner::run`]); the board is tried again or given up.
+/// `BoardRunner::run`); the board is tried again or given up.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum BoardError {
+pub(crate) enum BoardError {
     /// The board's record on disk.
     #[error(transparent)]
     Record(#[from] RecordError),

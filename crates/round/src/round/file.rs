@@ -30,6 +30,7 @@ use serde::Deserialize;
 use crate::game::{GameKind, GameSetup, Setup, SetupError};
 use crate::geometry::{Corners, GridSpec};
 use crate::infer::WhiteSide;
+use crate::record::{Lock, LockError};
 use crate::rules::go::{GoOptions, Komi};
 
 /// Seconds the board must be still (`record --quiet`, the round file's `quiet`).
@@ -187,7 +188,7 @@ impl BoardSpec {
     }
 
     /// The board's game.
-    pub fn game(&self) -> GameKind {
+    pub(crate) fn game(&self) -> GameKind {
         self.setup.kind()
     }
 
@@ -210,16 +211,41 @@ pub struct RoundFile {
 
 impl RoundFile {
     /// Reads and checks a round file; relative paths are taken from its folder.
+    /// Once every value reads, every board's profiles are read and checked as
+    /// `record` checks them: every mistake said at once, before anything starts.
     pub fn load(path: &Path) -> Result<RoundFile, LoadError> {
         let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
             path: path.to_path_buf(),
             source,
         })?;
         let base = path.parent().unwrap_or(Path::new(""));
-        RoundFile::parse(&text, base).map_err(|source| LoadError::Refused {
+        let refused = |source| LoadError::Refused {
             path: path.to_path_buf(),
             source,
-        })
+        };
+        let file = RoundFile::parse(&text, base).map_err(refused)?;
+        let bad: Vec<BadValue> = file
+            .boards
+            .iter()
+            .flat_map(BoardSpec::check_profiles)
+            .collect();
+        if !bad.is_empty() {
+            return Err(refused(RoundFileError::Values(bad)));
+        }
+        Ok(file)
+    }
+
+    /// Keeps a second `event` off the folder `out`, and any recorder (`record
+    /// --resume` on a board's file) off the records this round writes there
+    /// (each board's and the round PGN), for as long as the locks are held:
+    /// refused with the holder named. `command` is this holder's command line.
+    pub fn lock(&self, out: &Path, command: &str) -> Result<Vec<Lock>, LockError> {
+        let mut locks = vec![Lock::folder(out, command)?];
+        for spec in &self.boards {
+            locks.push(Lock::record(&out.join(spec.record_name()), command)?);
+        }
+        locks.push(Lock::record(&out.join("round.pgn"), command)?);
+        Ok(locks)
     }
 
     /// Parses and checks a round file's text; relative paths are joined to `base`.
@@ -388,7 +414,7 @@ impl std::fmt::Display for BadValue {
 impl BoardSpec {
     /// The name of the board's record in the round's folder: `board-N.pgn`
     /// (`.pdn` for draughts, `.txt` for Tablut).
-    pub fn record_name(&self) -> String {
+    pub(crate) fn record_name(&self) -> String {
         format!("board-{}.{}", self.number, self.game().extension())
     }
 

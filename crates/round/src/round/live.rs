@@ -512,7 +512,7 @@ fn load<R: Resume>(board: &Board, like: &R, text: Option<&str>) -> Result<(), Re
     let text: Arc<str> = Arc::from(
         crate::record::RecordFile::<R>::after(earlier, r.record, &Default::default()).render(),
     );
-    let (served, arbiter): (Arc<str>, Arc<str>) = if board.kind().records_pgn() {
+    let (served, arbiter): (Arc<str>, Arc<str>) = if board.kind().extension() == "pgn" {
         let [public, arbiter] = match read {
             Some((earlier, last)) => {
                 let mut games: Vec<PgnRecord> =
@@ -1089,7 +1089,7 @@ impl Round {
     /// follow it.
     pub(crate) fn refresh(&self, board: &Board) -> Result<(), RecordError> {
         let r = self.load(board);
-        if board.kind().records_pgn() {
+        if board.kind().extension() == "pgn" {
             self.write_pgn()?;
         }
         self.publish(board);
@@ -1126,7 +1126,11 @@ impl Round {
     fn write_pgn(&self) -> Result<(), RecordError> {
         let mut guard = lock(&self.pgn);
         let (mut public, mut arbiter) = (String::new(), String::new());
-        for b in self.boards().iter().filter(|b| b.kind().records_pgn()) {
+        for b in self
+            .boards()
+            .iter()
+            .filter(|b| b.kind().extension() == "pgn")
+        {
             let s = b.state();
             for (text, served, audience) in [
                 (&mut public, &s.served, Audience::Public),

@@ -1,5 +1,5 @@
 //! Tournament mode: many boards from one machine. A round file names the boards
-//! ([`RoundFile`]); every board is recorded on its own thread ([`run_round`]) into
+//! ([`RoundFile`]); every board is recorded on its own thread (`run_round`) into
 //! its own record, taken up again from disk after a restart or a failure; the
 //! round's live state ([`Round`]) feeds the combined round PGN, rewritten after
 //! every accepted move, and the live pages of [`crate::server`]. Arbiter actions
@@ -10,13 +10,15 @@ mod error;
 mod file;
 mod goban;
 mod live;
+mod place;
 mod sink;
 mod supervise;
 
 pub use diagram::Diagram;
 // The game's kind, as the round file names it (`game = "chess"`).
 pub use crate::game::GameKind;
-pub use error::{BoardError, RecordError};
+pub(crate) use error::BoardError;
+pub use error::RecordError;
 pub use file::{
     BadValue, BoardSpec, EventInfo, LoadError, RoundFile, RoundFileError, FPS, MAX_FPS, QUIET_S,
 };
@@ -25,9 +27,11 @@ pub(crate) use live::ActionError;
 pub(crate) use live::Audience;
 pub(crate) use live::{board_tags, RemoteActs};
 pub use live::{Alert, AlertKind, Board, BoardState, Round, Status, Update};
+pub(crate) use place::{BoardSetup, PlaceError};
 pub(crate) use sink::record_board;
-pub use sink::{BoardEnd, BoardSink};
-pub use supervise::{run_round, BoardReport, BoardRunner};
+pub(crate) use sink::BoardEnd;
+pub use supervise::BoardReport;
+pub(crate) use supervise::{run_round, BoardRunner};
 
 /// A chess record of `ucis` from the start, as a recorder writes it (tests).
 #[cfg(test)]

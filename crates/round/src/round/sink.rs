@@ -17,7 +17,7 @@ use crate::record::{Resume, Resumed};
 pub(crate) const UNSURE_BELOW: f64 = 0.9;
 
 /// The events of one board's recorder.
-pub struct BoardSink<'a, 'b> {
+pub(crate) struct BoardSink<'a, 'b> {
     round: &'a Round,
     board: &'a Board,
     /// Where the events go besides (the command line's presenter).
@@ -31,7 +31,7 @@ pub struct BoardSink<'a, 'b> {
 
 impl<'a, 'b> BoardSink<'a, 'b> {
     /// A sink for `board` of `round`, passing every event on to `inner` too.
-    pub fn new(
+    pub(crate) fn new(
         round: &'a Round,
         board: &'a Board,
         inner: Option<&'a mut (dyn EventSink + 'b)>,
@@ -353,12 +353,12 @@ impl EventSink for BoardSink<'_, '_> {
 
 /// How a board's recording ended.
 #[derive(Debug, Default)]
-pub struct BoardEnd {
+pub(crate) struct BoardEnd {
     /// The game has a result (else the input ended, and the game may go on
     /// another time).
-    pub finished: bool,
+    pub(crate) finished: bool,
     /// The last recording's summary, when one ran.
-    pub summary: Option<RecordSummary>,
+    pub(crate) summary: Option<RecordSummary>,
 }
 
 /// Records a board's game from `source`: taken up from its record on disk when
@@ -541,7 +541,7 @@ mod tests {
     use crate::geometry::BoardPose;
     use crate::infer::WhiteSide;
     use crate::record::parse_pgn;
-    use crate::round::{Action, BoardSpec, EventInfo};
+    use crate::round::{Action, AlertKind, BoardSpec, EventInfo, GameKind};
     use crate::rules::chess::Chess;
 
     #[test]
@@ -637,5 +637,62 @@ mod tests {
     /// Actions waiting for the board's recorder.
     fn lock_queue_len(board: &Board) -> usize {
         board.queued_len()
+    }
+
+    // A move the views also support another for is raised on the live page for
+    // the arbiter to check, naming the others.
+    fn a_move(ply: usize, san: &str, alternatives: &[&str]) -> Event {
+        Event::Move {
+            time: ply as f64,
+            ply,
+            san: san.into(),
+            uci: "c8c1".into(),
+            confidence: 0.9999,
+            assumed: false,
+            alternatives: alternatives.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_move_with_alternatives_raises_an_unsure_alert_naming_them() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let spec = BoardSpec {
+            number: 1,
+            game: Some(GameKind::Chess),
+            input: "b1.mp4".into(),
+            ..BoardSpec::default()
+        };
+        let info = EventInfo {
+            name: "x".into(),
+            ..EventInfo::default()
+        };
+        let round = Round::new(
+            info,
+            "2026.01.01".into(),
+            vec![spec],
+            dir.path(),
+            "t".into(),
+        )
+        .expect("a round");
+        let board = &round.board(1).expect("board 1");
+        let mut sink = BoardSink::new(&round, board, None);
+        // Clear and confident: no alert.
+        sink.emit(a_move(139, "Kg2", &[]));
+        assert!(
+            board.state().alerts.is_empty(),
+            "{:?}",
+            board.state().alerts
+        );
+        // As confident, but the views also support Rd1+.
+        sink.emit(a_move(140, "Rc1", &["Rd1+"]));
+        let alerts = board.state().alerts;
+        assert_eq!(alerts.len(), 1, "{alerts:?}");
+        assert_eq!(alerts[0].kind, AlertKind::Unsure);
+        assert_eq!(alerts[0].ply, Some(140));
+        assert!(
+            alerts[0].text.contains("move 140 Rc1") && alerts[0].text.contains("Rd1+"),
+            "{}",
+            alerts[0].text
+        );
     }
 }

@@ -12,7 +12,7 @@ use super::sink::BoardEnd;
 
 /// Opens a board's input, finds its grid and records it (with
 /// `record_board`): one attempt.
-pub trait BoardRunner: Send + Sync {
+pub(crate) trait BoardRunner: Send + Sync {
     /// One attempt at the board: its end, or why it failed (the runner's own
     /// failures as [`BoardError::Runner`]).
     fn run(&self, round: &Round, board: &Board) -> Result<BoardEnd, BoardError>;
@@ -36,7 +36,7 @@ pub struct BoardReport {
 
 /// Runs every board on its own thread until each has ended (its input ended, its
 /// game finished, or it was given up), then tells the pages the round is over.
-pub fn run_round(round: &Arc<Round>, runner: Arc<dyn BoardRunner>) -> Vec<BoardReport> {
+pub(crate) fn run_round(round: &Arc<Round>, runner: Arc<dyn BoardRunner>) -> Vec<BoardReport> {
     let boards = round.boards();
     let handles: Vec<_> = boards
         .iter()

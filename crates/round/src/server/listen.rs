@@ -55,7 +55,7 @@ impl Limits {
         }
     }
 
-    /// The limits for this process's soft `RLIMIT_NOFILE` as it stands (the CLI
+    /// The limits for this process's soft `RLIMIT_NOFILE` as it stands (`start`
     /// raises it to the hard limit first).
     pub(crate) fn for_this_process() -> Limits {
         Limits::for_fd_limit(soft_fd_limit().unwrap_or(1024))

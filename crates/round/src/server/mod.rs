@@ -71,8 +71,10 @@ impl ServerHandle {
 
 /// Binds `listen` (such as `127.0.0.1:8080`) now, so that a taken port is an
 /// error at once, and serves `round` on a thread of its own until the process
-/// ends, within `Limits::for_this_process`.
+/// ends, within `Limits::for_this_process` (the process's descriptor limit
+/// raised first, see `raise_fd_limit`).
 pub fn start(round: Arc<Round>, listen: &str) -> Result<ServerHandle, ServerError> {
+    crate::runner::raise_fd_limit();
     start_with(round, listen, Limits::for_this_process())
 }
 

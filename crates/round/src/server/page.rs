@@ -120,16 +120,10 @@ fn status_badge(s: &BoardState) -> String {
 fn numbered(kind: GameKind, sans: &[String], from: usize) -> String {
     let mut out = Vec::new();
     for (i, san) in sans.iter().enumerate().skip(from) {
-        if !kind.numbers_pairs() {
-            out.push(format!("{}. {}", i + 1, esc(san)));
-            continue;
-        }
-        if i % 2 == 0 {
-            out.push(format!("{}. {}", i / 2 + 1, esc(san)));
-        } else if i == from {
-            out.push(format!("{}… {}", i / 2 + 1, esc(san)));
-        } else {
-            out.push(esc(san));
+        match kind.move_number(i + 1) {
+            (n, ".") => out.push(format!("{n}. {}", esc(san))),
+            (n, _) if i == from => out.push(format!("{n}… {}", esc(san))),
+            _ => out.push(esc(san)),
         }
     }
     out.join(" ")

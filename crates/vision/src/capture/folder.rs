@@ -8,7 +8,7 @@ use opencv::core::Mat;
 use super::{is_image_path, natural_cmp, orient, CaptureError, Frame, FrameSource};
 
 /// The photos of a folder (or one photo), in natural name order, as frames.
-pub struct FolderSource {
+pub(crate) struct FolderSource {
     name: String,
     files: Vec<PathBuf>,
     next: usize,
@@ -31,20 +31,9 @@ pub struct FolderSource {
 
 impl FolderSource {
     /// The images of `dir`, timed at `fps` photos a second.
-    pub fn open(dir: &Path, fps: f64) -> Result<FolderSource, CaptureError> {
+    pub(crate) fn open(dir: &Path, fps: f64) -> Result<FolderSource, CaptureError> {
         let name = dir.display().to_string();
-        let entries = std::fs::read_dir(dir).map_err(|e| CaptureError::Folder {
-            path: name.clone(),
-            why: e.to_string(),
-        })?;
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && is_image_path(p))
-            .collect();
-        if files.is_empty() {
-            return Err(CaptureError::NoImages(name));
-        }
-        files.sort_by(|a, b| natural_cmp(&file_name(a), &file_name(b)));
+        let files = photo_files(dir)?;
         Ok(FolderSource {
             name,
             files,
@@ -78,12 +67,14 @@ impl FolderSource {
     }
 
     /// The files in the order they are read.
-    pub fn files(&self) -> &[PathBuf] {
+    #[cfg(test)]
+    pub(crate) fn files(&self) -> &[PathBuf] {
         &self.files
     }
 
     /// Files skipped so far because they could not be read.
-    pub fn skipped(&self) -> &[PathBuf] {
+    #[cfg(test)]
+    pub(crate) fn skipped(&self) -> &[PathBuf] {
         &self.skipped
     }
 }
@@ -124,6 +115,25 @@ fn sane_fps(fps: f64) -> f64 {
     } else {
         1.0
     }
+}
+
+/// The photos of the folder `dir` (its files named as images), in natural name
+/// order: `frame_2` before `frame_10`.
+pub fn photo_files(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
+    let name = dir.display().to_string();
+    let entries = std::fs::read_dir(dir).map_err(|e| CaptureError::Folder {
+        path: name.clone(),
+        why: e.to_string(),
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && is_image_path(p))
+        .collect();
+    if files.is_empty() {
+        return Err(CaptureError::NoImages(name));
+    }
+    files.sort_by(|a, b| natural_cmp(&file_name(a), &file_name(b)));
+    Ok(files)
 }
 
 fn file_name(p: &Path) -> String {
@@ -203,5 +213,73 @@ impl FrameSource for FolderSource {
                 n => format!(" (and {n} more photos skipped)"),
             }
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use opencv::core::{Mat, Scalar, CV_8UC3};
+
+    use super::FolderSource;
+    use crate::capture::{self, SourceOptions};
+
+    fn solid(v: f64, w: i32, h: i32) -> Mat {
+        Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(v)).unwrap()
+    }
+
+    fn mean(m: &Mat) -> f64 {
+        opencv::core::mean(m, &opencv::core::no_array()).unwrap()[0]
+    }
+
+    #[test]
+    fn folder_reads_in_natural_order_and_skips_corrupt_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in [1, 2, 10, 3, 20] {
+            let path = dir.path().join(format!("frame_{i}.png"));
+            opencv::imgcodecs::imwrite(
+                path.to_str().unwrap(),
+                &solid(i as f64 * 10.0, 32, 24),
+                &opencv::core::Vector::new(),
+            )
+            .unwrap();
+        }
+        std::fs::write(dir.path().join("frame_4.jpg"), b"not a jpeg at all").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"ignored").unwrap();
+
+        let mut src = FolderSource::open(dir.path(), 2.0).unwrap();
+        let names: Vec<String> = src
+            .files()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "frame_1.png",
+                "frame_2.png",
+                "frame_3.png",
+                "frame_4.jpg",
+                "frame_10.png",
+                "frame_20.png"
+            ]
+        );
+        let frames: Vec<_> = src.by_ref().map(|f| f.unwrap()).collect();
+        assert_eq!(
+            frames.len(),
+            5,
+            "the corrupt file is skipped and the run goes on"
+        );
+        assert_eq!(src.skipped().len(), 1);
+        let values: Vec<i64> = frames
+            .iter()
+            .map(|f| mean(&f.image).round() as i64)
+            .collect();
+        assert_eq!(values, [10, 20, 30, 100, 200]);
+        let times: Vec<f64> = frames.iter().map(|f| f.time_s).collect();
+        assert_eq!(times, [0.0, 0.5, 1.0, 2.0, 2.5]);
+
+        // Folders default to one frame a second.
+        let src = capture::open(dir.path().to_str().unwrap(), SourceOptions::default()).unwrap();
+        assert_eq!(src.fps(), 1.0);
     }
 }

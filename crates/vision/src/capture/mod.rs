@@ -52,6 +52,8 @@ use std::sync::Arc;
 
 use opencv::core::Mat;
 
+use crate::geometry::Undistorter;
+
 /// The most pixels an image or frame may have: 150 million (a 108-megapixel
 /// phone photo fits). Larger ones are refused before they are decoded, since
 /// decoding and rectifying them takes gigabytes.
@@ -59,17 +61,18 @@ pub(crate) const MAX_PIXELS: u64 = 150_000_000;
 
 pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
-pub use folder::FolderSource;
+pub use folder::photo_files;
+pub(crate) use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]
 pub use memory::MemorySource;
-pub use natural::natural_cmp;
+pub(crate) use natural::natural_cmp;
 pub use paced::FrameSlot;
 pub use paced::Paced;
 pub use paced::Tapped;
 pub use paced::TappedFrame;
 pub(crate) use prepend::Prepended;
 pub use rewind::Rewind;
-pub use undistort::UndistortedSource;
+pub(crate) use undistort::UndistortedSource;
 pub use video::VideoSource;
 
 /// One frame with the time it was taken, in seconds from the start of the source.
@@ -248,6 +251,20 @@ pub fn is_image_path(path: &Path) -> bool {
 /// a warning; a video or stream that changes size is an error).
 pub fn open(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, CaptureError> {
     Ok(Box::new(Checked::new(open_unchecked(input, opts)?)))
+}
+
+/// Opens `input` as [`open`] does, every frame undistorted through `lens` when
+/// one is given (a camera profile's).
+pub fn open_undistorted(
+    input: &str,
+    opts: SourceOptions,
+    lens: Option<Undistorter>,
+) -> Result<Box<dyn FrameSource>, CaptureError> {
+    let source = open(input, opts)?;
+    Ok(match lens {
+        Some(lens) => Box::new(UndistortedSource::new(source, lens)),
+        None => source,
+    })
 }
 
 fn open_unchecked(input: &str, opts: SourceOptions) -> Result<Box<dyn FrameSource>, CaptureError> {

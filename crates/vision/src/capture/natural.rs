@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 /// Compares two names with runs of digits compared as numbers.
-pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+pub(crate) fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
     loop {
         match (a.first(), b.first()) {

@@ -5,14 +5,14 @@ use crate::geometry::Undistorter;
 use super::{CaptureError, Frame, FrameSource};
 
 /// A source whose frames are undistorted by a camera profile's lens model.
-pub struct UndistortedSource {
+pub(crate) struct UndistortedSource {
     inner: Box<dyn FrameSource>,
     lens: Undistorter,
 }
 
 impl UndistortedSource {
     /// `inner` undistorted by `lens`.
-    pub fn new(inner: Box<dyn FrameSource>, lens: Undistorter) -> UndistortedSource {
+    pub(crate) fn new(inner: Box<dyn FrameSource>, lens: Undistorter) -> UndistortedSource {
         UndistortedSource { inner, lens }
     }
 }

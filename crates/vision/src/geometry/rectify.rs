@@ -5,6 +5,8 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use super::{BoardPose, GeometryError, Homography};
+use crate::infer::WhiteSide;
+use crate::rules::Square;
 
 /// The canonical top-down image: a fixed number of pixels per cell plus a margin
 /// around the grid, because pieces stick out of their cells in oblique views and a
@@ -255,10 +257,28 @@ pub fn draw_overlay(img: &mut Mat, pose: &BoardPose) -> Result<(), GeometryError
     Ok(())
 }
 
+/// Marks where a record's a1 and White's edge are on the grid when White sits
+/// at `side`, to check at a glance (`record --overlay`): a1 outlined, White's
+/// edge a thick line, both labelled.
+pub fn draw_white_side(
+    img: &mut Mat,
+    pose: &BoardPose,
+    side: WhiteSide,
+) -> Result<(), GeometryError> {
+    let (rows, cols) = (pose.grid().rows, pose.grid().cols);
+    let a1 = side.site(Square::new(0, 0), rows, cols);
+    let edge = match side {
+        WhiteSide::Top => 0,
+        WhiteSide::Right => 1,
+        WhiteSide::Bottom => 2,
+        WhiteSide::Left => 3,
+    };
+    draw_orientation(img, pose, a1, "a1", edge, "White")
+}
+
 /// Marks one site (outlined, labelled) and one edge of the grid (a thick line,
-/// labelled): where a record's a1 and White's side are, to check at a glance
-/// (`record --overlay`). Edges: 0 TL-TR, 1 TR-BR, 2 BR-BL, 3 BL-TL.
-pub fn draw_orientation(
+/// labelled). Edges: 0 TL-TR, 1 TR-BR, 2 BR-BL, 3 BL-TL.
+fn draw_orientation(
     img: &mut Mat,
     pose: &BoardPose,
     site: (u32, u32),

@@ -663,15 +663,8 @@ impl<'a, R: Recordable> Recording<'a, R> {
             unreachable!("the follower started before");
         };
         if self.job.debug {
-            self.events.emit(debug_event(
-                still,
-                self.watcher.readings(),
-                &mask,
-                &m,
-                f,
-                &obs,
-                self.job,
-            ));
+            let e = debug_event(still, self.watcher.readings(), &mask, &m, f, &obs, self.job);
+            self.events.emit(e);
         }
         let mut seen = f.observe(&obs, still.time_s, episodes);
         if let Some((others, since)) = self.undecided.take() {
@@ -708,19 +701,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
         if let Some(mut other) = self.shadow.take() {
             let held = other.moves().len();
             let other_seen = other.observe(&obs, still.time_s, episodes);
-            // A view either reads as plain play decides; one read as play
-            // with an irregularity beside it (a stone out of turn) is not plain.
-            let plain = |f: &Follower<R>, seen: &[FollowEvent<R::Move>]| {
-                f.explained_last()
-                    && !seen.iter().any(|e| {
-                        matches!(
-                            e,
-                            FollowEvent::Noticed { .. }
-                                | FollowEvent::Unexplained { .. }
-                                | FollowEvent::NewGame { .. }
-                        )
-                    })
-            };
+            // A view either reads as plain play decides.
             match (plain(f, &seen), plain(&other, &other_seen)) {
                 (false, true) => {
                     let Some(start) = self.game.other_begins() else {
@@ -1007,4 +988,18 @@ fn teach<R: Rules>(
         .collect();
     classifier.teach(&labelled);
     classifier.rescore(watcher.readings_mut());
+}
+
+/// Whether a follower read its latest view as plain play: explained, with no
+/// irregularity beside it (a stone out of turn is not plain).
+fn plain<R: Rules>(f: &Follower<R>, seen: &[FollowEvent<R::Move>]) -> bool {
+    f.explained_last()
+        && !seen.iter().any(|e| {
+            matches!(
+                e,
+                FollowEvent::Noticed { .. }
+                    | FollowEvent::Unexplained { .. }
+                    | FollowEvent::NewGame { .. }
+            )
+        })
 }

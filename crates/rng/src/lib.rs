@@ -1,10 +1,13 @@
 //! Small seeded PRNG (xoshiro256** seeded through splitmix64).
 //!
 //! The renderer must be bit-for-bit reproducible from a seed, and the board
-//! locator's random sampling repeatable, so the crate owns its generator instead
-//! of depending on a crate whose stream could change. It sits at the crate's root
-//! so that the locator (product) and the renderer (lab) share it without one
-//! importing the other.
+//! locator's random sampling repeatable, so the workspace owns its generator
+//! instead of depending on a crate whose stream could change. It is a crate of
+//! its own so that the locator (vision), the renderer (lab) and the core's
+//! hashing share it without it being part of any of their APIs.
+
+#![warn(unreachable_pub)]
+#![deny(missing_docs)]
 
 /// Deterministic pseudo-random generator (xoshiro256**).
 #[derive(Clone, Debug)]
@@ -32,6 +35,7 @@ pub fn hash(parts: &[u64]) -> u64 {
 }
 
 impl Rng {
+    /// The generator seeded with `seed` (through splitmix64).
     pub fn new(seed: u64) -> Rng {
         let mut x = seed;
         let s = [
@@ -49,6 +53,7 @@ impl Rng {
         Rng::new(hash(&[seed, stream]))
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let r = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = self.s[1] << 17;
@@ -66,6 +71,7 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// Uniform in [0, 1), as f32.
     pub fn f32(&mut self) -> f32 {
         self.f64() as f32
     }
@@ -83,6 +89,7 @@ impl Rng {
         (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 
+    /// True with probability `p`.
     pub fn chance(&mut self, p: f64) -> bool {
         self.f64() < p
     }
@@ -94,6 +101,7 @@ impl Rng {
         (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
     }
 
+    /// One of `items`, uniformly; panics when there are none.
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
