@@ -12,6 +12,8 @@ mod eval_record;
 pub mod locate;
 pub mod render;
 mod render_game;
+mod render_table;
+mod render_table_clip;
 
 // The kit both binaries share, under the names the commands use.
 pub use boardscribe_cli::{paths, values, ModelArgs};

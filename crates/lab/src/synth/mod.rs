@@ -49,6 +49,8 @@ pub mod rng;
 pub mod scene;
 pub mod shade;
 pub mod stages;
+pub mod table;
+pub mod table_scene;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,283 @@
+//! Tables of several boards in one camera view: a tournament table with two or
+//! four boards side by side (or two rows of two), each of its own style, turned
+//! and shifted a little against the others, chess clocks between the boards of
+//! a pair, one camera on a tall stand over all of them.
+//!
+//! Table frame (metres): origin at the middle of the boards' layout on the
+//! boards' top surface, x to the right of the camera, y towards the camera's
+//! side of the table (White's players sit there), z up. Each board keeps its own
+//! frame (see `synth`), placed by a turn about z and the position of its centre.
+
+use serde::{Deserialize, Serialize};
+
+use super::params::{
+    BoardStyle, CameraParams, Lighting, PieceColor, PieceStyle, Realism, SceneParams, SquareScheme,
+    TableKind, TableStyle,
+};
+use super::rng::Rng;
+use super::SynthError;
+
+/// How the boards stand on the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Layout {
+    /// One row, left to right: boards of tables put end to end, as in a hall.
+    Row,
+    /// Two rows of boards, one behind the other (two rows of tables).
+    Grid,
+}
+
+/// One board on the table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableBoard {
+    /// Its grid, board style, pieces and seed (its camera, light, realism,
+    /// image size and table are the table's).
+    pub params: SceneParams,
+    /// Turn about the vertical in degrees, anticlockwise seen from above.
+    pub yaw_deg: f64,
+    /// Where the centre of its grid stands, in the table frame.
+    pub centre: [f64; 2],
+}
+
+/// A chess clock on the table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Clock {
+    pub centre: [f64; 2],
+    pub yaw_deg: f64,
+    /// Body colour (sRGB).
+    pub color: [u8; 3],
+}
+
+/// Everything a table scene is built from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableParams {
+    /// Image size, seed, camera, light, realism and table; its grid and
+    /// board style are unused (the boards have their own).
+    pub scene: SceneParams,
+    pub boards: Vec<TableBoard>,
+    pub clocks: Vec<Clock>,
+}
+
+/// The board looks a table draws from, each a (squares, light and dark
+/// pieces) set; a table uses each at most once while it can.
+const LOOKS: [(SquareScheme, PieceColor, PieceColor); 6] = [
+    (
+        SquareScheme::GreenWhiteVinyl,
+        PieceColor::White,
+        PieceColor::Black,
+    ),
+    (
+        SquareScheme::Wood,
+        PieceColor::LightWood,
+        PieceColor::DarkWood,
+    ),
+    (
+        SquareScheme::GreyWhite,
+        PieceColor::LightWood,
+        PieceColor::DarkWood,
+    ),
+    (
+        SquareScheme::BrownCream,
+        PieceColor::Cream,
+        PieceColor::Brown,
+    ),
+    (
+        SquareScheme::BlackWhite,
+        PieceColor::White,
+        PieceColor::Black,
+    ),
+    (
+        SquareScheme::GreenWhiteVinyl,
+        PieceColor::Cream,
+        PieceColor::Black,
+    ),
+];
+
+impl TableParams {
+    /// A random table of `boards` 8x8 boards (1 to 4) in `layout`, seen in a
+    /// `width` x `height` image.
+    pub fn random(
+        boards: usize,
+        layout: Layout,
+        (width, height): (u32, u32),
+        seed: u64,
+    ) -> Result<TableParams, SynthError> {
+        if !(1..=4).contains(&boards) {
+            return Err(SynthError(format!(
+                "a table holds 1 to 4 boards, not {boards}"
+            )));
+        }
+        let mut r = Rng::derive(seed, 300);
+        // One thickness for all: roll-up vinyl or wooden boards throughout,
+        // so every board's top is the same plane.
+        let thickness = if r.chance(0.4) {
+            0.002
+        } else {
+            r.range(0.01, 0.018)
+        };
+        let mut looks: Vec<usize> = (0..LOOKS.len()).collect();
+        let mut styles = Vec::new();
+        for i in 0..boards {
+            let k = looks.remove(r.below(looks.len()));
+            styles.push(board_params(seed, i, LOOKS[k], thickness, &mut r));
+        }
+        let per_row = match layout {
+            Layout::Grid if boards > 2 => boards.div_ceil(2),
+            _ => boards,
+        };
+        let half = |b: &SceneParams| {
+            let (cr, cc) = b.cell_grid();
+            let x = cc as f64 * b.board.cell_size_m / 2.0 + b.board.border_m;
+            let y = cr as f64 * b.board.cell_size_m * b.board.cell_aspect / 2.0 + b.board.border_m;
+            (x, y)
+        };
+        let mut placed = Vec::new();
+        let mut clocks = Vec::new();
+        let rows = boards.div_ceil(per_row);
+        let row_gap = r.range(0.12, 0.2);
+        let row_h = styles.iter().map(|b| half(b).1 * 2.0).fold(0.0, f64::max);
+        for row in 0..rows {
+            let members: Vec<&SceneParams> =
+                styles.iter().skip(row * per_row).take(per_row).collect();
+            // Gaps between neighbours: a clock's room within a pair, more
+            // between pairs (another table's end).
+            let gaps: Vec<f64> = (1..members.len())
+                .map(|i| {
+                    if i % 2 == 1 {
+                        r.range(0.15, 0.2)
+                    } else {
+                        r.range(0.2, 0.3)
+                    }
+                })
+                .collect();
+            let width: f64 =
+                members.iter().map(|b| half(b).0 * 2.0).sum::<f64>() + gaps.iter().sum::<f64>();
+            let y = (row as f64 - (rows as f64 - 1.0) / 2.0) * (row_h + row_gap);
+            let mut x = -width / 2.0;
+            for (i, b) in members.iter().enumerate() {
+                let hx = half(b).0;
+                let centre = [x + hx + r.range(-0.015, 0.015), y + r.range(-0.02, 0.02)];
+                if i % 2 == 1 {
+                    // The pair's clock, in the gap, its long side between the players.
+                    clocks.push(Clock {
+                        centre: [x - gaps[i - 1] / 2.0, y + r.range(-0.1, 0.1)],
+                        yaw_deg: r.range(-12.0, 12.0),
+                        color: *r.pick(&[[30, 30, 32], [60, 40, 28], [200, 200, 196]]),
+                    });
+                }
+                placed.push(TableBoard {
+                    params: (*b).clone(),
+                    yaw_deg: r.range(-4.0, 4.0),
+                    centre,
+                });
+                x += 2.0 * hx + gaps.get(i).copied().unwrap_or(0.0);
+            }
+        }
+        Ok(TableParams {
+            scene: table_scene_params((width, height), seed, &mut r),
+            boards: placed,
+            clocks,
+        })
+    }
+
+    /// Checks every board's and the scene's parameters, and that the boards
+    /// are of one thickness (their tops one plane).
+    pub fn validate(&self) -> Result<(), SynthError> {
+        self.scene.validate()?;
+        if self.boards.is_empty() || self.boards.len() > 8 {
+            return Err(SynthError("a table holds 1 to 8 boards".into()));
+        }
+        for b in &self.boards {
+            b.params.validate()?;
+            if (b.params.board.thickness_m - self.boards[0].params.board.thickness_m).abs() > 1e-9 {
+                return Err(SynthError(
+                    "the boards of a table are all of one thickness".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Board `i`'s own style: its grid, squares, border and pieces.
+fn board_params(
+    seed: u64,
+    i: usize,
+    (scheme, white, black): (SquareScheme, PieceColor, PieceColor),
+    thickness: f64,
+    r: &mut Rng,
+) -> SceneParams {
+    let mut p = SceneParams::new(8, 8, false, super::rng::hash(&[seed, 301, i as u64]));
+    let vinyl = scheme == SquareScheme::GreenWhiteVinyl;
+    p.board = BoardStyle {
+        scheme,
+        checkered: true,
+        cell_size_m: r.range(0.05, 0.058),
+        cell_aspect: 1.0,
+        border_m: if vinyl {
+            r.range(0.025, 0.035)
+        } else {
+            r.range(0.015, 0.03)
+        },
+        thickness_m: thickness,
+        coordinates: vinyl || r.chance(0.4),
+        mark_centre: false,
+        star_points: false,
+        line_width_m: 0.0009,
+    };
+    p.pieces = PieceStyle {
+        white,
+        black,
+        size: r.range(1.0, 1.12),
+        height: r.range(0.9, 1.05),
+        offset_jitter: 0.06,
+        rot_jitter_deg: 15.0,
+    };
+    p
+}
+
+/// The table's camera on a tall stand behind White's players, light, realism
+/// and tablecloth.
+fn table_scene_params((width, height): (u32, u32), seed: u64, r: &mut Rng) -> SceneParams {
+    let mut p = SceneParams::new(8, 8, false, seed);
+    (p.width, p.height) = (width, height);
+    p.camera = CameraParams {
+        elevation_deg: r.range(62.0, 80.0),
+        azimuth_deg: r.range(-5.0, 5.0),
+        roll_deg: r.range(-1.5, 1.5),
+        focal_35mm: r.range(24.0, 35.0),
+        fill: r.range(0.9, 0.96),
+        target_offset: [0.0, r.range(-0.03, 0.03)],
+        k1: r.range(-0.04, 0.0),
+        k2: 0.0,
+        shake: 0.0,
+    };
+    p.lighting = Lighting {
+        key_elevation_deg: r.range(60.0, 85.0),
+        key_azimuth_deg: r.range(0.0, 360.0),
+        color_temp_k: r.range(4000.0, 5600.0),
+        shadow_softness: 2.5,
+        shadow_map_size: 2048,
+        ..Lighting::default()
+    };
+    p.realism = Realism {
+        noise: r.range(1.5, 3.5),
+        defocus_px: r.range(0.3, 0.9),
+        jpeg_quality: 85,
+        wb_gain: [r.range(0.95, 1.08), r.range(0.9, 1.02)],
+        ..Realism::default()
+    };
+    let (kind, color) = *r.pick(&[
+        (TableKind::Cloth, [226, 228, 226]),
+        (TableKind::Cloth, [36, 70, 52]),
+        (TableKind::Plain, [200, 200, 204]),
+        (TableKind::Wood, [160, 120, 80]),
+        (TableKind::Plain, [70, 72, 80]),
+    ]);
+    p.table = TableStyle {
+        kind,
+        color,
+        clutter: 0,
+        background: [70, 70, 75],
+    };
+    p
+}
