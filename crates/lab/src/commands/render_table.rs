@@ -127,9 +127,8 @@ pub(super) fn play(kind: GameArg, plies: usize, seed: u64, board: usize) -> Play
     let tags = Tags {
         event: "boardscribe render table".into(),
         round: "1".into(),
-        white: format!("White {board}"),
-        black: format!("Black {board}"),
-        extra: vec![("Board".into(), board.to_string())],
+        white: "White".into(),
+        black: "Black".into(),
         ..Tags::default()
     };
     let (states, moves, record, position) = match kind {
@@ -210,10 +209,6 @@ pub fn run(a: TableArgs) -> anyhow::Result<()> {
 }
 
 impl TableArgs {
-    pub(super) fn games(&self) -> &[GameArg] {
-        &self.games
-    }
-
     pub(super) fn seed(&self) -> u64 {
         self.seed
     }

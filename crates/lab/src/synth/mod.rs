@@ -50,6 +50,7 @@ pub mod scene;
 pub mod shade;
 pub mod stages;
 pub mod table;
+pub mod table_clip;
 pub mod table_scene;
 #[cfg(test)]
 mod tests;
