@@ -30,6 +30,7 @@ mod record_games;
 mod record_go;
 mod recovery;
 mod refused_inputs;
+mod render_table;
 mod server_load;
 mod uncertain;
 mod util;

@@ -57,39 +57,21 @@ pub struct TableParams {
     pub clocks: Vec<Clock>,
 }
 
-/// The board looks a table draws from, each a (squares, light and dark
-/// pieces) set; a table uses each at most once while it can.
-const LOOKS: [(SquareScheme, PieceColor, PieceColor); 6] = [
-    (
-        SquareScheme::GreenWhiteVinyl,
-        PieceColor::White,
-        PieceColor::Black,
-    ),
-    (
-        SquareScheme::Wood,
-        PieceColor::LightWood,
-        PieceColor::DarkWood,
-    ),
-    (
-        SquareScheme::GreyWhite,
-        PieceColor::LightWood,
-        PieceColor::DarkWood,
-    ),
-    (
-        SquareScheme::BrownCream,
-        PieceColor::Cream,
-        PieceColor::Brown,
-    ),
-    (
-        SquareScheme::BlackWhite,
-        PieceColor::White,
-        PieceColor::Black,
-    ),
-    (
-        SquareScheme::GreenWhiteVinyl,
-        PieceColor::Cream,
-        PieceColor::Black,
-    ),
+/// The squares a table's boards draw from, each used once while it can.
+const SCHEMES: [SquareScheme; 5] = [
+    SquareScheme::GreenWhiteVinyl,
+    SquareScheme::Wood,
+    SquareScheme::GreyWhite,
+    SquareScheme::BrownCream,
+    SquareScheme::BlackWhite,
+];
+
+/// Piece sets, light and dark.
+const PIECE_SETS: [(PieceColor, PieceColor); 4] = [
+    (PieceColor::White, PieceColor::Black),
+    (PieceColor::LightWood, PieceColor::DarkWood),
+    (PieceColor::Cream, PieceColor::Brown),
+    (PieceColor::Cream, PieceColor::Black),
 ];
 
 impl TableParams {
@@ -114,11 +96,21 @@ impl TableParams {
         } else {
             r.range(0.01, 0.018)
         };
-        let mut looks: Vec<usize> = (0..LOOKS.len()).collect();
+        let mut schemes: Vec<SquareScheme> = Vec::new();
         let mut styles = Vec::new();
         for i in 0..boards {
-            let k = looks.remove(r.below(looks.len()));
-            styles.push(board_params(seed, i, LOOKS[k], thickness, &mut r));
+            if schemes.is_empty() {
+                schemes = SCHEMES.to_vec();
+            }
+            let scheme = schemes.remove(r.below(schemes.len()));
+            let (white, black) = *r.pick(&PIECE_SETS);
+            styles.push(board_params(
+                seed,
+                i,
+                (scheme, white, black),
+                thickness,
+                &mut r,
+            ));
         }
         let per_row = match layout {
             Layout::Grid if boards > 2 => boards.div_ceil(2),
@@ -143,7 +135,7 @@ impl TableParams {
             let gaps: Vec<f64> = (1..members.len())
                 .map(|i| {
                     if i % 2 == 1 {
-                        r.range(0.15, 0.2)
+                        r.range(0.13, 0.17)
                     } else {
                         r.range(0.2, 0.3)
                     }
@@ -160,7 +152,7 @@ impl TableParams {
                     // The pair's clock, in the gap, its long side between the players.
                     clocks.push(Clock {
                         centre: [x - gaps[i - 1] / 2.0, y + r.range(-0.1, 0.1)],
-                        yaw_deg: r.range(-12.0, 12.0),
+                        yaw_deg: r.range(-6.0, 6.0),
                         color: *r.pick(&[[30, 30, 32], [60, 40, 28], [200, 200, 196]]),
                     });
                 }
@@ -245,7 +237,7 @@ fn table_scene_params((width, height): (u32, u32), seed: u64, r: &mut Rng) -> Sc
         azimuth_deg: r.range(-5.0, 5.0),
         roll_deg: r.range(-1.5, 1.5),
         focal_35mm: r.range(24.0, 35.0),
-        fill: r.range(0.9, 0.96),
+        fill: r.range(0.96, 1.01),
         target_offset: [0.0, r.range(-0.03, 0.03)],
         k1: r.range(-0.04, 0.0),
         k2: 0.0,
