@@ -194,6 +194,7 @@ fn game_of(games: &[GameArg], i: usize) -> GameArg {
         .unwrap_or(GameArg::Chess)
 }
 
+/// `render table`: a photo of the table, or with `--clip` a clip.
 pub fn run(a: TableArgs) -> anyhow::Result<()> {
     let layout = match a.layout {
         LayoutArg::Row => Layout::Row,

@@ -12,6 +12,7 @@ use crate::synth::table::TableParams;
 use crate::synth::table_clip::{table_clip_frames, write_table_clip, TableClipOptions};
 use crate::synth::BoardState;
 
+/// Renders the clip of `tp`'s games of `plies` plies into `out` with its truth.
 pub fn run(out: &Path, tp: &TableParams, a: &TableArgs, plies: usize) -> anyhow::Result<()> {
     let games: Vec<Played> = (0..tp.boards.len())
         .map(|i| clip_game(a, i, plies))

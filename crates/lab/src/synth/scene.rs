@@ -554,17 +554,7 @@ impl Scene {
             std::mem::take(&mut sc.lin),
         );
         stages.mark("frame: lens warp");
-        post::motion_blur(&mut img, r.motion_blur_px, r.motion_angle_deg);
-        // Every real lens is a little soft; fold that into any defocus.
-        if r.defocus_px > 0.2 {
-            post::defocus(
-                &mut img,
-                (r.defocus_px * r.defocus_px + SOFT_SIGMA * SOFT_SIGMA).sqrt(),
-                &mut sc.tmp,
-            );
-        } else {
-            post::soften(&mut img, 0.12, &mut sc.tmp);
-        }
+        blur(&mut img, r, &mut sc.tmp);
         stages.mark("frame: blur");
         let out = post::to_srgb(&img, r, hash(&[p.seed, frame, 3]));
         stages.mark("frame: sRGB, noise");
@@ -631,5 +621,20 @@ pub(super) fn key_light(l: &super::params::Lighting) -> Light {
         key: tint * l.key_intensity as f32,
         ambient: sky * l.ambient as f32,
         soft: l.shadow_softness as f32,
+    }
+}
+
+/// Motion blur, then the defocus of `r` with the softness every real lens has
+/// folded in.
+fn blur(img: &mut post::Lin, r: &super::params::Realism, tmp: &mut Vec<V3>) {
+    post::motion_blur(img, r.motion_blur_px, r.motion_angle_deg);
+    if r.defocus_px > 0.2 {
+        post::defocus(
+            img,
+            (r.defocus_px * r.defocus_px + SOFT_SIGMA * SOFT_SIGMA).sqrt(),
+            tmp,
+        );
+    } else {
+        post::soften(img, 0.12, tmp);
     }
 }

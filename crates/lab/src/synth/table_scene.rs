@@ -75,10 +75,13 @@ pub struct BoardView {
 #[derive(Clone, Debug)]
 pub struct TableFrame {
     pub image: RgbImage,
+    /// In the table's order (that of `TableParams::boards`).
     pub boards: Vec<BoardView>,
 }
 
 impl TableScene {
+    /// Builds the table: every board's texture, the boards, the table and its
+    /// clocks, the static shadows.
     pub fn new(tp: &TableParams) -> Result<TableScene, SynthError> {
         tp.validate()?;
         let p = tp.scene.clone();
