@@ -72,7 +72,8 @@ pub fn schedule(
         .map(|(b, states)| {
             let mut r = Rng::derive(opts.seed, 700 + b as u64);
             let move_s = r.range(0.9, 1.4);
-            let pace = r.range(0.8, 2.5);
+            // Thinking long enough for the board to be seen still between moves.
+            let pace = r.range(1.2, 3.0);
             // The side a neighbour stands on, in the board's frame.
             let me = &tp.boards[b];
             let neighbour = tp
@@ -101,7 +102,7 @@ pub fn schedule(
                         approach_deg: approach,
                         leaning: lean.is_some(),
                     };
-                    t += move_s + pace * r.range(0.7, 1.3);
+                    t += move_s + pace * r.range(0.8, 1.3);
                     v
                 })
                 .collect()
@@ -263,4 +264,60 @@ pub fn write_table_clip(
     })?;
     writer.release().map_err(cv)?;
     Ok(truths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::table::Layout;
+    use crate::synth::{PieceKind, PieceSide};
+
+    #[test]
+    fn a_hand_is_counted_over_its_own_board_only_and_corners_stay_in_the_frame() {
+        let tp = TableParams::random(2, Layout::Row, (480, 270), 1).unwrap();
+        let scene = TableScene::new(&tp).unwrap();
+        let mut s = BoardState::empty(8, 8, false);
+        s.set(6, 4, Some(Piece::new(PieceSide::White, PieceKind::Pawn)));
+        let states = vec![s.clone(), s];
+        let still = scene.render(&states, &[], 0).unwrap();
+        assert!(still.boards.iter().all(|b| b.hands.is_empty()));
+        for b in &still.boards {
+            for [x, y] in b.corners {
+                assert!((0.0..480.0).contains(&x) && (0.0..270.0).contains(&y));
+            }
+        }
+        // The right board's White player reaches its centre straight from the
+        // camera's side: over that board, not the left one.
+        let pose = scene.hand_pose(1, (4, 4), 0.0, 0.5, None).unwrap();
+        let f = scene.render(&states, &[(1, pose)], 1).unwrap();
+        assert_eq!(f.boards[1].hands, [1]);
+        assert!(f.boards[0].hands.is_empty());
+        assert_eq!(f.boards[0].corners, still.boards[0].corners);
+    }
+
+    #[test]
+    fn each_board_keeps_its_own_pace() {
+        let tp = TableParams::random(4, Layout::Row, (480, 270), 3).unwrap();
+        let game = vec![BoardState::empty(8, 8, false); 7];
+        let games = vec![game; 4];
+        let opts = TableClipOptions {
+            fps: 5.0,
+            still_s: 1.0,
+            seed: 3,
+        };
+        let visits = schedule(&tp, &games, &opts);
+        assert_eq!(visits.len(), 4);
+        for v in &visits {
+            assert_eq!(v.len(), 6);
+            assert!(v[0].start_s >= opts.still_s);
+            // One hand at a time on a board, and time to think between moves.
+            assert!(v
+                .windows(2)
+                .all(|w| w[1].start_s > w[0].start_s + w[0].move_s + 0.9));
+        }
+        let firsts: Vec<f64> = visits.iter().map(|v| v[0].start_s).collect();
+        assert!(firsts.windows(2).all(|w| w[0] != w[1]));
+        // Players lean towards a neighbour now and then.
+        assert!(visits.iter().flatten().any(|v| v.leaning));
+    }
 }
