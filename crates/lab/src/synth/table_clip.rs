@@ -91,7 +91,7 @@ pub fn schedule(
                     let white = i % 2 == 0;
                     let lean = neighbour.filter(|_| r.chance(0.3));
                     let approach = match lean {
-                        Some(s) => s * r.range(55.0, 75.0),
+                        Some(s) => s * r.range(50.0, 68.0),
                         None => r.range(-30.0, 30.0),
                     };
                     let approach = if white { approach } else { 180.0 - approach };
