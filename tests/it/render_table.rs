@@ -152,7 +152,7 @@ fn four_boards_in_two_rows_are_numbered_row_by_row() {
         "--layout",
         "grid",
         "--games",
-        "chess,draughts",
+        "chess,draughts,go13",
         "--size",
         "960x540",
         "--seed",
@@ -164,10 +164,12 @@ fn four_boards_in_two_rows_are_numbered_row_by_row() {
     let truth = read_json(&out.join("truth.json"));
     let boards = truth["boards"].as_array().unwrap();
     let games: Vec<&str> = boards.iter().map(|b| b["game"].as_str().unwrap()).collect();
-    assert_eq!(games, ["chess", "draughts", "draughts", "draughts"]);
+    assert_eq!(games, ["chess", "draughts", "go", "go"]);
+    let grids: Vec<&str> = boards.iter().map(|b| b["grid"].as_str().unwrap()).collect();
+    assert_eq!(grids, ["8x8", "8x8", "13x13:points", "13x13:points"]);
     let quads: Vec<_> = boards.iter().map(|b| corners(&b["corners"])).collect();
     for q in &quads {
-        check_corners(q, (960.0, 540.0), 100.0);
+        check_corners(q, (960.0, 540.0), 80.0);
     }
     check_apart_and_ordered(&quads);
     // Two rows: the third board lies below the first two.

@@ -12,7 +12,9 @@ use crate::infer::WhiteSide;
 use crate::record::{GameRecord, Recordable, Tags};
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
+use crate::rules::Rules;
 use crate::sets::game_states;
+use crate::sets::go::random_go_game;
 use crate::synth::table::{Layout, TableParams};
 use crate::synth::table_scene::{TableFrame, TableScene};
 use crate::synth::{BoardState, Rng};
@@ -27,7 +29,7 @@ pub struct TableArgs {
     #[arg(long, value_enum, default_value = "row")]
     layout: LayoutArg,
     /// The game of each board, in reading order (the last one repeats): chess,
-    /// draughts.
+    /// draughts, go9, go13, go19 (Go on the points of a 9x9, 13x13 or 19x19 board).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "chess")]
     games: Vec<GameArg>,
     /// The folder to write.
@@ -63,6 +65,12 @@ pub enum LayoutArg {
 pub enum GameArg {
     Chess,
     Draughts,
+    /// Go on the points of a 9x9 board.
+    Go9,
+    /// Go on 13x13 points.
+    Go13,
+    /// Go on 19x19 points.
+    Go19,
 }
 
 impl GameArg {
@@ -70,6 +78,7 @@ impl GameArg {
         match self {
             GameArg::Chess => "chess",
             GameArg::Draughts => "draughts",
+            GameArg::Go9 | GameArg::Go13 | GameArg::Go19 => "go",
         }
     }
 
@@ -77,6 +86,17 @@ impl GameArg {
         match self {
             GameArg::Chess => "pgn",
             GameArg::Draughts => "pdn",
+            GameArg::Go9 | GameArg::Go13 | GameArg::Go19 => "sgf",
+        }
+    }
+
+    /// The grid: rows, columns and whether on points.
+    pub(super) fn grid(self) -> (usize, usize, bool) {
+        match self {
+            GameArg::Chess | GameArg::Draughts => (8, 8, false),
+            GameArg::Go9 => (9, 9, true),
+            GameArg::Go13 => (13, 13, true),
+            GameArg::Go19 => (19, 19, true),
         }
     }
 }
@@ -90,7 +110,7 @@ pub(super) struct Played {
     pub moves: Vec<String>,
     /// The record file (PGN or PDN).
     pub record: String,
-    /// The last position (FEN).
+    /// The last position (FEN; empty for Go, whose position is its cells).
     pub position: String,
 }
 
@@ -140,6 +160,7 @@ pub(super) fn play(kind: GameArg, plies: usize, seed: u64, board: usize) -> Play
             &tags,
             RussianDraughts::fen,
         ),
+        GameArg::Go9 | GameArg::Go13 | GameArg::Go19 => go_game(kind, plies, &mut rng),
     };
     Played {
         kind,
@@ -148,6 +169,36 @@ pub(super) fn play(kind: GameArg, plies: usize, seed: u64, board: usize) -> Play
         record,
         position,
     }
+}
+
+/// A random Go game of `plies` stones (fewer when the board fills), each
+/// capture shown with the stone that takes.
+fn go_game(
+    kind: GameArg,
+    plies: usize,
+    rng: &mut Rng,
+) -> (Vec<BoardState>, Vec<String>, String, String) {
+    let size = u8::try_from(kind.grid().0).unwrap_or(19);
+    let Ok(game) = random_go_game(size, plies, rng.next_u64()) else {
+        // Sizes 9, 13 and 19 are always fine; an empty board otherwise.
+        return (
+            vec![BoardState::empty(size as usize, size as usize, true)],
+            Vec::new(),
+            String::new(),
+            String::new(),
+        );
+    };
+    let mut g = game.start.clone();
+    let names = game
+        .moves
+        .iter()
+        .map(|m| {
+            let n = g.notation(m);
+            g.play_legal(m);
+            n
+        })
+        .collect();
+    (game.states(false).0, names, game.to_sgf(), String::new())
 }
 
 /// The boards' order for reading, left to right and top to bottom: by the
@@ -200,7 +251,10 @@ pub fn run(a: TableArgs) -> anyhow::Result<()> {
         LayoutArg::Row => Layout::Row,
         LayoutArg::Grid => Layout::Grid,
     };
-    let tp = TableParams::random(a.boards as usize, layout, a.size, a.seed)?;
+    let grids: Vec<_> = (0..a.boards as usize)
+        .map(|i| game_of(&a.games, i).grid())
+        .collect();
+    let tp = TableParams::random_with(&grids, layout, a.size, a.seed)?;
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot create '{}'", a.out.display()))?;
     if a.clip {

@@ -80,9 +80,21 @@ impl TableParams {
     pub fn random(
         boards: usize,
         layout: Layout,
+        size: (u32, u32),
+        seed: u64,
+    ) -> Result<TableParams, SynthError> {
+        TableParams::random_with(&vec![(8, 8, false); boards], layout, size, seed)
+    }
+
+    /// A random table of boards of these grids (rows, columns, whether on
+    /// points; 1 to 4 boards) in `layout`, seen in a `width` x `height` image.
+    pub fn random_with(
+        grids: &[(usize, usize, bool)],
+        layout: Layout,
         (width, height): (u32, u32),
         seed: u64,
     ) -> Result<TableParams, SynthError> {
+        let boards = grids.len();
         if !(1..=4).contains(&boards) {
             return Err(SynthError(format!(
                 "a table holds 1 to 4 boards, not {boards}"
@@ -98,19 +110,19 @@ impl TableParams {
         };
         let mut schemes: Vec<SquareScheme> = Vec::new();
         let mut styles = Vec::new();
-        for i in 0..boards {
+        for (i, &grid) in grids.iter().enumerate() {
+            if grid.2 {
+                styles.push(go_board_params(seed, i, grid, thickness, &mut r));
+                continue;
+            }
             if schemes.is_empty() {
                 schemes = SCHEMES.to_vec();
             }
             let scheme = schemes.remove(r.below(schemes.len()));
             let (white, black) = *r.pick(&PIECE_SETS);
-            styles.push(board_params(
-                seed,
-                i,
-                (scheme, white, black),
-                thickness,
-                &mut r,
-            ));
+            let mut p = board_params(seed, i, (scheme, white, black), thickness, &mut r);
+            (p.rows, p.cols) = (grid.0, grid.1);
+            styles.push(p);
         }
         let per_row = match layout {
             Layout::Grid if boards > 2 => boards.div_ceil(2),
@@ -224,6 +236,34 @@ fn board_params(
         offset_jitter: 0.06,
         rot_jitter_deg: 15.0,
     };
+    p
+}
+
+/// Board `i`'s style for a game on the points of a `grid`: a plain wooden
+/// board with star points, cells a little longer than wide, and stones.
+fn go_board_params(
+    seed: u64,
+    i: usize,
+    (rows, cols, _): (usize, usize, bool),
+    thickness: f64,
+    r: &mut Rng,
+) -> SceneParams {
+    let mut p = SceneParams::new(rows, cols, true, super::rng::hash(&[seed, 301, i as u64]));
+    // Small boards are for beginners and travel: a little larger cells.
+    let pitch = if rows.max(cols) > 13 { 0.022 } else { 0.026 };
+    p.board = BoardStyle {
+        scheme: SquareScheme::PlainWood,
+        checkered: false,
+        cell_size_m: pitch * r.range(0.97, 1.03),
+        cell_aspect: 1.07,
+        border_m: r.range(0.012, 0.02),
+        thickness_m: thickness,
+        coordinates: false,
+        mark_centre: false,
+        star_points: true,
+        line_width_m: 0.0008,
+    };
+    p.pieces.offset_jitter = 0.04;
     p
 }
 
