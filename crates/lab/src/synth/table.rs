@@ -47,6 +47,13 @@ pub struct Clock {
     pub color: [u8; 3],
 }
 
+/// A score sheet lying on the table in front of a player (A5, landscape).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sheet {
+    pub centre: [f64; 2],
+    pub yaw_deg: f64,
+}
+
 /// Everything a table scene is built from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TableParams {
@@ -55,6 +62,9 @@ pub struct TableParams {
     pub scene: SceneParams,
     pub boards: Vec<TableBoard>,
     pub clocks: Vec<Clock>,
+    /// Score sheets: flat, white, beside the boards.
+    #[serde(default)]
+    pub sheets: Vec<Sheet>,
 }
 
 /// The squares a table's boards draw from, each used once while it can.
@@ -178,6 +188,7 @@ impl TableParams {
         }
         Ok(TableParams {
             scene: table_scene_params((width, height), seed, &mut r),
+            sheets: score_sheets(&placed, per_row, seed),
             boards: placed,
             clocks,
         })
@@ -200,6 +211,35 @@ impl TableParams {
         }
         Ok(())
     }
+}
+
+/// Score sheets in front of the players, most of them, on the sides of the
+/// boards that face the table's edges (rows of `per_row` boards).
+fn score_sheets(boards: &[TableBoard], per_row: usize, seed: u64) -> Vec<Sheet> {
+    let mut r = Rng::derive(seed, 302);
+    let rows = boards.len().div_ceil(per_row.max(1));
+    let mut sheets = Vec::new();
+    for (i, b) in boards.iter().enumerate() {
+        let row = i / per_row.max(1);
+        let (cr, _) = b.params.cell_grid();
+        let hy = cr as f64 * b.params.board.cell_size_m * b.params.board.cell_aspect / 2.0
+            + b.params.board.border_m;
+        // +1: White's side, towards the camera; -1: Black's, beyond.
+        for side in [1.0, -1.0] {
+            let faces_edge =
+                rows == 1 || (side < 0.0 && row == 0) || (side > 0.0 && row + 1 == rows);
+            if faces_edge && r.chance(0.7) {
+                sheets.push(Sheet {
+                    centre: [
+                        b.centre[0] + r.range(-0.12, 0.12),
+                        b.centre[1] + side * (hy + 0.09 + r.range(0.0, 0.03)),
+                    ],
+                    yaw_deg: r.range(-15.0, 15.0),
+                });
+            }
+        }
+    }
+    sheets
 }
 
 /// Board `i`'s own style: its grid, squares, border and pieces.

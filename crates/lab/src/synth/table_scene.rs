@@ -138,6 +138,16 @@ impl TableScene {
         for c in &tp.clocks {
             add_clock(c, table_z, &mut statics, &mut mats);
         }
+        if !tp.sheets.is_empty() {
+            mats.push(Material::flat(lin([236, 236, 230]), 0.05, 10.0));
+            let paper = (mats.len() - 1) as u16;
+            let sheet = cuboid(v3(0.105, 0.074, 0.0004));
+            for s in &tp.sheets {
+                let rot = Frame::rot_z((s.yaw_deg as f32).to_radians());
+                let at = v3(s.centre[0] as f32, s.centre[1] as f32, table_z + 0.0004);
+                statics.add_mesh(&sheet, &rot, v3(1.0, 1.0, 1.0), at, paper, OBJ_CLUTTER);
+            }
+        }
         let (meshes, footprints) = piece_meshes();
         for b in &mut boards {
             b.piece_mats = add_piece_mats(&b.params.pieces, &mut mats);
@@ -425,7 +435,8 @@ fn add_board(b: &Placed, side: u16, statics: &mut Geometry) {
 /// row of tables is, and the floor; returns the height of its top.
 fn add_table(statics: &mut Geometry, (ex, ey): (f32, f32), t: f32, rng: &mut Rng) -> f32 {
     let one = v3(1.0, 1.0, 1.0);
-    let half = v3(ex + 1.5, ey + rng.range(0.15, 0.3) as f32, 0.02);
+    // Deep enough for the score sheets in front of the players.
+    let half = v3(ex + 1.5, ey + rng.range(0.22, 0.3) as f32, 0.02);
     let first = statics.tris.len();
     let at = v3(0.0, rng.range(-0.05, 0.05) as f32, -t - 0.02);
     statics.add_mesh(
