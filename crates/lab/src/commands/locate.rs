@@ -57,7 +57,8 @@ pub struct LocateArgs {
     /// drawn (--eval-tables: those with a board missed or invented).
     #[arg(long)]
     pub dump: Option<PathBuf>,
-    /// --eval-real: also print every photo's figures.
+    /// --eval-real: also print every photo's figures (--eval-tables: also locate
+    /// each board in its slot of the frame alone).
     #[arg(long)]
     pub verbose: bool,
 }

@@ -22,7 +22,7 @@ pub(super) fn eval_tables(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
     let mut ms = Vec::new();
     for i in 0..n {
         let seed = a.seed + i;
-        let (t, img) = table_trial(seed, a.boards, (w, h), a.mixed)?;
+        let (t, img) = table_trial(seed, a.boards, (w, h), a.mixed, a.verbose)?;
         let ok = t
             .errors
             .iter()
@@ -47,6 +47,17 @@ pub(super) fn eval_tables(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
             confs.join(" "),
             t.ms
         );
+        if a.verbose {
+            let alone: Vec<String> = t
+                .alone
+                .iter()
+                .map(|e| e.map_or("-".into(), |e| format!("{e:.3}")))
+                .collect();
+            outln!(
+                "  each board's slot alone, located by `locate`: errors [{}]",
+                alone.join(" ")
+            );
+        }
         let bad = ok < t.errors.len() || t.extra > 0 || !t.in_order;
         if let Some(dir) = a.dump.as_ref().filter(|_| bad) {
             let mut view = img.clone();

@@ -221,6 +221,9 @@ pub struct TableTrial {
     pub confidences: Vec<f64>,
     /// The boards of the table: grid and corners, in reading order.
     pub truth: Vec<(GridSpec, Corners)>,
+    /// With `alone`: per board of the truth, the error of `locate` on its slot of
+    /// the frame alone (`None`: not found): whether a miss is the table's doing.
+    pub alone: Vec<Option<f64>>,
 }
 
 /// A board of a table counts as located within this many cells of the truth.
@@ -233,6 +236,7 @@ pub fn table_trial(
     boards: usize,
     size: (u32, u32),
     mixed: bool,
+    alone: bool,
 ) -> anyhow::Result<(TableTrial, Mat)> {
     let frame = crate::sets::tables::composite_table(seed, boards, size, mixed)?;
     let image = rgb_to_bgr_mat(&frame.image)?;
@@ -251,10 +255,23 @@ pub fn table_trial(
         found.iter().map(|b| (b.grid, b.located.corners)).collect();
     let truth: Vec<(GridSpec, Corners)> =
         frame.boards.iter().map(|b| (b.grid, b.corners)).collect();
-    let trial = TableTrial {
+    let mut trial = TableTrial {
         confidences,
         ..compare_table(&truth, &found, ms)
     };
+    if alone {
+        for b in &frame.boards {
+            let (x, y, w, h) = b.slot;
+            let rect = opencv::core::Rect::new(x as i32, y as i32, w as i32, h as i32);
+            let crop = Mat::roi(&image, rect)?.try_clone()?;
+            let shift = b.corners.points().map(|p| (p.0 - x as f64, p.1 - y as f64));
+            let truth = Corners::new(shift)?;
+            let found = locate(&crop, b.grid).ok();
+            trial
+                .alone
+                .push(found.map(|l| corner_error(b.grid, &l.corners, &truth)));
+        }
+    }
     Ok((trial, image))
 }
 
@@ -296,5 +313,6 @@ pub fn compare_table(
         found: found.to_vec(),
         confidences: Vec::new(),
         truth: truth.to_vec(),
+        alone: Vec::new(),
     }
 }

@@ -12,13 +12,15 @@ use crate::sets::random_state;
 use crate::synth::{render, RandomRanges, Rng, SceneParams};
 
 /// Half the band (pixels) over which neighbouring slots' renders are cross-faded.
-const BLEND_PX: u32 = 40;
+const BLEND_PX: u32 = 24;
 
 /// One board of a composited table: its grid and where its corners are.
 #[derive(Clone, Copy, Debug)]
 pub struct TableBoard {
     pub grid: GridSpec,
     pub corners: Corners,
+    /// The board's slot of the frame: x, y, width, height.
+    pub slot: (u32, u32, u32, u32),
 }
 
 /// A composited frame and its boards, in slot order (rows of slots, left to right).
@@ -84,14 +86,28 @@ pub fn composite_table(
         p.camera.roll_deg = rng.range(-2.0, 2.0);
         p.camera.target_offset = [0.0, 0.0];
         let state = random_state(grid, rng.range(0.05, 0.6), piece_kinds(grid), &mut rng);
-        let r = render(&p, &state, None)?;
+        // A board reaching into the band where slots fade into each other would be
+        // half faded: it is seen from a little further until it keeps clear.
+        let mut r = render(&p, &state, None)?;
+        for _ in 0..6 {
+            if clear_of_band(&r.corners, grid, (rw, rh)) {
+                break;
+            }
+            p.camera.fill *= 0.94;
+            r = render(&p, &state, None)?;
+        }
         let (x0, y0) = (
             (i % cols) as f64 * sw as f64 - BLEND_PX as f64,
             (i / cols) as f64 * sh as f64 - BLEND_PX as f64,
         );
         blend_in(&mut acc, &mut wsum, size, &r.image, (x0, y0));
         let corners = Corners::new(r.corners.map(|[x, y]| (x + x0, y + y0)))?;
-        out.push(TableBoard { grid, corners });
+        let slot = ((i % cols) * sw, (i / cols) * sh, sw, sh);
+        out.push(TableBoard {
+            grid,
+            corners,
+            slot,
+        });
     }
     let image = RgbImage::from_fn(size.0, size.1, |x, y| {
         let i = (y * size.0 + x) as usize;
@@ -101,6 +117,25 @@ pub fn composite_table(
         }))
     });
     Ok(TableFrame { image, boards: out })
+}
+
+/// Whether a board's grid, with half a cell round it (its border, at least),
+/// keeps out of its render's outer `2 * BLEND_PX` pixels.
+fn clear_of_band(corners: &[[f64; 2]; 4], grid: GridSpec, size: (u32, u32)) -> bool {
+    let (lo, hi) = (2.0 * BLEND_PX as f64, 2.0 * BLEND_PX as f64);
+    let side = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).hypot(a[1] - b[1]);
+    let cells = grid.rows.max(grid.cols) as f64;
+    let cell = (0..4)
+        .map(|i| side(corners[i], corners[(i + 1) % 4]))
+        .sum::<f64>()
+        / 4.0
+        / cells;
+    corners.iter().all(|p| {
+        p[0] - 0.5 * cell > lo
+            && p[0] + 0.5 * cell < size.0 as f64 - hi
+            && p[1] - 0.5 * cell > lo
+            && p[1] + 0.5 * cell < size.1 as f64 - hi
+    })
 }
 
 /// Adds `tile`, placed with its top left at `at`, to the weighted sums: its weight

@@ -33,6 +33,11 @@ pub(crate) const MIN_ALL_CONFIDENCE: f64 = super::MIN_CONFIDENCE;
 /// cells past its grid: its border, with coordinates printed in it.
 const MARGIN_CELLS: f64 = 1.0;
 
+/// A board found is searched for again among the segments up to this many cells
+/// past it: its lines carrying on past the run (which tell a run off by a line)
+/// show within a cell.
+const LOCAL_MARGIN_CELLS: f64 = 1.5;
+
 /// No frame is searched for more boards than this.
 pub const MAX_BOARDS: usize = 64;
 
@@ -56,7 +61,12 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
     let mut boards: Vec<Board> = Vec::new();
     let mut masks: Vec<Mask> = Vec::new();
     while boards.len() < MAX_BOARDS {
-        let mut best: Option<Board> = None;
+        let floor = if boards.is_empty() {
+            0.0
+        } else {
+            MIN_ALL_CONFIDENCE
+        };
+        let mut found = Vec::new();
         for &grid in grids {
             let d = Detector::of(grid);
             let Some((_, segs)) = found_by.iter().find(|(x, _)| *x == d) else {
@@ -67,28 +77,27 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
                 .filter(|s| !masks.iter().any(|m| m.covers(mid(s))))
                 .copied()
                 .collect();
-            let located = match locate_among(&work, &left, grid) {
+            let (located, rank) = match locate_among(&work, &left, grid) {
                 Ok(l) => l,
                 Err(LocateError::NotFound(_)) => continue,
                 Err(e) => return Err(e),
             };
-            let floor = if boards.is_empty() {
-                0.0
-            } else {
-                MIN_ALL_CONFIDENCE
-            };
             let quad = located.corners.points();
-            if located.confidence < floor || boards.iter().any(|b| overlap(&b.located, &quad)) {
-                continue;
-            }
-            if best.is_none_or(|b| located.confidence > b.located.confidence) {
-                best = Some(Board { grid, located });
+            if located.confidence >= floor && !boards.iter().any(|b| overlap(&b.located, &quad)) {
+                found.push((Board { grid, located }, rank));
             }
         }
-        let Some(board) = best else {
+        let Some(mut board) = choose(&found) else {
             break;
         };
-        if let Some(m) = Mask::new(&board, &work) {
+        let segs = found_by
+            .iter()
+            .find(|(x, _)| *x == Detector::of(board.grid))
+            .map_or(&[][..], |(_, s)| &s[..]);
+        if let Some(l) = refit(&work, segs, &board) {
+            board.located = l;
+        }
+        if let Some(m) = Mask::new(&board, &work, MARGIN_CELLS) {
             masks.push(m);
         }
         boards.push(board);
@@ -104,6 +113,34 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
         .into_iter()
         .map(|i| boards[i])
         .collect())
+}
+
+/// The board to take of those found as each grid: the one whose lattice ranks
+/// highest. A board's own grid outranks a run of fewer lines within it, which its
+/// lines carrying on past give away. (Preferring a larger grid around the best
+/// lost more than it won: a chess board's one-cell border is a 10x10 lattice.)
+fn choose(found: &[(Board, f64)]) -> Option<Board> {
+    found
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(b, _)| *b)
+}
+
+/// The board found again among only the segments on and around it: the
+/// vanishing points of a frame's other boards, turned a little against it, no
+/// longer pull its families' (the search keeps a handful of families in all).
+/// `None` when that search finds no board on the first one.
+fn refit(work: &WorkImage, segs: &[Segment], board: &Board) -> Option<Located> {
+    let near = Mask::new(board, work, LOCAL_MARGIN_CELLS)?;
+    let local: Vec<Segment> = segs
+        .iter()
+        .filter(|s| near.covers(mid(s)))
+        .copied()
+        .collect();
+    let (again, _) = locate_among(work, &local, board.grid).ok()?;
+    let quad = board.located.corners.points();
+    let (centre, _) = centre_height(&again);
+    inside(&quad, centre).then_some(again)
 }
 
 fn mid(s: &Segment) -> (f64, f64) {
@@ -164,7 +201,8 @@ struct Mask {
 }
 
 impl Mask {
-    fn new(board: &Board, work: &WorkImage) -> Option<Mask> {
+    /// The board's quadrilateral and `margin` cells round it.
+    fn new(board: &Board, work: &WorkImage, margin: f64) -> Option<Mask> {
         let s = work.scale;
         // Original pixel centres sit at (i + 0.5) s - 0.5 in working pixels' terms.
         let quad = board
@@ -179,8 +217,8 @@ impl Mask {
         let (lr, lc) = board.grid.lattice_cells();
         Some(Mask {
             h,
-            mu: MARGIN_CELLS / lc.max(1) as f64,
-            mv: MARGIN_CELLS / lr.max(1) as f64,
+            mu: margin / lc.max(1) as f64,
+            mv: margin / lr.max(1) as f64,
         })
     }
 

@@ -103,7 +103,7 @@ const MIN_EDGE_SUPPORT: f64 = 0.45;
 pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let work = segments::work_image(image)?;
     let segs = detect(&work.grey, Detector::of(grid))?;
-    locate_among(&work, &segs, grid)
+    locate_among(&work, &segs, grid).map(|(l, _)| l)
 }
 
 /// Which segments a grid is searched among.
@@ -144,12 +144,13 @@ pub(crate) fn detect(
 }
 
 /// Finds the grid `grid` in the working image `work` among the segments `segs`
-/// (those `Detector::of(grid)` finds there, or some of them).
+/// (those `Detector::of(grid)` finds there, or some of them), with the lattice's
+/// rank (see `Fit::rank`).
 pub(crate) fn locate_among(
     work: &segments::WorkImage,
     segs: &[segments::Segment],
     grid: GridSpec,
-) -> Result<Located, LocateError> {
+) -> Result<(Located, f64), LocateError> {
     let (w, h) = (work.grey.cols(), work.grey.rows());
     let (lr, lc) = grid.lattice_cells();
     let frame = vanishing::Frame::new(w, h);
@@ -178,7 +179,7 @@ pub(crate) fn locate_among(
     let [Some(a), Some(b), Some(c), Some(d)] = quad else {
         return Err(not_found());
     };
-    let score = fit.score;
+    let (score, rank) = (fit.score, fit.rank);
     let quad = [a, b, c, d];
     let quad = canonical(grid, quad);
     let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
@@ -213,10 +214,13 @@ pub(crate) fn locate_among(
         ((p.0 + 0.5) * s - 0.5, (p.1 + 0.5) * s - 0.5)
     });
     let corners = Corners::new(canonical(grid, full)).map_err(|_| not_found())?;
-    Ok(Located {
-        corners,
-        confidence: score,
-    })
+    Ok((
+        Located {
+            corners,
+            confidence: score,
+        },
+        rank,
+    ))
 }
 
 /// Cells of a checkered board alternate at least this much (grey levels) where the
@@ -307,7 +311,8 @@ fn fit_lattice(segs: &[segments::Segment], frame: vanishing::Frame, grid: GridSp
                 };
                 let h1 = lattice::hypotheses(&obs1, c1, range(c1), eps);
                 let h2 = lattice::hypotheses(&obs2, c2, range(c2), eps);
-                let Some((l1, l2, score)) = lattice::joint(&obs1, &h1, c1, &obs2, &h2, c2) else {
+                let Some((l1, l2, score, rank)) = lattice::joint(&obs1, &h1, c1, &obs2, &h2, c2)
+                else {
                     continue;
                 };
                 if best.as_ref().is_some_and(|b| b.score >= score) {
@@ -324,6 +329,7 @@ fn fit_lattice(segs: &[segments::Segment], frame: vanishing::Frame, grid: GridSp
                     cols,
                     rows,
                     score,
+                    rank,
                 });
             }
         }
@@ -340,6 +346,9 @@ struct Fit {
     cols: (lattice::Lattice, (f64, f64)),
     rows: (lattice::Lattice, (f64, f64)),
     score: f64,
+    /// The pair's score in the lattice search (see `lattice::joint`), which
+    /// tells a grid from a run of fewer lines within a larger one.
+    rank: f64,
 }
 
 impl Fit {
