@@ -19,6 +19,7 @@ pub(super) fn eval_tables(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
         a.seed
     );
     let (mut boards, mut within, mut extra, mut out_of_order) = (0, 0, 0, 0);
+    let mut invented = 0;
     let mut ms = Vec::new();
     for i in 0..n {
         let seed = a.seed + i;
@@ -31,6 +32,7 @@ pub(super) fn eval_tables(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
         boards += t.errors.len();
         within += ok;
         extra += t.extra;
+        invented += t.invented;
         out_of_order += usize::from(!t.in_order);
         ms.push(t.ms);
         let errs: Vec<String> = t
@@ -40,9 +42,10 @@ pub(super) fn eval_tables(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
             .collect();
         let confs: Vec<String> = t.confidences.iter().map(|c| format!("{c:.2}")).collect();
         outln!(
-            "seed {seed}: {ok}/{} within {TABLE_WITHIN_CELLS} cell, {} extra, errors [{}], confidences found [{}], {:.0} ms",
+            "seed {seed}: {ok}/{} within {TABLE_WITHIN_CELLS} cell, {} extra ({} off every board), errors [{}], confidences found [{}], {:.0} ms",
             t.errors.len(),
             t.extra,
+            t.invented,
             errs.join(" "),
             confs.join(" "),
             t.ms
@@ -88,7 +91,7 @@ pub(super) fn eval_tables(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
     ms.sort_by(f64::total_cmp);
     let median = ms.get(ms.len() / 2).copied().unwrap_or(f64::NAN);
     outln!(
-        "boards {boards}: within {TABLE_WITHIN_CELLS} cell {within} ({:.1}%), extra {extra}, frames out of order {out_of_order}, median {median:.0} ms CPU per frame",
+        "boards {boards}: within {TABLE_WITHIN_CELLS} cell {within} ({:.1}%), extra {extra} (off every board {invented}), frames out of order {out_of_order}, median {median:.0} ms CPU per frame",
         100.0 * within as f64 / boards.max(1) as f64
     );
     Ok(())

@@ -211,6 +211,9 @@ pub struct TableTrial {
     pub errors: Vec<Option<f64>>,
     /// Boards found within `TABLE_WITHIN_CELLS` of none of the truth's.
     pub extra: usize,
+    /// Boards found where there is none: their centre on no board of the truth
+    /// (the rest of `extra` lie on a board, placed wrong).
+    pub invented: usize,
     /// Whether the boards found near the truth's came in the truth's order.
     pub in_order: bool,
     /// This thread's CPU time for `locate_all`.
@@ -305,9 +308,14 @@ pub fn compare_table(
                 .any(|t| err(t, f).is_some_and(|e| e < TABLE_WITHIN_CELLS))
         })
         .count();
+    let invented = found
+        .iter()
+        .filter(|f| !truth.iter().any(|t| quad_contains(&t.1, centre(&f.1))))
+        .count();
     TableTrial {
         errors,
         extra,
+        invented,
         in_order: at.windows(2).all(|w| w[0] < w[1]),
         ms,
         found: found.to_vec(),
@@ -315,4 +323,24 @@ pub fn compare_table(
         truth: truth.to_vec(),
         alone: Vec::new(),
     }
+}
+
+fn centre(c: &Corners) -> (f64, f64) {
+    let p = c.points();
+    (
+        p.iter().map(|q| q.0).sum::<f64>() / 4.0,
+        p.iter().map(|q| q.1).sum::<f64>() / 4.0,
+    )
+}
+
+/// Whether `p` lies inside the quadrilateral `c` (convex, either winding).
+fn quad_contains(c: &Corners, p: (f64, f64)) -> bool {
+    let q = c.points();
+    let sides: Vec<f64> = (0..4)
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+        })
+        .collect();
+    sides.iter().all(|&s| s > 0.0) || sides.iter().all(|&s| s < 0.0)
 }

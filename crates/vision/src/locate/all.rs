@@ -8,12 +8,13 @@
 //! until what is left holds no lattice seeing enough of its lines. The segments
 //! are found once per detector, whatever the number of boards.
 
-use opencv::core::Mat;
+use opencv::core::{Mat, Rect};
+use opencv::prelude::*;
 
 use super::order::reading_order;
 use super::segments::{self, Segment, WorkImage};
 use super::{detect, locate_among, Detector, LocateError, Located};
-use crate::geometry::{GridSpec, Homography};
+use crate::geometry::{Corners, GridSpec, Homography};
 
 /// A board found by `locate_all`: which of the grids asked for, and where.
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +37,7 @@ const MARGIN_CELLS: f64 = 1.0;
 /// A board found is searched for again among the segments up to this many cells
 /// past it: its lines carrying on past the run (which tell a run off by a line)
 /// show within a cell.
-const LOCAL_MARGIN_CELLS: f64 = 1.5;
+const LOCAL_MARGIN_CELLS: f64 = 2.5;
 
 /// No frame is searched for more boards than this.
 pub const MAX_BOARDS: usize = 64;
@@ -90,11 +91,7 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
         let Some(mut board) = choose(&found) else {
             break;
         };
-        let segs = found_by
-            .iter()
-            .find(|(x, _)| *x == Detector::of(board.grid))
-            .map_or(&[][..], |(_, s)| &s[..]);
-        if let Some(l) = refit(&work, segs, &board) {
+        if let Some(l) = refit(image, &board) {
             board.located = l;
         }
         if let Some(m) = Mask::new(&board, &work, MARGIN_CELLS) {
@@ -126,19 +123,66 @@ fn choose(found: &[(Board, f64)]) -> Option<Board> {
         .map(|(b, _)| *b)
 }
 
-/// The board found again among only the segments on and around it: the
-/// vanishing points of a frame's other boards, turned a little against it, no
-/// longer pull its families' (the search keeps a handful of families in all).
+/// The board found again in a crop of the image round it (`LOCAL_MARGIN_CELLS`
+/// past it), as if it were alone in the view: the vanishing points of the frame's
+/// other boards, turned a little against it, no longer pull its families' (the
+/// search keeps a handful of families in all), and a large frame shrunk to the
+/// working size is searched at full resolution where a board's lines are thin.
 /// `None` when that search finds no board on the first one.
-fn refit(work: &WorkImage, segs: &[Segment], board: &Board) -> Option<Located> {
-    let near = Mask::new(board, work, LOCAL_MARGIN_CELLS)?;
-    let local: Vec<Segment> = segs
-        .iter()
-        .filter(|s| near.covers(mid(s)))
-        .copied()
-        .collect();
-    let (again, _) = locate_among(work, &local, board.grid).ok()?;
+fn refit(image: &Mat, board: &Board) -> Option<Located> {
     let quad = board.located.corners.points();
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let h = Homography::from_points(&unit, &quad)?;
+    let (lr, lc) = board.grid.lattice_cells();
+    let (mu, mv) = (
+        LOCAL_MARGIN_CELLS / lc.max(1) as f64,
+        LOCAL_MARGIN_CELLS / lr.max(1) as f64,
+    );
+    let mut wide = Vec::new();
+    for (u, v) in [
+        (-mu, -mv),
+        (1.0 + mu, -mv),
+        (1.0 + mu, 1.0 + mv),
+        (-mu, 1.0 + mv),
+    ] {
+        wide.push(h.apply((u, v))?);
+    }
+    let (w, ht) = (image.cols() as f64, image.rows() as f64);
+    let x0 = wide
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::INFINITY, f64::min)
+        .max(0.0)
+        .floor();
+    let y0 = wide
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min)
+        .max(0.0)
+        .floor();
+    let x1 = wide
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .min(w)
+        .ceil();
+    let y1 = wide
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .min(ht)
+        .ceil();
+    if !(x1 - x0 >= 16.0 && y1 - y0 >= 16.0) {
+        return None;
+    }
+    let rect = Rect::new(x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32);
+    let crop = Mat::roi(image, rect).ok()?.try_clone().ok()?;
+    let again = super::locate(&crop, board.grid).ok()?;
+    let moved = again.corners.points().map(|p| (p.0 + x0, p.1 + y0));
+    let again = Located {
+        corners: Corners::new(moved).ok()?,
+        confidence: again.confidence,
+    };
     let (centre, _) = centre_height(&again);
     inside(&quad, centre).then_some(again)
 }
