@@ -30,6 +30,11 @@ pub struct Board {
 /// search (a clock, a scoresheet, a tablecloth's weave).
 pub(crate) const MIN_ALL_CONFIDENCE: f64 = super::MIN_CONFIDENCE;
 
+/// A board beyond the first seeing fewer of its lines than this share is taken
+/// only where its cells alternate (a checkered board) or its lines show as thin
+/// ridges, in both directions (see `looks_like_a_board`).
+const SURE_CONFIDENCE: f64 = 0.5;
+
 /// A found board's segments are left out of the further searches up to this many
 /// cells past its grid: its border, with coordinates printed in it.
 const MARGIN_CELLS: f64 = 1.0;
@@ -61,7 +66,11 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
     }
     let mut boards: Vec<Board> = Vec::new();
     let mut masks: Vec<Mask> = Vec::new();
-    while boards.len() < MAX_BOARDS {
+    // Each look takes a board or puts a lattice that is none out of the search.
+    for _ in 0..2 * MAX_BOARDS {
+        if boards.len() == MAX_BOARDS {
+            break;
+        }
         let floor = if boards.is_empty() {
             0.0
         } else {
@@ -97,7 +106,12 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
         if let Some(m) = Mask::new(&board, &work, MARGIN_CELLS) {
             masks.push(m);
         }
-        boards.push(board);
+        // The first board is taken as `locate` takes it; a further one must show
+        // it is a board where few of its lines were seen.
+        let sure = board.located.confidence >= SURE_CONFIDENCE;
+        if boards.is_empty() || sure || looks_like_a_board(&work, &board) {
+            boards.push(board);
+        }
     }
     if boards.is_empty() {
         return Err(match grids {
@@ -185,6 +199,35 @@ fn refit(image: &Mat, board: &Board) -> Option<Located> {
     };
     let (centre, _) = centre_height(&again);
     inside(&quad, centre).then_some(again)
+}
+
+/// Whether a lattice found shows a board both ways: its cells alternate in dark
+/// and light along its rows and along its columns (a checkered board), or most
+/// stretches of its lines between crossings are thin ridges in each family (a
+/// lined board, a Go board). A table's planks, a tablecloth's weave or a
+/// scoresheet's ruling show lines in one family, or lines without cells.
+fn looks_like_a_board(work: &WorkImage, board: &Board) -> bool {
+    let s = work.scale;
+    let quad = board
+        .located
+        .corners
+        .points()
+        .map(|p| ((p.0 + 0.5) / s - 0.5, (p.1 + 0.5) / s - 0.5));
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let Some(h) = Homography::from_points(&unit, &quad) else {
+        return false;
+    };
+    let (lr, lc) = board.grid.lattice_cells();
+    let (r, c) = (lr.max(1) as f64, lc.max(1) as f64);
+    let at = |u: f64, v: f64| h.apply((u / c, v / r));
+    let at_t = |u: f64, v: f64| h.apply((v / c, u / r));
+    let along_rows = super::checker::median_alternation(&work.grey, &at, lc, lr);
+    let along_cols = super::checker::median_alternation(&work.grey, &at_t, lr, lc);
+    if along_rows.min(along_cols) >= super::CHECKERED_ALTERNATION {
+        return true;
+    }
+    let (_, _, ridges) = super::profile::support_shift(&work.grey, &h, (lr, lc), 0);
+    ridges >= super::MIN_RIDGE_SUPPORT
 }
 
 fn mid(s: &Segment) -> (f64, f64) {
