@@ -10,6 +10,7 @@ pub mod demo;
 pub mod eval;
 mod eval_record;
 pub mod locate;
+mod locate_tables;
 pub mod render;
 mod render_game;
 mod render_table;
