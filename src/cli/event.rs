@@ -368,8 +368,15 @@ impl CliRunner {
     fn attempt(&self, round: &Round, board: &Board) -> anyhow::Result<BoardEnd> {
         let args = board_args(&board.spec)?;
         let mut classifier = self.model.load()?;
+        let placement = match board.spec.region {
+            Some(n) => crate::pipeline::Placement::OneOf {
+                grid: args.grid(None)?,
+                board: n as usize,
+            },
+            None => args.placement()?,
+        };
         let setup = BoardSetup {
-            placement: args.placement()?,
+            placement,
             lens: args.undistorter()?,
         };
         // Only where the board was found is said; the round's page has the rest.

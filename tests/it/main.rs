@@ -28,6 +28,7 @@ mod record_chess;
 mod record_free;
 mod record_games;
 mod record_go;
+mod record_table;
 mod recovery;
 mod refused_inputs;
 mod render_table;

@@ -60,7 +60,10 @@ fn run_board_unnamed(
 ) -> Result<BoardEnd, RunError> {
     let spec = &board.spec;
     let realtime = spec.realtime.unwrap_or(round.info.realtime);
-    let source = open_source(spec, setup.lens, realtime, board)?;
+    // One of several boards in a view: the page is shown the board's own part
+    // of the frame, where its grid is placed.
+    let region = matches!(setup.placement, Placement::OneOf { .. });
+    let source = open_source(spec, setup.lens, realtime, (!region).then_some(board))?;
     // A folder's photos are named, as `record` names them: their times are only
     // made up from `fps`, so no move time is written.
     let timeline = pipeline::Timeline::of(source.as_ref());
@@ -77,6 +80,9 @@ fn run_board_unnamed(
         mut source,
         ..
     } = found;
+    if region {
+        source = tapped(source, board);
+    }
     job.timeline = timeline;
     // The grid is moved to where the frame reads as the start only for a new game.
     let snap = if fresh { located_in.as_ref() } else { None };
@@ -154,7 +160,7 @@ fn open_source(
     spec: &BoardSpec,
     lens: Option<Undistorter>,
     realtime: bool,
-    board: &Board,
+    board: Option<&Board>,
 ) -> Result<Box<dyn FrameSource>, CaptureError> {
     let max_fps = spec.max_fps.unwrap_or(15.0);
     let mut source = capture::open(
@@ -169,11 +175,15 @@ fn open_source(
     if realtime && source.is_offline() {
         source = Box::new(capture::Paced::new(source));
     }
-    Ok(Box::new(capture::Tapped::new(
-        source,
-        board.frame.clone(),
-        1.0,
-    )))
+    Ok(match board {
+        Some(board) => tapped(source, board),
+        None => source,
+    })
+}
+
+/// `source` with a frame kept for the board's page.
+fn tapped(source: Box<dyn FrameSource>, board: &Board) -> Box<dyn FrameSource> {
+    Box::new(capture::Tapped::new(source, board.frame.clone(), 1.0))
 }
 
 /// What a recording of the board needs besides the game: a folder of photos is

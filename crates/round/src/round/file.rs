@@ -17,6 +17,8 @@
 //! black-fide-id = 1503014   # black-fide-id, time-control (also in [event])
 //! # grid, corners, profile, camera, white-side, fen, position, fps, max-fps,
 //! # quiet: optional, as in `record`
+//! # region = 2              # one camera over several boards: boards share an
+//! #                         # input, each the N-th board found in it (`record --board`)
 //! ```
 //!
 //! Every board's values are checked when the file is read, with `record`'s own
@@ -119,6 +121,10 @@ pub struct BoardSpec {
     pub grid: Option<String>,
     /// As `record --corners`; neither corners nor a profile: located automatically.
     pub corners: Option<String>,
+    /// As `record --board`: the input's view holds several boards (boards may
+    /// share an `input`), and this one is the N-th found in it, from 1, in
+    /// reading order; only its part of the frame is watched.
+    pub region: Option<u16>,
     /// A board profile (relative to the round file).
     pub profile: Option<PathBuf>,
     /// A camera (lens) profile (relative to the round file).
@@ -456,6 +462,21 @@ impl BoardSpec {
         if let Some(c) = &self.corners {
             if let Err(e) = c.parse::<Corners>() {
                 refuse("corners", e.to_string(), true);
+            }
+        }
+        if let Some(n) = self.region {
+            if !(1..=64).contains(&n) {
+                refuse(
+                    "region",
+                    format!("{n} is out of range: the boards of a view are numbered 1 to 64"),
+                    true,
+                );
+            } else if self.corners.is_some() || self.profile.is_some() {
+                refuse(
+                    "region",
+                    "give the board's region or its corners (or profile), not both".to_string(),
+                    true,
+                );
             }
         }
         if let Some(w) = &self.white_side {

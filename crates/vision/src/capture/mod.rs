@@ -34,6 +34,7 @@ macro_rules! frame_source_of_inner {
 
 mod checked;
 mod convert;
+mod crop;
 mod folder;
 mod jpeg_end;
 #[cfg(any(test, feature = "testing"))]
@@ -59,6 +60,7 @@ pub(crate) const MAX_PIXELS: u64 = 150_000_000;
 
 pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
+pub use crop::{crop, Cropped};
 pub use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]
 pub use memory::MemorySource;
