@@ -73,6 +73,8 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     runner::raise_fd_limit();
     // The flag wins over the round file.
     let nats_url = a.nats.clone().or_else(|| info.nats.clone());
+    // Boards that share an input (one camera over a table) read it once.
+    let shared = Arc::new(runner::SharedInputs::of(&file.boards));
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
     let server = crate::server::start(round.clone(), &a.listen)?;
     let base = format!("http://{}", server.addr);
@@ -86,7 +88,10 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     };
     let printer = print_updates(&round, a.events);
     stop_on_signal(&round);
-    let runner = Arc::new(CliRunner { model: a.model });
+    let runner = Arc::new(CliRunner {
+        model: a.model,
+        shared,
+    });
     let reports = round::run_round(&round, runner);
     let _ = printer.join();
     let mut failed = Vec::new();
@@ -354,6 +359,7 @@ fn stop_on_signal(round: &Arc<Round>) {
 /// Records a board as `record` would, from its entry in the round file.
 struct CliRunner {
     model: ModelArgs,
+    shared: Arc<runner::SharedInputs>,
 }
 
 impl BoardRunner for CliRunner {
@@ -378,6 +384,7 @@ impl CliRunner {
         let setup = BoardSetup {
             placement,
             lens: args.undistorter()?,
+            shared: Some(self.shared.clone()),
         };
         // Only where the board was found is said; the round's page has the rest.
         let mut said = |e: Event| {

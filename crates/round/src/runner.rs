@@ -3,9 +3,10 @@
 //! moved onto a new game's start, the page told where the board is, and the game
 //! recorded so that the page and the round PGN follow.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use opencv::core::Mat;
 
@@ -30,6 +31,72 @@ pub struct BoardSetup {
     pub placement: Placement,
     /// The camera profile's undistortion, when one is named.
     pub lens: Option<Undistorter>,
+    /// The inputs boards of the round share, each read once for all of them.
+    pub shared: Option<Arc<SharedInputs>>,
+}
+
+/// The inputs several boards of a round share (one camera over a table), each
+/// opened once and read once for all its boards: every frame decoded and
+/// converted once however many boards the view holds.
+#[derive(Default)]
+pub struct SharedInputs {
+    started: Mutex<HashMap<String, Arc<capture::SharedInput>>>,
+    /// Per board number: its input's key, and its reader's number there.
+    readers: HashMap<u32, (String, usize)>,
+    /// Per input's key: how many boards read it.
+    boards: HashMap<String, usize>,
+}
+
+impl SharedInputs {
+    /// The inputs of `boards` that more than one board reads the same way (the
+    /// same input, frame rates, lens profile and pace).
+    pub fn of(boards: &[BoardSpec]) -> SharedInputs {
+        let key = |b: &BoardSpec| {
+            format!(
+                "{}\n{:?}\n{:?}\n{:?}\n{:?}",
+                b.input, b.fps, b.max_fps, b.camera, b.realtime
+            )
+        };
+        let mut shared = SharedInputs::default();
+        for b in boards {
+            *shared.boards.entry(key(b)).or_default() += 1;
+        }
+        let mut next: HashMap<String, usize> = HashMap::new();
+        for b in boards {
+            let k = key(b);
+            if shared.boards[&k] > 1 {
+                let n = next.entry(k.clone()).or_default();
+                shared.readers.insert(b.number, (k, *n));
+                *n += 1;
+            }
+        }
+        shared
+    }
+
+    /// Whether board `number` shares its input with another board.
+    pub fn shares(&self, number: u32) -> bool {
+        self.readers.contains_key(&number)
+    }
+
+    /// Board `spec`'s frames from its shared input, which the first board to
+    /// come opens (with `open`); its input opened alone when no other board
+    /// shares it.
+    fn reader<F>(&self, spec: &BoardSpec, open: F) -> Result<Box<dyn FrameSource>, CaptureError>
+    where
+        F: FnOnce() -> Result<Box<dyn FrameSource>, CaptureError> + Send + 'static,
+    {
+        let Some((key, n)) = self.readers.get(&spec.number) else {
+            return open();
+        };
+        let input = {
+            let mut started = self.started.lock().unwrap_or_else(|e| e.into_inner());
+            started
+                .entry(key.clone())
+                .or_insert_with(|| Arc::new(capture::SharedInput::start(self.boards[key], open)))
+                .clone()
+        };
+        input.reader(*n)
+    }
 }
 
 /// Records `board` of `round` as `record` would, from its entry in the round
@@ -63,7 +130,13 @@ fn run_board_unnamed(
     // One of several boards in a view: the page is shown the board's own part
     // of the frame, where its grid is placed.
     let region = matches!(setup.placement, Placement::OneOf { .. });
-    let source = open_source(spec, setup.lens, realtime, (!region).then_some(board))?;
+    let source = open_source(
+        spec,
+        setup.lens,
+        realtime,
+        setup.shared.as_deref(),
+        (!region).then_some(board),
+    )?;
     // A folder's photos are named, as `record` names them: their times are only
     // made up from `fps`, so no move time is written.
     let timeline = pipeline::Timeline::of(source.as_ref());
@@ -160,13 +233,34 @@ fn open_source(
     spec: &BoardSpec,
     lens: Option<Undistorter>,
     realtime: bool,
+    shared: Option<&SharedInputs>,
     board: Option<&Board>,
 ) -> Result<Box<dyn FrameSource>, CaptureError> {
-    let max_fps = spec.max_fps.unwrap_or(15.0);
+    let (input, fps, max_fps) = (spec.input.clone(), spec.fps, spec.max_fps);
+    let open = move || open_input(&input, fps, max_fps, lens, realtime);
+    let source = match shared {
+        Some(s) => s.reader(spec, open)?,
+        None => open()?,
+    };
+    Ok(match board {
+        Some(board) => tapped(source, board),
+        None => source,
+    })
+}
+
+/// An input opened, undistorted, paced when asked.
+fn open_input(
+    input: &str,
+    fps: Option<f64>,
+    max_fps: Option<f64>,
+    lens: Option<Undistorter>,
+    realtime: bool,
+) -> Result<Box<dyn FrameSource>, CaptureError> {
+    let max_fps = max_fps.unwrap_or(15.0);
     let mut source = capture::open(
-        &spec.input,
+        input,
         SourceOptions::default()
-            .with_fps(spec.fps)
+            .with_fps(fps)
             .with_max_fps((max_fps > 0.0).then_some(max_fps)),
     )?;
     if let Some(lens) = lens {
@@ -175,10 +269,7 @@ fn open_source(
     if realtime && source.is_offline() {
         source = Box::new(capture::Paced::new(source));
     }
-    Ok(match board {
-        Some(board) => tapped(source, board),
-        None => source,
-    })
+    Ok(source)
 }
 
 /// `source` with a frame kept for the board's page.

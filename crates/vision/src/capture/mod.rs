@@ -44,6 +44,7 @@ mod orient;
 mod paced;
 mod prepend;
 mod rewind;
+mod shared;
 mod undistort;
 mod video;
 
@@ -71,6 +72,7 @@ pub use paced::Tapped;
 pub use paced::TappedFrame;
 pub(crate) use prepend::Prepended;
 pub use rewind::Rewind;
+pub use shared::SharedInput;
 pub use undistort::UndistortedSource;
 pub use video::VideoSource;
 
@@ -154,6 +156,9 @@ pub enum CaptureError {
         /// The first frame's size, `WxH`.
         first: String,
     },
+    /// An input read for several boards failed; its error, as said.
+    #[error("{0}")]
+    Shared(String),
     /// A frame that could not be undistorted.
     #[error("undistorting frame {index} of '{source_name}': {why}")]
     Undistort {
