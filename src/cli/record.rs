@@ -324,9 +324,10 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     let mut serve = serve(&a, setup.as_ref(), &out, previous.is_none())?;
     let mut classifier = a.model.load()?;
     let source = open_input(&a, &board, &stop)?;
+    // One board of several: its page shows its own region, once it is found.
     let source = match &serve {
-        Some(s) => s.tap(source),
-        None => source,
+        Some(s) if a.board_n.is_none() => s.tap(source),
+        _ => source,
     };
     let offline = source.is_offline();
     let bar = offline && std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -354,9 +355,12 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         debug,
         adapt: !a.no_adapt,
     };
-    let located = plan
+    let mut located = plan
         .locate(source, &stop, &mut presenter)
         .map_err(plan_error)?;
+    if let (Some(s), Some(_)) = (&serve, a.board_n) {
+        located = located.map_source(|source| s.tap(source));
+    }
 
     // The overlay: the first view with the grid, and a1 and White's edge once
     // White's edge is known.

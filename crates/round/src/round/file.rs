@@ -777,6 +777,13 @@ input = "camera:0"
             ("corners = \"1,2 3,4\"", "corners", true),
             ("corners = \"nan,0 10,0 10,10 0,10\"", "corners", true),
             ("white-side = \"north\"", "white-side", true),
+            ("region = 0", "region", true),
+            ("region = 65", "region", true),
+            (
+                "region = 2\ncorners = \"10,10 90,10 90,90 10,90\"",
+                "region",
+                true,
+            ),
             ("fen = \"not a fen\"", "fen", false),
             ("fen = \"8/8/8/8/8/8/8/8 w - - 0 1\"", "fen", false),
             (

@@ -351,10 +351,13 @@ mod tests {
 
     #[test]
     fn every_reader_gets_every_frame_once_read() {
-        let shared = SharedInput::start(2, || Ok(frames(100)));
+        let shared = Arc::new(SharedInput::start(2, || Ok(frames(100))));
+        let other = shared.clone();
+        let t = std::thread::spawn(move || {
+            let b = other.reader(1).unwrap();
+            b.map(|f| f.unwrap().index).collect::<Vec<_>>()
+        });
         let a = shared.reader(0).unwrap();
-        let b = shared.reader(1).unwrap();
-        let t = std::thread::spawn(move || b.map(|f| f.unwrap().index).collect::<Vec<_>>());
         let got_a: Vec<usize> = a.map(|f| f.unwrap().index).collect();
         let got_b = t.join().unwrap();
         assert_eq!(got_a, (0..100).collect::<Vec<_>>());

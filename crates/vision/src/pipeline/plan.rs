@@ -314,6 +314,16 @@ impl Located {
         self.located_in.as_ref().unwrap_or(&self.first)
     }
 
+    /// Passes the frames still to be recorded through `f` (a page's tap that
+    /// keeps the latest frame, seen as the board is).
+    pub fn map_source(
+        mut self,
+        f: impl FnOnce(Box<dyn FrameSource>) -> Box<dyn FrameSource>,
+    ) -> Located {
+        self.source = f(self.source);
+        self
+    }
+
     /// The part of the input's frames the board is seen in, for one of several
     /// boards in a view; None: whole frames. The job's pose and
     /// [`Located::view`] are in its pixels.
