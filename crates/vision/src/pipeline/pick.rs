@@ -99,9 +99,10 @@ pub fn pick(
         }
         next_look = frame.time_s + PICK_STEP_S;
         looked += 1;
-        let Ok(boards) = crate::locate::locate_all(&frame.image, &[grid]) else {
+        let Ok(found) = crate::locate::locate_all(&frame.image, &[grid]) else {
             continue;
         };
+        let boards = table_boards(found.iter().map(|b| b.located.corners).collect());
         if boards.len() > most {
             most = boards.len();
             if let Some(b) = boards.get(board.saturating_sub(1)).filter(|_| board > 0) {
@@ -109,7 +110,7 @@ pub fn pick(
                     frame.image.cols().max(0) as u32,
                     frame.image.rows().max(0) as u32,
                 );
-                best = Some((b.located.corners, size));
+                best = Some((*b, size));
             }
         }
     }
@@ -128,6 +129,34 @@ pub fn pick(
     };
     let rect = region(&corners, grid, w, h);
     Ok((rect, Box::new(capture::Prepended::new(held, source))))
+}
+
+/// A board of a table covers at least this share of the area of the largest
+/// found with it: boards of one table are of one size, give or take the
+/// perspective, and a much smaller lattice is something else's (a chess
+/// clock's face, a score sheet's ruling).
+const TABLE_AREA_SHARE: f64 = 0.25;
+
+/// The boards of a table among the grids found in a view, in their order:
+/// those of about the largest's size.
+fn table_boards(found: Vec<Corners>) -> Vec<Corners> {
+    let largest = found.iter().map(area).fold(0.0, f64::max);
+    found
+        .into_iter()
+        .filter(|c| area(c) >= TABLE_AREA_SHARE * largest)
+        .collect()
+}
+
+/// The area of a grid's quadrilateral, in square pixels.
+fn area(c: &Corners) -> f64 {
+    let p = c.points();
+    let twice: f64 = (0..4)
+        .map(|i| {
+            let (a, b) = (p[i], p[(i + 1) % 4]);
+            a.0 * b.1 - b.0 * a.1
+        })
+        .sum();
+    twice.abs() / 2.0
 }
 
 /// A board's region: the bounding box of its grid grown by `REGION_CELLS`
@@ -211,6 +240,28 @@ mod tests {
         assert_eq!((r.x, r.y, r.width, r.height), (0, 0, 1050, 880));
         let r = region(&c, grid, 1920, 1080);
         assert_eq!((r.x, r.y, r.width, r.height), (0, 0, 1050, 1000));
+    }
+
+    #[test]
+    fn a_lattice_much_smaller_than_the_tables_boards_is_none_of_them() {
+        let square = |x: f64, side: f64| {
+            Corners::new([
+                (x, 100.0),
+                (x + side, 100.0),
+                (x + side, 100.0 + side),
+                (x, 100.0 + side),
+            ])
+            .unwrap()
+        };
+        // Two boards of 600 pixels with a clock's face between them.
+        let found = vec![
+            square(100.0, 600.0),
+            square(800.0, 200.0),
+            square(1100.0, 580.0),
+        ];
+        let kept = table_boards(found);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[1].points()[0].0, 1100.0);
     }
 
     #[test]
