@@ -68,6 +68,7 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     let token = runner::new_token()?;
     // The flag wins over the round file.
     let nats_url = a.nats.clone().or_else(|| info.nats.clone());
+    // Boards that share an input (one camera over a table) read it once.
     let round = Round::new(info, date, file.boards, &a.out, token.clone())?;
     let server = crate::server::start(round.clone(), &a.listen)?;
     let base = format!("http://{}", server.addr);

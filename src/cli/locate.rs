@@ -4,15 +4,20 @@ use clap::Args;
 use serde_json::json;
 
 use super::board::read_frame;
-use crate::geometry::{draw_overlay, BoardPose, GridSpec};
-use crate::locate::locate;
-use boardscribe_cli::write_image;
+use crate::geometry::{draw_number, draw_overlay, BoardPose, GridSpec};
+use crate::locate::{locate, locate_all, Board};
+use boardscribe_cli::{usage, write_image};
 
 #[derive(Args, Debug)]
 pub struct LocateArgs {
-    /// Grid: 8x8, 9x9, 18x18, 19x19:points (any RxC or RxC:points).
+    /// Grid: 8x8, 9x9, 18x18, 19x19:points (any RxC or RxC:points). With --all,
+    /// give it once per kind of board the view holds.
+    #[arg(long, required = true)]
+    pub grid: Vec<GridSpec>,
+    /// Every board in each image (one camera over several boards), numbered in
+    /// rows from the top, each row from the left.
     #[arg(long)]
-    pub grid: GridSpec,
+    pub all: bool,
     /// Print one JSON object per image and line.
     #[arg(long)]
     pub json: bool,
@@ -25,7 +30,14 @@ pub struct LocateArgs {
 }
 
 pub fn run(a: LocateArgs) -> anyhow::Result<()> {
-    let grid = a.grid;
+    if a.all {
+        return run_all(a);
+    }
+    let [grid] = a.grid[..] else {
+        return Err(usage!(
+            "--grid is given once, or once per kind of board with --all"
+        ));
+    };
     let mut failed = 0;
     for path in &a.images {
         let name = path.display().to_string();
@@ -77,6 +89,87 @@ pub fn run(a: LocateArgs) -> anyhow::Result<()> {
         super::values::plural(a.images.len(), "image", "images")
     );
     Ok(())
+}
+
+/// `--all`: every board in each image, one line (or JSON object) per image and
+/// board in text, one JSON object per image.
+fn run_all(a: LocateArgs) -> anyhow::Result<()> {
+    let mut failed = 0;
+    for path in &a.images {
+        let name = path.display().to_string();
+        let result = read_frame(path, None).and_then(|img| Ok((locate_all(&img, &a.grid)?, img)));
+        match result {
+            Ok((boards, img)) => {
+                print_boards(&name, &boards, a.json);
+                if let Some(dir) = &a.overlay {
+                    let out = overlay_path(dir, path);
+                    let inputs: Vec<&Path> = a.images.iter().map(|p| p.as_path()).collect();
+                    super::paths::check_outputs(&[("--overlay", &out)], &inputs)?;
+                    let mut view = img;
+                    for (i, b) in boards.iter().enumerate() {
+                        let pose = BoardPose::new(b.grid, b.located.corners);
+                        draw_overlay(&mut view, &pose)?;
+                        draw_number(&mut view, &pose, i + 1)?;
+                    }
+                    write_image(&out, &view)?;
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                if a.json {
+                    outln!("{}", json!({"image": name, "error": format!("{e:#}")}));
+                } else {
+                    outln!("{name}: {e:#}");
+                }
+            }
+        }
+    }
+    anyhow::ensure!(
+        failed == 0,
+        "{failed} of {}: no grid located",
+        super::values::plural(a.images.len(), "image", "images")
+    );
+    Ok(())
+}
+
+/// The boards found in one image, numbered from 1: `NAME: board N (GRID): --corners
+/// "..." (confidence C)` a line, or one JSON object with a `boards` array.
+fn print_boards(name: &str, boards: &[Board], json: bool) {
+    if json {
+        let list: Vec<serde_json::Value> = boards
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let corners: Vec<[f64; 2]> = b
+                    .located
+                    .corners
+                    .points()
+                    .iter()
+                    .map(|p| [round2(p.0), round2(p.1)])
+                    .collect();
+                let conf = (b.located.confidence * 1000.0).round() / 1000.0;
+                json!({"board": i + 1, "grid": b.grid.to_string(), "corners": corners, "confidence": conf})
+            })
+            .collect();
+        outln!("{}", json!({"image": name, "boards": list}));
+        return;
+    }
+    for (i, b) in boards.iter().enumerate() {
+        let text: Vec<String> = b
+            .located
+            .corners
+            .points()
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", p.0, p.1))
+            .collect();
+        outln!(
+            "{name}: board {} ({}): --corners \"{}\" (confidence {:.2})",
+            i + 1,
+            b.grid,
+            text.join(" "),
+            b.located.confidence
+        );
+    }
 }
 
 fn round2(v: f64) -> f64 {

@@ -64,6 +64,13 @@ pub struct RecordArgs {
     pub input: String,
     #[command(flatten)]
     pub board: BoardArgs,
+    /// One of several boards in the camera's view (a camera over a tournament
+    /// table): the N-th board found in the first frames, from 1, in reading
+    /// order (rows from the top, each from the left; `locate --all` numbers
+    /// them). Only its part of the frame is watched: another board's moves and
+    /// hands never pause or disturb it.
+    #[arg(long = "board", value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64), conflicts_with_all = ["corners", "profile"])]
+    pub board_n: Option<u16>,
     /// The edge of the corner quadrilateral on White's side (bottom = BL→BR), or auto
     /// to decide from the first still view against the start position.
     #[arg(long, default_value = "auto", value_parser = parse_white)]
@@ -316,9 +323,10 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     let mut serve = serve(&a, setup.as_ref(), &out, previous.is_none())?;
     let mut classifier = a.model.load()?;
     let source = open_input(&a, &board, &stop)?;
+    // One board of several: its page shows its own region, once it is found.
     let source = match &serve {
-        Some(s) => s.tap(source),
-        None => source,
+        Some(s) if a.board_n.is_none() => s.tap(source),
+        _ => source,
     };
     let offline = source.is_offline();
     let bar = offline && std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -331,7 +339,13 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         previous,
         moves: a.moves.clone(),
         result: a.result.clone(),
-        placement: board.placement()?,
+        placement: match a.board_n {
+            Some(n) => pipeline::Placement::OneOf {
+                grid: board.grid(None)?,
+                board: n as usize,
+            },
+            None => board.placement()?,
+        },
         input: a.input.clone(),
         white: a.white,
         quiet_s: a.quiet,
@@ -340,9 +354,12 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
         debug,
         adapt: !a.no_adapt,
     };
-    let located = plan
+    let mut located = plan
         .locate(source, &stop, &mut presenter)
         .map_err(plan_error)?;
+    if let (Some(s), Some(_)) = (&serve, a.board_n) {
+        located = located.map_source(|source| s.tap(source));
+    }
 
     // The overlay: the first view with the grid, and a1 and White's edge once
     // White's edge is known.

@@ -3,9 +3,10 @@
 //! moved onto a new game's start, the page told where the board is, and the game
 //! recorded so that the page and the round PGN follow.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use opencv::core::Mat;
 
@@ -32,9 +33,11 @@ use crate::server::ServerError;
 /// board that fails is tried again (see `run_round`). `said` hears what finding
 /// each board reports; the round's page has the rest.
 pub fn record_round(round: &Arc<Round>, model: &Path, said: fn(&Event)) -> Vec<BoardReport> {
+    let specs: Vec<BoardSpec> = round.boards().iter().map(|b| b.spec.clone()).collect();
     let recorders = Recorders {
         model: model.to_path_buf(),
         said,
+        shared: SharedInputs::of(&specs),
     };
     round::run_round(round, Arc::new(recorders))
 }
@@ -43,6 +46,8 @@ pub fn record_round(round: &Arc<Round>, model: &Path, said: fn(&Event)) -> Vec<B
 struct Recorders {
     model: PathBuf,
     said: fn(&Event),
+    /// The inputs boards share, each read once for all of them.
+    shared: SharedInputs,
 }
 
 /// Why an attempt at a board failed before its recording or in it.
@@ -69,7 +74,73 @@ impl Recorders {
         let mut classifier = Classifier::new(OccupancyModel::load(&self.model)?);
         let setup = board.spec.board_setup()?;
         let mut said = |e: Event| (self.said)(&e);
-        Ok(run_board(round, board, &mut classifier, setup, &mut said)?)
+        Ok(run_board(
+            round,
+            board,
+            &mut classifier,
+            setup,
+            Some(&self.shared),
+            &mut said,
+        )?)
+    }
+}
+
+/// The inputs several boards of a round share (one camera over a table), each
+/// opened once and read once for all its boards: every frame decoded and
+/// converted once however many boards the view holds.
+#[derive(Default)]
+pub(crate) struct SharedInputs {
+    started: Mutex<HashMap<String, Arc<capture::SharedInput>>>,
+    /// Per board number: its input's key, and its reader's number there.
+    readers: HashMap<u32, (String, usize)>,
+    /// Per input's key: how many boards read it.
+    boards: HashMap<String, usize>,
+}
+
+impl SharedInputs {
+    /// The inputs of `boards` that more than one board reads the same way (the
+    /// same input, frame rates, lens profile and pace).
+    pub(crate) fn of(boards: &[BoardSpec]) -> SharedInputs {
+        let key = |b: &BoardSpec| {
+            format!(
+                "{}\n{:?}\n{:?}\n{:?}\n{:?}",
+                b.input, b.fps, b.max_fps, b.camera, b.realtime
+            )
+        };
+        let mut shared = SharedInputs::default();
+        for b in boards {
+            *shared.boards.entry(key(b)).or_default() += 1;
+        }
+        let mut next: HashMap<String, usize> = HashMap::new();
+        for b in boards {
+            let k = key(b);
+            if shared.boards[&k] > 1 {
+                let n = next.entry(k.clone()).or_default();
+                shared.readers.insert(b.number, (k, *n));
+                *n += 1;
+            }
+        }
+        shared
+    }
+
+    /// Board `spec`'s frames from its shared input, which the first board to
+    /// come opens (with `open`); its input opened alone when no other board
+    /// shares it.
+    fn reader<F>(&self, spec: &BoardSpec, open: F) -> Result<Box<dyn FrameSource>, CaptureError>
+    where
+        F: FnOnce() -> Result<Box<dyn FrameSource>, CaptureError> + Send + 'static,
+    {
+        let Some((key, n)) = self.readers.get(&spec.number) else {
+            return open();
+        };
+        let input = {
+            let mut started = self.started.lock().unwrap_or_else(|e| e.into_inner());
+            started
+                .entry(key.clone())
+                .or_insert_with(|| Arc::new(capture::SharedInput::start(self.boards[key], open)))
+                .clone()
+        };
+        input.reader(*n)
     }
 }
 
@@ -82,13 +153,16 @@ pub(crate) fn run_board(
     board: &Board,
     classifier: &mut Classifier,
     setup: BoardSetup,
+    shared: Option<&SharedInputs>,
     events: &mut dyn EventSink,
 ) -> Result<BoardEnd, RunBoardError> {
     let spec = &board.spec;
-    run_board_unnamed(round, board, classifier, setup, events).map_err(|source| RunBoardError {
-        number: spec.number,
-        input: spec.input.clone(),
-        source,
+    run_board_unnamed(round, board, classifier, setup, shared, events).map_err(|source| {
+        RunBoardError {
+            number: spec.number,
+            input: spec.input.clone(),
+            source,
+        }
     })
 }
 
@@ -97,11 +171,21 @@ fn run_board_unnamed(
     board: &Board,
     classifier: &mut Classifier,
     setup: BoardSetup,
+    shared: Option<&SharedInputs>,
     events: &mut dyn EventSink,
 ) -> Result<BoardEnd, RunError> {
     let spec = &board.spec;
     let realtime = spec.realtime.unwrap_or(round.info.realtime);
-    let source = open_source(spec, setup.lens, realtime, board)?;
+    // One of several boards in a view: the page is shown the board's own part
+    // of the frame, where its grid is placed.
+    let region = matches!(setup.placement, pipeline::Placement::OneOf { .. });
+    let source = open_source(
+        spec,
+        setup.lens,
+        realtime,
+        shared,
+        (!region).then_some(board),
+    )?;
     // A folder's photos are named, as `record` names them: their times are only
     // made up from `fps`, so no move time is written.
     let timeline = pipeline::Timeline::of(source.as_ref());
@@ -118,6 +202,9 @@ fn run_board_unnamed(
         mut source,
         ..
     } = found;
+    if region {
+        source = tapped(source, board);
+    }
     job.timeline = timeline;
     // The grid is moved to where the frame reads as the start only for a new game.
     let snap = if fresh { located_in.as_ref() } else { None };
@@ -195,24 +282,46 @@ fn open_source(
     spec: &BoardSpec,
     lens: Option<Undistorter>,
     realtime: bool,
-    board: &Board,
+    shared: Option<&SharedInputs>,
+    board: Option<&Board>,
 ) -> Result<Box<dyn FrameSource>, CaptureError> {
-    let max_fps = spec.max_fps.unwrap_or(15.0);
+    let (input, fps, max_fps) = (spec.input.clone(), spec.fps, spec.max_fps);
+    let open = move || open_input(&input, fps, max_fps, lens, realtime);
+    let source = match shared {
+        Some(s) => s.reader(spec, open)?,
+        None => open()?,
+    };
+    Ok(match board {
+        Some(board) => tapped(source, board),
+        None => source,
+    })
+}
+
+/// An input opened, undistorted, paced when asked.
+fn open_input(
+    input: &str,
+    fps: Option<f64>,
+    max_fps: Option<f64>,
+    lens: Option<Undistorter>,
+    realtime: bool,
+) -> Result<Box<dyn FrameSource>, CaptureError> {
+    let max_fps = max_fps.unwrap_or(15.0);
     let mut source = capture::open_undistorted(
-        &spec.input,
+        input,
         SourceOptions::default()
-            .with_fps(spec.fps)
+            .with_fps(fps)
             .with_max_fps((max_fps > 0.0).then_some(max_fps)),
         lens,
     )?;
     if realtime && source.is_offline() {
         source = Box::new(capture::Paced::new(source));
     }
-    Ok(Box::new(capture::Tapped::new(
-        source,
-        board.frame.clone(),
-        1.0,
-    )))
+    Ok(source)
+}
+
+/// `source` with a frame kept for the board's page.
+fn tapped(source: Box<dyn FrameSource>, board: &Board) -> Box<dyn FrameSource> {
+    Box::new(capture::Tapped::new(source, board.frame.clone(), 1.0))
 }
 
 /// What a recording of the board needs besides the game: a folder of photos is

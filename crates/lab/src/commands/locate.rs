@@ -17,17 +17,32 @@ pub struct LocateArgs {
     pub grid: String,
     /// Render this many random scenes per grid (elevation 30 to 90 degrees, pieces
     /// on the board) and report corner errors by elevation band.
-    #[arg(long, required_unless_present = "eval_real")]
+    #[arg(long, required_unless_present_any = ["eval_real", "eval_tables"])]
     pub eval_synth: Option<u64>,
+    /// Composite this many tables of several boards (rendered boards side by side
+    /// in one frame of --size, default 1920x1080 here) and locate every board in
+    /// each (`locate --all`): boards within 0.3 cell, boards invented, order.
+    #[arg(long, conflicts_with_all = ["eval_synth", "eval_real"])]
+    pub eval_tables: Option<u64>,
+    /// --eval-tables: boards per table (2: side by side; 4: two rows of two).
+    #[arg(long, default_value_t = 2)]
+    pub boards: usize,
+    /// --eval-tables: a mix of games (8x8, 9x9, 10x10, 19x19:points) rather than chess only.
+    #[arg(long)]
+    pub mixed: bool,
+    /// --eval-tables: write every table's frame here (PNG) with its truth (JSON).
+    #[arg(long)]
+    pub frames: Option<PathBuf>,
     /// Measure on the annotated real photos (chess-ray-vision, imago-go).
     #[arg(long)]
     pub eval_real: bool,
     /// --eval-synth: first seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// --eval-synth: frame size.
-    #[arg(long, default_value = "1280x720")]
-    pub size: String,
+    /// --eval-synth, --eval-tables: frame size (default 1280x720, or 1920x1080
+    /// for --eval-tables).
+    #[arg(long)]
+    pub size: Option<String>,
     /// --eval-real: the real photo sets.
     #[arg(long, default_value = "../shared/data")]
     pub data: PathBuf,
@@ -38,29 +53,38 @@ pub struct LocateArgs {
         default_value = "tests/data/real_corners.json"
     )]
     pub corners: PathBuf,
-    /// --eval-synth: write the frames located worse than a quarter cell here, grid drawn.
+    /// --eval-synth: write the frames located worse than a quarter cell here, grid
+    /// drawn (--eval-tables: those with a board missed or invented).
     #[arg(long)]
     pub dump: Option<PathBuf>,
-    /// --eval-real: also print every photo's figures.
+    /// --eval-real: also print every photo's figures (--eval-tables: also locate
+    /// each board in its slot of the frame alone).
     #[arg(long)]
     pub verbose: bool,
 }
 
 pub fn run(a: LocateArgs) -> anyhow::Result<()> {
-    match a.eval_synth {
-        Some(n) => eval_synth(&a, n),
-        None => eval_real(&a),
+    match (a.eval_synth, a.eval_tables) {
+        (Some(n), _) => eval_synth(&a, n),
+        (None, Some(n)) => super::locate_tables::eval_tables(&a, n),
+        (None, None) => eval_real(&a),
     }
+}
+
+/// `--size`, or `default` when not given.
+pub(super) fn frame_size(a: &LocateArgs, default: (u32, u32)) -> anyhow::Result<(u32, u32)> {
+    let Some(size) = &a.size else {
+        return Ok(default);
+    };
+    size.split_once('x')
+        .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
+        .ok_or_else(|| anyhow::anyhow!("--size '{size}' is not WIDTHxHEIGHT"))
 }
 
 fn eval_synth(a: &LocateArgs, n: u64) -> anyhow::Result<()> {
     // One core, all of it on this thread: the times are its CPU time.
     opencv::core::set_num_threads(1)?;
-    let (w, h) = a
-        .size
-        .split_once('x')
-        .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
-        .ok_or_else(|| anyhow::anyhow!("--size '{}' is not WIDTHxHEIGHT", a.size))?;
+    let (w, h) = frame_size(a, (1280, 720))?;
     let grids: Vec<GridSpec> = a
         .grid
         .split(',')

@@ -11,8 +11,11 @@ pub mod demo;
 pub mod eval;
 mod eval_record;
 pub mod locate;
+mod locate_tables;
 pub mod render;
 mod render_game;
+mod render_table;
+mod render_table_clip;
 
 // The kit both binaries share, under the names the commands use.
 pub use boardscribe_cli::{paths, values, ModelArgs};

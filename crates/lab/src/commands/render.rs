@@ -329,6 +329,11 @@ pub enum RenderWhat {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Several boards in one camera view (a tournament table): a photo with
+    /// `truth.json` (per board in reading order its grid, corners and position),
+    /// or with --clip a video of the games played at once with each game's
+    /// record and per-frame truth.
+    Table(super::render_table::TableArgs),
     /// A contact sheet of renders of every kind of scene (the README's picture).
     Sheet {
         #[arg(long)]
@@ -524,6 +529,7 @@ pub fn run(a: RenderArgs) -> anyhow::Result<()> {
             passes,
             seed,
         } => write_random_go(grid, (moves, passes), seed, &out)?,
+        RenderWhat::Table(a) => super::render_table::run(a)?,
         RenderWhat::Sheet { out, seed } => {
             let mut images = Vec::new();
             for (i, p) in [

@@ -91,7 +91,7 @@ pub fn tl_cell_is_light(image: &Mat, pose: &BoardPose) -> Option<bool> {
     ((e - o).abs() > 12.0).then_some(e > o)
 }
 
-fn piece_kinds(grid: GridSpec) -> &'static [PieceKind] {
+pub(crate) fn piece_kinds(grid: GridSpec) -> &'static [PieceKind] {
     use crate::sets::synthetic::{CHESS, DRAUGHTS, STONES, TABLUT};
     match (grid.points, grid.rows) {
         (true, _) => STONES,
@@ -201,4 +201,146 @@ pub fn real_trials(
         out.push(t);
     }
     Ok(out)
+}
+
+/// One composited table of several boards, located with `locate_all`.
+#[derive(Clone, Debug)]
+pub struct TableTrial {
+    /// Per board of the truth, in its order: the worst-corner error (cells) of the
+    /// board found nearest it as the same grid (`None`: none found as its grid).
+    pub errors: Vec<Option<f64>>,
+    /// Boards found within `TABLE_WITHIN_CELLS` of none of the truth's.
+    pub extra: usize,
+    /// Boards found where there is none: their centre on no board of the truth
+    /// (the rest of `extra` lie on a board, placed wrong).
+    pub invented: usize,
+    /// Whether the boards found near the truth's came in the truth's order.
+    pub in_order: bool,
+    /// This thread's CPU time for `locate_all`.
+    pub ms: f64,
+    /// What was found: grid and corners, in the order found.
+    pub found: Vec<(GridSpec, Corners)>,
+    /// The confidence of each board found, in the same order.
+    pub confidences: Vec<f64>,
+    /// The boards of the table: grid and corners, in reading order.
+    pub truth: Vec<(GridSpec, Corners)>,
+    /// With `alone`: per board of the truth, the error of `locate` on its slot of
+    /// the frame alone (`None`: not found): whether a miss is the table's doing.
+    pub alone: Vec<Option<f64>>,
+}
+
+/// A board of a table counts as located within this many cells of the truth.
+pub const TABLE_WITHIN_CELLS: f64 = 0.3;
+
+/// Composites a table of `boards` boards (see `tables::composite_table`), locates
+/// every board in it as any of the grids it holds, and compares.
+pub fn table_trial(
+    seed: u64,
+    boards: usize,
+    size: (u32, u32),
+    mixed: bool,
+    alone: bool,
+) -> anyhow::Result<(TableTrial, Mat)> {
+    let frame = crate::sets::tables::composite_table(seed, boards, size, mixed)?;
+    let image = rgb_to_bgr_mat(&frame.image)?;
+    let mut grids: Vec<GridSpec> = Vec::new();
+    for b in &frame.boards {
+        if !grids.contains(&b.grid) {
+            grids.push(b.grid);
+        }
+    }
+    let c0 = thread_cpu_ms();
+    let found = crate::locate::locate_all(&image, &grids);
+    let ms = thread_cpu_ms() - c0;
+    let found = found.unwrap_or_default();
+    let confidences = found.iter().map(|b| b.located.confidence).collect();
+    let found: Vec<(GridSpec, Corners)> =
+        found.iter().map(|b| (b.grid, b.located.corners)).collect();
+    let truth: Vec<(GridSpec, Corners)> =
+        frame.boards.iter().map(|b| (b.grid, b.corners)).collect();
+    let mut trial = TableTrial {
+        confidences,
+        ..compare_table(&truth, &found, ms)
+    };
+    if alone {
+        for b in &frame.boards {
+            let (x, y, w, h) = b.slot;
+            let rect = opencv::core::Rect::new(x as i32, y as i32, w as i32, h as i32);
+            let crop = Mat::roi(&image, rect)?.try_clone()?;
+            let shift = b.corners.points().map(|p| (p.0 - x as f64, p.1 - y as f64));
+            let truth = Corners::new(shift)?;
+            let found = locate(&crop, b.grid).ok();
+            trial
+                .alone
+                .push(found.map(|l| corner_error(b.grid, &l.corners, &truth)));
+        }
+    }
+    Ok((trial, image))
+}
+
+/// Matches boards found to the truth's: errors per truth board, extra boards, order.
+pub fn compare_table(
+    truth: &[(GridSpec, Corners)],
+    found: &[(GridSpec, Corners)],
+    ms: f64,
+) -> TableTrial {
+    let err = |t: &(GridSpec, Corners), f: &(GridSpec, Corners)| {
+        (t.0 == f.0).then(|| corner_error(t.0, &f.1, &t.1))
+    };
+    let mut errors = Vec::new();
+    let mut at = Vec::new();
+    for t in truth {
+        let best = found
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| err(t, f).map(|e| (i, e)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        errors.push(best.map(|b| b.1));
+        if let Some((i, _)) = best.filter(|b| b.1 < TABLE_WITHIN_CELLS) {
+            at.push(i);
+        }
+    }
+    let extra = found
+        .iter()
+        .filter(|f| {
+            !truth
+                .iter()
+                .any(|t| err(t, f).is_some_and(|e| e < TABLE_WITHIN_CELLS))
+        })
+        .count();
+    let invented = found
+        .iter()
+        .filter(|f| !truth.iter().any(|t| quad_contains(&t.1, centre(&f.1))))
+        .count();
+    TableTrial {
+        errors,
+        extra,
+        invented,
+        in_order: at.windows(2).all(|w| w[0] < w[1]),
+        ms,
+        found: found.to_vec(),
+        confidences: Vec::new(),
+        truth: truth.to_vec(),
+        alone: Vec::new(),
+    }
+}
+
+fn centre(c: &Corners) -> (f64, f64) {
+    let p = c.points();
+    (
+        p.iter().map(|q| q.0).sum::<f64>() / 4.0,
+        p.iter().map(|q| q.1).sum::<f64>() / 4.0,
+    )
+}
+
+/// Whether `p` lies inside the quadrilateral `c` (convex, either winding).
+fn quad_contains(c: &Corners, p: (f64, f64)) -> bool {
+    let q = c.points();
+    let sides: Vec<f64> = (0..4)
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+        })
+        .collect();
+    sides.iter().all(|&s| s > 0.0) || sides.iter().all(|&s| s < 0.0)
 }

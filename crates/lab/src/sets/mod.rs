@@ -8,6 +8,7 @@ pub mod go;
 pub mod locate_eval;
 mod real;
 pub mod synthetic;
+pub mod tables;
 
 use opencv::core::Mat;
 

@@ -343,33 +343,7 @@ pub fn write_clip_with(
     mut progress: impl FnMut(usize),
 ) -> Result<ClipTruth, SynthError> {
     let cv = |e: opencv::Error| SynthError(format!("video '{}': {}", path.display(), e.message));
-    let avi = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("avi"));
-    // A bare H.264 stream (no container, no frame times), as a Raspberry Pi
-    // camera writes it.
-    let raw = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("h264"));
-    let code = if avi {
-        VideoWriter::fourcc('M', 'J', 'P', 'G')
-    } else if raw {
-        VideoWriter::fourcc('H', '2', '6', '4')
-    } else {
-        VideoWriter::fourcc('m', 'p', '4', 'v')
-    }
-    .map_err(cv)?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| SynthError(e.to_string()))?;
-    }
-    let size = Size::new(params.width as i32, params.height as i32);
-    let mut writer = VideoWriter::new(path, code, opts.fps, size, true).map_err(cv)?;
-    if !writer.is_opened().map_err(cv)? {
-        return Err(SynthError(format!(
-            "cannot open '{}' for writing",
-            path.display()
-        )));
-    }
+    let mut writer = open_video(path, opts.fps, (params.width, params.height))?;
     let mut done = 0;
     let truth = render_clip(params, states, opts, |img, _| {
         let mat = crate::capture::rgb_to_bgr_mat(img).map_err(cv)?;
@@ -389,4 +363,38 @@ pub fn sidecar_path(video: &Path) -> std::path::PathBuf {
     let mut s = video.as_os_str().to_owned();
     s.push(".json");
     s.into()
+}
+
+/// A video writer for `path` (through OpenCV's VideoWriter; `.avi` uses MJPG,
+/// `.h264` a bare H.264 stream, anything else mp4v), its folder made.
+pub fn open_video(path: &Path, fps: f64, (w, h): (u32, u32)) -> Result<VideoWriter, SynthError> {
+    let cv = |e: opencv::Error| SynthError(format!("video '{}': {}", path.display(), e.message));
+    let avi = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("avi"));
+    // A bare H.264 stream (no container, no frame times), as a Raspberry Pi
+    // camera writes it.
+    let raw = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("h264"));
+    let code = if avi {
+        VideoWriter::fourcc('M', 'J', 'P', 'G')
+    } else if raw {
+        VideoWriter::fourcc('H', '2', '6', '4')
+    } else {
+        VideoWriter::fourcc('m', 'p', '4', 'v')
+    }
+    .map_err(cv)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| SynthError(e.to_string()))?;
+    }
+    let size = Size::new(w as i32, h as i32);
+    let writer = VideoWriter::new(path, code, fps, size, true).map_err(cv)?;
+    if !writer.is_opened().map_err(cv)? {
+        return Err(SynthError(format!(
+            "cannot open '{}' for writing",
+            path.display()
+        )));
+    }
+    Ok(writer)
 }

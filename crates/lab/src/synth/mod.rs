@@ -49,6 +49,9 @@ pub mod rng;
 pub mod scene;
 pub mod shade;
 pub mod stages;
+pub mod table;
+pub mod table_clip;
+pub mod table_scene;
 #[cfg(test)]
 mod tests;
 

@@ -58,7 +58,7 @@ pub fn occlusion(
     (occluded, any)
 }
 
-fn inside(poly: &[[f64; 2]], x: f64, y: f64) -> bool {
+pub(super) fn inside(poly: &[[f64; 2]], x: f64, y: f64) -> bool {
     let mut c = false;
     let n = poly.len();
     for i in 0..n {

@@ -33,13 +33,13 @@ pub const OBJ_PIECE: u32 = 16;
 /// Blur equivalent to `post::soften(0.12)`.
 const SOFT_SIGMA: f64 = 0.49;
 
-const MAT_BOARD_TOP: u16 = 0;
-const MAT_BOARD_SIDE: u16 = 1;
-const MAT_TABLE: u16 = 2;
-const MAT_FLOOR: u16 = 3;
+pub(super) const MAT_BOARD_TOP: u16 = 0;
+pub(super) const MAT_BOARD_SIDE: u16 = 1;
+pub(super) const MAT_TABLE: u16 = 2;
+pub(super) const MAT_FLOOR: u16 = 3;
 pub(super) const MAT_CONTACT: u16 = 4;
 /// The table's top face (its sides are `MAT_TABLE`).
-const MAT_TABLE_TOP: u16 = 5;
+pub(super) const MAT_TABLE_TOP: u16 = 5;
 /// Contact disc radius over the piece's footprint radius.
 pub(super) const CONTACT_SPREAD: f32 = 1.35;
 
@@ -56,7 +56,7 @@ pub(super) struct Scratch {
 
 impl Scratch {
     /// Empty, in recycled buffers.
-    fn pooled() -> Scratch {
+    pub(super) fn pooled() -> Scratch {
         Scratch {
             vb: VisBuf::new(0, 0),
             canvas: pool::take(0),
@@ -265,52 +265,11 @@ impl Scene {
         );
         add_clutter(&p, &geom, (tx, toff), -t, &mut rng, &mut statics, &mut mats);
 
-        let meshes: Vec<Mesh> = PieceKind::ALL.iter().map(|&k| piece_mesh(k)).collect();
-        // Footprint radius of each kind: the widest part of its lower third.
-        let footprints = meshes
-            .iter()
-            .map(|m| {
-                let top = m.top();
-                m.pos
-                    .iter()
-                    .filter(|v| v.z <= 0.3 * top)
-                    .fold(0.0f32, |a, v| a.max(v.x.hypot(v.y)))
-            })
-            .collect();
-        let mut piece_mats = Vec::new();
-        for &k in &PieceKind::ALL {
-            let mut pair = [0u16; 2];
-            for (i, side) in [PieceSide::White, PieceSide::Black].into_iter().enumerate() {
-                pair[i] = mats.len() as u16;
-                mats.push(mesh_mat(piece_look(
-                    k,
-                    side,
-                    p.pieces.white,
-                    p.pieces.black,
-                )));
-            }
-            piece_mats.push(pair);
-        }
-
+        let (meshes, footprints) = piece_meshes();
+        let piece_mats = add_piece_mats(&p.pieces, &mut mats);
         let l = &p.lighting;
-        let (el, az) = (
-            l.key_elevation_deg.to_radians(),
-            l.key_azimuth_deg.to_radians(),
-        );
-        let to_light = v3(
-            (el.cos() * az.sin()) as f32,
-            (el.cos() * az.cos()) as f32,
-            el.sin() as f32,
-        )
-        .norm();
-        let tint = kelvin_rgb(l.color_temp_k);
-        let sky = kelvin_rgb(l.color_temp_k + 2500.0);
-        let light = Light {
-            to_light,
-            key: tint * l.key_intensity as f32,
-            ambient: sky * l.ambient as f32,
-            soft: l.shadow_softness as f32,
-        };
+        let light = key_light(l);
+        let to_light = light.to_light;
         let radius = (hb.x * hb.x + hb.y * hb.y).sqrt() + 0.45;
         // Shadow texels much finer than image pixels are wasted work.
         let sm_size = (l.shadow_map_size as usize)
@@ -456,6 +415,47 @@ impl Scene {
                 BoardState::empty(p.rows, p.cols, p.points).grid_spec()
             )));
         }
+        let (image, (occluded, hand_occludes), ids, cam) = self.render_core(
+            frame,
+            |dynamic, mats| {
+                self.add_pieces(state, dynamic);
+                if let Some(hp) = hand {
+                    self.add_hand(hp, dynamic, mats);
+                }
+            },
+            |cam, obj_at| occlusion(&self.geom, state, cam, obj_at),
+            want_ids,
+            stages,
+        );
+        let corners_w = self.geom.corners();
+        let mut corners = [[0.0; 2]; 4];
+        for (c, wc) in corners.iter_mut().zip(corners_w) {
+            *c = cam.project(wc).unwrap_or([f64::NAN, f64::NAN]);
+        }
+        Ok((
+            Rendered {
+                image,
+                corners,
+                hand_occludes,
+                occluded,
+            },
+            ids,
+            cam,
+        ))
+    }
+    /// Renders frame number `frame` of whatever `build` adds to the static
+    /// scene (pieces, hands, with their materials), and the labels `labels`
+    /// reads off the camera and the canvas's object ids; also the object ids
+    /// themselves where `want_ids`, and the camera.
+    pub(super) fn render_core<L>(
+        &self,
+        frame: u64,
+        build: impl FnOnce(&mut Geometry, &mut Vec<Material>),
+        labels: impl FnOnce(&Camera, &dyn Fn(usize) -> u32) -> L,
+        want_ids: bool,
+        stages: &mut Stages,
+    ) -> (image::RgbImage, L, Vec<u32>, Camera) {
+        let p = &self.params;
         let (w, h) = (p.width as usize, p.height as usize);
         let mut cam = Camera::new(
             &p.camera,
@@ -478,10 +478,7 @@ impl Scene {
         dynamic.pos.clear();
         dynamic.nrm.clear();
         dynamic.tris.clear();
-        self.add_pieces(state, &mut dynamic);
-        if let Some(hp) = hand {
-            self.add_hand(hp, &mut dynamic, &mut mats);
-        }
+        build(&mut dynamic, &mut mats);
         let mut shadow = self.static_shadow.copy_with(sc.shadow.take());
         shadow.draw(&dynamic, |t| mats[t.mat as usize].caster);
         stages.mark("frame: pieces, shadow map");
@@ -538,7 +535,7 @@ impl Scene {
             NO_TRI => 0,
             t => tri_of(&geoms, t).obj,
         };
-        let (occluded, hand_occludes) = occlusion(&self.geom, state, &cam, &obj_at);
+        let found = labels(&cam, &obj_at);
         stages.mark("frame: occlusion labels");
         let ids: Vec<u32> = if want_ids {
             (0..vb.tri.len()).map(obj_at).collect()
@@ -557,17 +554,7 @@ impl Scene {
             std::mem::take(&mut sc.lin),
         );
         stages.mark("frame: lens warp");
-        post::motion_blur(&mut img, r.motion_blur_px, r.motion_angle_deg);
-        // Every real lens is a little soft; fold that into any defocus.
-        if r.defocus_px > 0.2 {
-            post::defocus(
-                &mut img,
-                (r.defocus_px * r.defocus_px + SOFT_SIGMA * SOFT_SIGMA).sqrt(),
-                &mut sc.tmp,
-            );
-        } else {
-            post::soften(&mut img, 0.12, &mut sc.tmp);
-        }
+        blur(&mut img, r, &mut sc.tmp);
         stages.mark("frame: blur");
         let out = post::to_srgb(&img, r, hash(&[p.seed, frame, 3]));
         stages.mark("frame: sRGB, noise");
@@ -577,21 +564,77 @@ impl Scene {
         drop(guard);
         let image = post::jpeg(out, r.jpeg_quality);
         stages.mark("frame: JPEG");
+        (image, found, ids, cam)
+    }
+}
 
-        let corners_w = self.geom.corners();
-        let mut corners = [[0.0; 2]; 4];
-        for (c, wc) in corners.iter_mut().zip(corners_w) {
-            *c = cam.project(wc).unwrap_or([f64::NAN, f64::NAN]);
+/// Every piece kind's mesh, and its footprint radius: the widest part of its
+/// lower third.
+pub(super) fn piece_meshes() -> (Vec<Mesh>, Vec<f32>) {
+    let meshes: Vec<Mesh> = PieceKind::ALL.iter().map(|&k| piece_mesh(k)).collect();
+    let footprints = meshes
+        .iter()
+        .map(|m| {
+            let top = m.top();
+            m.pos
+                .iter()
+                .filter(|v| v.z <= 0.3 * top)
+                .fold(0.0f32, |a, v| a.max(v.x.hypot(v.y)))
+        })
+        .collect();
+    (meshes, footprints)
+}
+
+/// Adds the materials of a piece set to `mats`: per kind, White's and Black's.
+pub(super) fn add_piece_mats(
+    pieces: &super::params::PieceStyle,
+    mats: &mut Vec<Material>,
+) -> Vec<[u16; 2]> {
+    let mut piece_mats = Vec::new();
+    for &k in &PieceKind::ALL {
+        let mut pair = [0u16; 2];
+        for (i, side) in [PieceSide::White, PieceSide::Black].into_iter().enumerate() {
+            pair[i] = mats.len() as u16;
+            mats.push(mesh_mat(piece_look(k, side, pieces.white, pieces.black)));
         }
-        Ok((
-            Rendered {
-                image,
-                corners,
-                hand_occludes,
-                occluded,
-            },
-            ids,
-            cam,
-        ))
+        piece_mats.push(pair);
+    }
+    piece_mats
+}
+
+/// The key light and the ambient of a lighting.
+pub(super) fn key_light(l: &super::params::Lighting) -> Light {
+    let (el, az) = (
+        l.key_elevation_deg.to_radians(),
+        l.key_azimuth_deg.to_radians(),
+    );
+    let to_light = v3(
+        (el.cos() * az.sin()) as f32,
+        (el.cos() * az.cos()) as f32,
+        el.sin() as f32,
+    )
+    .norm();
+    let tint = kelvin_rgb(l.color_temp_k);
+    let sky = kelvin_rgb(l.color_temp_k + 2500.0);
+    Light {
+        to_light,
+        key: tint * l.key_intensity as f32,
+        ambient: sky * l.ambient as f32,
+        soft: l.shadow_softness as f32,
+    }
+}
+
+/// Motion blur, then the defocus of `r` with the softness every real lens has
+/// folded in.
+fn blur(img: &mut post::Lin, r: &super::params::Realism, tmp: &mut Vec<V3>) {
+    post::motion_blur(img, r.motion_blur_px, r.motion_angle_deg);
+    if r.defocus_px > 0.2 {
+        post::defocus(
+            img,
+            (r.defocus_px * r.defocus_px + SOFT_SIGMA * SOFT_SIGMA).sqrt(),
+            tmp,
+        );
+    } else {
+        post::soften(img, 0.12, tmp);
     }
 }

@@ -17,6 +17,8 @@
 //! black-fide-id = 1503014   # black-fide-id, time-control (also in [event])
 //! # grid, corners, profile, camera, white-side, fen, position, fps, max-fps,
 //! # quiet: optional, as in `record`
+//! # region = 2              # one camera over several boards: boards share an
+//! #                         # input, each the N-th board found in it (`record --board`)
 //! ```
 //!
 //! Every board's values are checked when the file is read, with `record`'s own
@@ -120,6 +122,10 @@ pub struct BoardSpec {
     pub grid: Option<String>,
     /// As `record --corners`; neither corners nor a profile: located automatically.
     pub corners: Option<String>,
+    /// As `record --board`: the input's view holds several boards (boards may
+    /// share an `input`), and this one is the N-th found in it, from 1, in
+    /// reading order; only its part of the frame is watched.
+    pub region: Option<u16>,
     /// A board profile (relative to the round file).
     pub profile: Option<PathBuf>,
     /// A camera (lens) profile (relative to the round file).
@@ -484,6 +490,21 @@ impl BoardSpec {
                 refuse("corners", e.to_string(), true);
             }
         }
+        if let Some(n) = self.region {
+            if !(1..=64).contains(&n) {
+                refuse(
+                    "region",
+                    format!("{n} is out of range: the boards of a view are numbered 1 to 64"),
+                    true,
+                );
+            } else if self.corners.is_some() || self.profile.is_some() {
+                refuse(
+                    "region",
+                    "give the board's region or its corners (or profile), not both".to_string(),
+                    true,
+                );
+            }
+        }
         if let Some(w) = &self.white_side {
             if w != "auto" {
                 if let Err(e) = w.parse::<WhiteSide>() {
@@ -782,6 +803,13 @@ input = "camera:0"
             ("corners = \"1,2 3,4\"", "corners", true),
             ("corners = \"nan,0 10,0 10,10 0,10\"", "corners", true),
             ("white-side = \"north\"", "white-side", true),
+            ("region = 0", "region", true),
+            ("region = 65", "region", true),
+            (
+                "region = 2\ncorners = \"10,10 90,10 90,90 10,90\"",
+                "region",
+                true,
+            ),
             ("fen = \"not a fen\"", "fen", false),
             ("fen = \"8/8/8/8/8/8/8/8 w - - 0 1\"", "fen", false),
             (

@@ -73,6 +73,13 @@ impl BoardSpec {
             (None, Some(p)) => p.grid,
             (None, None) => self.default_grid()?,
         };
+        // One of several boards in a view: found among them, by its number.
+        if let Some(n) = self.region {
+            return Ok(Placement::OneOf {
+                grid,
+                board: n as usize,
+            });
+        }
         Ok(match corners.or(profile.map(|p| p.corners)) {
             Some(c) => Placement::Given(BoardPose::new(grid, c)),
             None => Placement::Locate(grid),

@@ -34,6 +34,7 @@ macro_rules! frame_source_of_inner {
 
 mod checked;
 mod convert;
+mod crop;
 mod folder;
 mod jpeg_end;
 #[cfg(any(test, feature = "testing"))]
@@ -43,6 +44,7 @@ mod orient;
 mod paced;
 mod prepend;
 mod rewind;
+mod shared;
 mod undistort;
 mod video;
 
@@ -61,6 +63,7 @@ pub(crate) const MAX_PIXELS: u64 = 150_000_000;
 
 pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
+pub use crop::{crop, Cropped};
 pub use folder::photo_files;
 pub(crate) use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]
@@ -72,6 +75,7 @@ pub use paced::Tapped;
 pub use paced::TappedFrame;
 pub(crate) use prepend::Prepended;
 pub use rewind::Rewind;
+pub use shared::SharedInput;
 pub(crate) use undistort::UndistortedSource;
 pub use video::VideoSource;
 
@@ -155,6 +159,9 @@ pub enum CaptureError {
         /// The first frame's size, `WxH`.
         first: String,
     },
+    /// An input read for several boards failed; its error, as said.
+    #[error("{0}")]
+    Shared(String),
     /// A frame that could not be undistorted.
     #[error("undistorting frame {index} of '{source_name}': {why}")]
     Undistort {

@@ -276,6 +276,49 @@ pub fn draw_white_side(
     draw_orientation(img, pose, a1, "a1", edge, "White")
 }
 
+/// Writes `number` large at the middle of the grid (white, outlined in black so
+/// that it reads on light and dark squares alike): which board is which when one
+/// view holds several (`locate --all --overlay`).
+pub fn draw_number(img: &mut Mat, pose: &BoardPose, number: usize) -> Result<(), GeometryError> {
+    let p = pose.corners().points();
+    let centre = (
+        p.iter().map(|q| q.0).sum::<f64>() / 4.0,
+        p.iter().map(|q| q.1).sum::<f64>() / 4.0,
+    );
+    // A tenth of the board's width on screen, whatever the frame's size.
+    let width = p.iter().map(|q| q.0).fold(f64::NEG_INFINITY, f64::max)
+        - p.iter().map(|q| q.0).fold(f64::INFINITY, f64::min);
+    let scale = (width / 150.0).max(0.8);
+    let thick = (scale * 2.0).ceil() as i32;
+    let text = number.to_string();
+    let font = imgproc::FONT_HERSHEY_SIMPLEX;
+    let mut base = 0;
+    let size =
+        imgproc::get_text_size(&text, font, scale, thick, &mut base).map_err(GeometryError::cv)?;
+    let at = Point::new(
+        (centre.0 - size.width as f64 / 2.0).round() as i32,
+        (centre.1 + size.height as f64 / 2.0).round() as i32,
+    );
+    for (colour, t) in [
+        (Scalar::new(0.0, 0.0, 0.0, 0.0), 3 * thick),
+        (Scalar::new(255.0, 255.0, 255.0, 0.0), thick),
+    ] {
+        imgproc::put_text(
+            img,
+            &text,
+            at,
+            font,
+            scale,
+            colour,
+            t,
+            imgproc::LINE_AA,
+            false,
+        )
+        .map_err(GeometryError::cv)?;
+    }
+    Ok(())
+}
+
 /// Marks one site (outlined, labelled) and one edge of the grid (a thick line,
 /// labelled). Edges: 0 TL-TR, 1 TR-BR, 2 BR-BL, 3 BL-TL.
 fn draw_orientation(

@@ -348,8 +348,9 @@ fn pair_score(
     ((i1 + i2 - 0.5 * (o1 + o2)) / n, (i1 + i2) / n)
 }
 
-/// The best pair of runs (family 1 with `n1` lines, family 2 with `n2`) and their
-/// mean coverage: 1 = every grid line fully seen.
+/// The best pair of runs (family 1 with `n1` lines, family 2 with `n2`), their
+/// mean coverage (1 = every grid line fully seen) and the score they were chosen
+/// by (the coverage less what shows the runs off by a line, see `pair_score`).
 pub(crate) fn joint(
     obs1: &[Obs],
     hyp1: &[Lattice],
@@ -357,7 +358,7 @@ pub(crate) fn joint(
     obs2: &[Obs],
     hyp2: &[Lattice],
     n2: usize,
-) -> Option<(Lattice, Lattice, f64)> {
+) -> Option<(Lattice, Lattice, f64, f64)> {
     const SHIFT: i64 = 2;
     let mut best: Option<(Lattice, Lattice, f64, f64)> = None;
     let near2: Vec<_> = hyp2.iter().map(|h| near_lines(obs2, h)).collect();
@@ -382,5 +383,5 @@ pub(crate) fn joint(
             }
         }
     }
-    best.map(|(a, b, _, conf)| (a, b, conf))
+    best.map(|(a, b, score, conf)| (a, b, conf, score))
 }

@@ -7,6 +7,7 @@
 //! segment that lies along a grid line. See `docs` of each stage.
 
 pub(crate) mod across;
+mod all;
 mod checker;
 mod lattice;
 mod linalg;
@@ -27,6 +28,7 @@ pub use across::apart_cells;
 pub(crate) use across::Across;
 pub(crate) use across::Look;
 pub(crate) use across::Sampling;
+pub use all::{locate_all, Board, MAX_BOARDS};
 pub(crate) use order::canonical;
 pub use order::{allowed_turns, turned_like};
 
@@ -51,9 +53,25 @@ pub enum LocateError {
     /// No grid of this size was found in the image.
     #[error("no {0} grid found")]
     NotFound(GridSpec),
+    /// None of several grids was found in the image.
+    #[error("no {} grid found", grid_list(.0))]
+    NoneOf(Vec<GridSpec>),
+    /// No grid was given to look for.
+    #[error("no grid to look for")]
+    NoGrids,
     /// OpenCV failed.
     #[error("OpenCV: {0}")]
     OpenCv(String),
+}
+
+/// Grids as a reader says them: "8x8, 9x9 or 19x19:points".
+fn grid_list(grids: &[GridSpec]) -> String {
+    let names: Vec<String> = grids.iter().map(|g| g.to_string()).collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 impl From<opencv::Error> for LocateError {
@@ -84,23 +102,62 @@ const MIN_EDGE_SUPPORT: f64 = 0.45;
 /// Finds the grid `grid` in a BGR or grey image.
 pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let work = segments::work_image(image)?;
+    let segs = detect(&work.grey, Detector::of(grid))?;
+    locate_among(&work, &segs, grid).map(|(l, _)| l)
+}
+
+/// Which segments a grid is searched among.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Detector {
+    /// The fast line detector at full working resolution.
+    Fast,
+    /// The line segment detector on the working image shrunk by this factor.
+    Lsd(f64),
+}
+
+impl Detector {
+    /// Dense grids' thin lines need full resolution. A Go board's segments come
+    /// from the fast detector (a third of LSD's time, and more boards found), whose
+    /// whole-pixel placement the ridges make up for.
+    pub(crate) fn of(grid: GridSpec) -> Detector {
+        let (lr, lc) = grid.lattice_cells();
+        let dense = lr.max(lc) > 12;
+        if dense && grid.points {
+            Detector::Fast
+        } else if dense {
+            Detector::Lsd(1.0)
+        } else {
+            Detector::Lsd(segments::SPARSE_SCALE)
+        }
+    }
+}
+
+/// The segments of the working image `grey` that `detector` finds.
+pub(crate) fn detect(
+    grey: &Mat,
+    detector: Detector,
+) -> Result<Vec<segments::Segment>, LocateError> {
+    match detector {
+        Detector::Fast => segments::detect_fast(grey, 8.0),
+        Detector::Lsd(scale) => segments::detect(grey, 8.0, scale),
+    }
+}
+
+/// Finds the grid `grid` in the working image `work` among the segments `segs`
+/// (those `Detector::of(grid)` finds there, or some of them), with the lattice's
+/// rank (see `Fit::rank`).
+pub(crate) fn locate_among(
+    work: &segments::WorkImage,
+    segs: &[segments::Segment],
+    grid: GridSpec,
+) -> Result<(Located, f64), LocateError> {
     let (w, h) = (work.grey.cols(), work.grey.rows());
     let (lr, lc) = grid.lattice_cells();
     let frame = vanishing::Frame::new(w, h);
     let not_found = || LocateError::NotFound(grid);
-    let dense = lr.max(lc) > 12;
     // A Go board: many thin lines, sharpened on their ridges in the end.
-    let go = dense && grid.points;
-    // Dense grids' thin lines need full resolution. A Go board's segments come from
-    // the fast detector (a third of LSD's time, and more boards found), whose
-    // whole-pixel placement the ridges make up for.
-    let scale = if dense { 1.0 } else { segments::SPARSE_SCALE };
-    let segs = if go {
-        segments::detect_fast(&work.grey, 8.0)?
-    } else {
-        segments::detect(&work.grey, 8.0, scale)?
-    };
-    let best = fit_lattice(&segs, frame, grid);
+    let go = lr.max(lc) > 12 && grid.points;
+    let best = fit_lattice(segs, frame, grid);
     let mut fit = best.ok_or_else(not_found)?;
     if fit.score < MIN_RIDGED_CONFIDENCE {
         return Err(not_found());
@@ -122,7 +179,7 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
     let [Some(a), Some(b), Some(c), Some(d)] = quad else {
         return Err(not_found());
     };
-    let score = fit.score;
+    let (score, rank) = (fit.score, fit.rank);
     let quad = [a, b, c, d];
     let quad = canonical(grid, quad);
     let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
@@ -140,7 +197,7 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
             return Err(not_found());
         }
     }
-    let mut fine = refine::by_lines(&coarse, (lr, lc), &segs);
+    let mut fine = refine::by_lines(&coarse, (lr, lc), segs);
     if go {
         if score < EDGES_CHECKED_BELOW {
             let edges = profile::edge_support(&work.grey, &fine, (lr, lc));
@@ -157,10 +214,13 @@ pub fn locate(image: &Mat, grid: GridSpec) -> Result<Located, LocateError> {
         ((p.0 + 0.5) * s - 0.5, (p.1 + 0.5) * s - 0.5)
     });
     let corners = Corners::new(canonical(grid, full)).map_err(|_| not_found())?;
-    Ok(Located {
-        corners,
-        confidence: score,
-    })
+    Ok((
+        Located {
+            corners,
+            confidence: score,
+        },
+        rank,
+    ))
 }
 
 /// Cells of a checkered board alternate at least this much (grey levels) where the
@@ -251,7 +311,8 @@ fn fit_lattice(segs: &[segments::Segment], frame: vanishing::Frame, grid: GridSp
                 };
                 let h1 = lattice::hypotheses(&obs1, c1, range(c1), eps);
                 let h2 = lattice::hypotheses(&obs2, c2, range(c2), eps);
-                let Some((l1, l2, score)) = lattice::joint(&obs1, &h1, c1, &obs2, &h2, c2) else {
+                let Some((l1, l2, score, rank)) = lattice::joint(&obs1, &h1, c1, &obs2, &h2, c2)
+                else {
                     continue;
                 };
                 if best.as_ref().is_some_and(|b| b.score >= score) {
@@ -268,6 +329,7 @@ fn fit_lattice(segs: &[segments::Segment], frame: vanishing::Frame, grid: GridSp
                     cols,
                     rows,
                     score,
+                    rank,
                 });
             }
         }
@@ -284,6 +346,9 @@ struct Fit {
     cols: (lattice::Lattice, (f64, f64)),
     rows: (lattice::Lattice, (f64, f64)),
     score: f64,
+    /// The pair's score in the lattice search (see `lattice::joint`), which
+    /// tells a grid from a run of fewer lines within a larger one.
+    rank: f64,
 }
 
 impl Fit {

@@ -66,9 +66,57 @@ pub fn turned_like(grid: GridSpec, found: &Corners, like: &Corners) -> Corners {
         .unwrap_or(*found)
 }
 
+/// The order boards are numbered in: rows from the top, each from the left. A
+/// board joins a row when its centre lies within half a board's height (the
+/// taller of it and the row's boards so far) of the row's mean centre height;
+/// boards are taken from the top. `boxes` holds each board's centre and height.
+pub(crate) fn reading_order(boxes: &[((f64, f64), f64)]) -> Vec<usize> {
+    let mut by_height: Vec<usize> = (0..boxes.len()).collect();
+    by_height.sort_by(|&a, &b| boxes[a].0 .1.total_cmp(&boxes[b].0 .1));
+    // Each row: its boards, the sum of their centres' heights, the tallest.
+    let mut rows: Vec<(Vec<usize>, f64, f64)> = Vec::new();
+    for i in by_height {
+        let ((_, y), h) = boxes[i];
+        let joins = rows.last().is_some_and(|(members, sum, tallest)| {
+            (y - sum / members.len() as f64).abs() < 0.5 * tallest.max(h)
+        });
+        match rows.last_mut() {
+            Some((members, sum, tallest)) if joins => {
+                members.push(i);
+                *sum += y;
+                *tallest = tallest.max(h);
+            }
+            _ => rows.push((vec![i], y, h)),
+        }
+    }
+    rows.into_iter()
+        .flat_map(|(mut members, _, _)| {
+            members.sort_by(|&a, &b| boxes[a].0 .0.total_cmp(&boxes[b].0 .0));
+            members
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn boards_are_numbered_in_rows_from_the_top_each_from_the_left() {
+        // Four boards, the right-hand ones a little higher (a camera turned a
+        // little), given in no order.
+        let boxes = [
+            ((1400.0, 760.0), 400.0),
+            ((500.0, 300.0), 420.0),
+            ((1450.0, 250.0), 400.0),
+            ((520.0, 800.0), 410.0),
+        ];
+        assert_eq!(reading_order(&boxes), vec![1, 2, 3, 0]);
+        // Two side by side, one much smaller: still one row.
+        let pair = [((1500.0, 560.0), 300.0), ((480.0, 520.0), 850.0)];
+        assert_eq!(reading_order(&pair), vec![1, 0]);
+        assert!(reading_order(&[]).is_empty());
+    }
 
     #[test]
     fn canonical_starts_top_left_and_runs_clockwise() {

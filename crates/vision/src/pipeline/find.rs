@@ -3,9 +3,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use opencv::core::Mat;
+use opencv::core::{Mat, Rect};
 use opencv::prelude::MatTraitConst;
 
+use super::pick::one_of;
 use super::{Event, EventSink};
 use crate::capture::{self, CaptureError, Frame, FrameSource};
 use crate::geometry::{BoardPose, Corners, GridSpec};
@@ -24,6 +25,16 @@ pub enum Placement {
     Given(BoardPose),
     /// The grid is to be found in the first frames.
     Locate(GridSpec),
+    /// The view holds several boards (a camera over a tournament table): the
+    /// `board`-th of them (from 1, in reading order: rows from the top, each
+    /// from the left), found in the first frames; everything after sees only
+    /// its region of the frame.
+    OneOf {
+        /// The grid of the boards.
+        grid: GridSpec,
+        /// Which board, from 1.
+        board: usize,
+    },
 }
 
 /// The board as [`find_board`] leaves it.
@@ -36,6 +47,10 @@ pub struct Found {
     pub source: Box<dyn FrameSource>,
     /// The first frame (None: the input has none).
     pub first: Option<Mat>,
+    /// The part of the input's frames the source hands on, for one of several
+    /// boards in a view (`Placement::OneOf`); None: whole frames. The pose, the
+    /// frames and the events' corners are in its pixels.
+    pub region: Option<Rect>,
 }
 
 /// Why the board could not be found.
@@ -66,6 +81,16 @@ pub enum FindError {
     /// The source has no frame at all.
     #[error("the input has no frames")]
     NoFrames,
+    /// Fewer boards were found in the view than the one asked for.
+    #[error("board {board} was asked for, but the most boards found in one frame of the first {looked} looked at was {most}")]
+    TooFewBoards {
+        /// The board asked for, from 1.
+        board: usize,
+        /// The most boards found in one frame.
+        most: usize,
+        /// Frames looked at.
+        looked: usize,
+    },
 }
 
 /// Corners that put the grid outside an image.
@@ -168,6 +193,9 @@ pub fn find_board(
     let grid = match placement {
         Placement::Given(pose) => return given(pose, source, input),
         Placement::Locate(grid) => grid,
+        Placement::OneOf { grid, board } => {
+            return one_of(grid, board, source, stop, input, debug, events)
+        }
     };
     let sampling = if source.photos().is_some() {
         Sampling::PHOTOS
@@ -247,6 +275,7 @@ pub fn find_board(
         located_in: Some(image),
         source: Box::new(capture::Prepended::new(held, source)),
         first,
+        region: None,
     })
 }
 
@@ -273,6 +302,7 @@ fn given(
         located_in: None,
         source: Box::new(capture::Prepended::new(held, source)),
         first,
+        region: None,
     })
 }
 

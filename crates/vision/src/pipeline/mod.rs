@@ -7,6 +7,7 @@ mod event;
 mod find;
 mod free;
 mod joining;
+mod pick;
 mod plan;
 mod recording;
 mod report;
@@ -30,6 +31,7 @@ pub use find::{
     check_in_image, corners_text, find_board, frame_text, FindError, Found, OutsideError, Placement,
 };
 pub use free::{record_free, FreeSummary};
+pub use pick::{pick, region, Shifted, REGION_CELLS};
 pub use plan::{
     previous_record, still_policy, ExistingError, Given, Located, Outcome, PlanError, Problem,
     RecordError, RecordPlan, Recorded, Recorder, RecorderError,

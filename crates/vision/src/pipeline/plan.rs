@@ -7,9 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use opencv::core::Mat;
+use opencv::core::{Mat, Rect};
 
 use super::find::{find_board, FindError, Found, Placement};
+use super::pick::Shifted;
 use super::{
     record_free, snap_to_start, Before, Event, EventSink, FreeSummary, PipelineError, RecordJob,
     RecordSummary, Timeline,
@@ -194,6 +195,7 @@ impl RecordPlan {
             located_in,
             source,
             first,
+            region,
         } = found;
         let Some(first) = first else {
             return Err(match source.end_reason() {
@@ -223,6 +225,7 @@ impl RecordPlan {
             located_in,
             first,
             source,
+            region,
         })
     }
 }
@@ -235,6 +238,7 @@ pub struct Located {
     located_in: Option<Mat>,
     first: Mat,
     source: Box<dyn FrameSource>,
+    region: Option<Rect>,
 }
 
 /// What a recording came to.
@@ -310,9 +314,39 @@ impl Located {
         self.located_in.as_ref().unwrap_or(&self.first)
     }
 
-    /// Records the game (through `recorder`, when given) reporting to `events`,
-    /// then gives the result; says what makes the record incomplete.
+    /// Passes the frames still to be recorded through `f` (a page's tap that
+    /// keeps the latest frame, seen as the board is).
+    pub fn map_source(
+        mut self,
+        f: impl FnOnce(Box<dyn FrameSource>) -> Box<dyn FrameSource>,
+    ) -> Located {
+        self.source = f(self.source);
+        self
+    }
+
+    /// The part of the input's frames the board is seen in, for one of several
+    /// boards in a view; None: whole frames. The job's pose and
+    /// [`Located::view`] are in its pixels.
+    pub fn region(&self) -> Option<Rect> {
+        self.region
+    }
+
+    /// Records the game (through `recorder`, when given) reporting to `events`
+    /// (corners in the input's pixels), then gives the result; says what makes
+    /// the record incomplete.
     pub fn record(
+        self,
+        classifier: &mut Classifier,
+        events: &mut dyn EventSink,
+        recorder: Option<&mut dyn Recorder>,
+    ) -> Result<Outcome, PlanError> {
+        match self.region {
+            Some(region) => self.record_in(classifier, &mut Shifted::new(events, region), recorder),
+            None => self.record_in(classifier, events, recorder),
+        }
+    }
+
+    fn record_in(
         mut self,
         classifier: &mut Classifier,
         events: &mut dyn EventSink,

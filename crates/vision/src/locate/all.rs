@@ -1,0 +1,317 @@
+//! Every board in a frame: one camera over a table of two or four boards.
+//!
+//! The single-board search finds the best lattice among the frame's segments,
+//! and a board seen whole is a better lattice than anything straddling two
+//! boards or made of a board and its neighbour's edge. So the search is run over
+//! and over on the same segments, each time without those lying on a board
+//! already found (and a margin round it, its border and printed coordinates),
+//! until what is left holds no lattice seeing enough of its lines. The segments
+//! are found once per detector, whatever the number of boards.
+
+use opencv::core::{Mat, Rect};
+use opencv::prelude::*;
+
+use super::order::reading_order;
+use super::segments::{self, Segment, WorkImage};
+use super::{detect, locate_among, Detector, LocateError, Located};
+use crate::geometry::{Corners, GridSpec, Homography};
+
+/// A board found by `locate_all`: which of the grids asked for, and where.
+#[derive(Clone, Copy, Debug)]
+pub struct Board {
+    /// The grid it was found as.
+    pub grid: GridSpec,
+    /// Its corners and confidence.
+    pub located: Located,
+}
+
+/// Beyond the first board, a lattice seeing fewer of its lines than this share
+/// is taken for chance: what is left of a table once its boards are out of the
+/// search (a clock, a scoresheet, a tablecloth's weave).
+pub(crate) const MIN_ALL_CONFIDENCE: f64 = super::MIN_CONFIDENCE;
+
+/// A board beyond the first seeing fewer of its lines than this share is taken
+/// only where its cells alternate (a checkered board) or its lines show as thin
+/// ridges, in both directions (see `looks_like_a_board`).
+const SURE_CONFIDENCE: f64 = 0.5;
+
+/// A found board's segments are left out of the further searches up to this many
+/// cells past its grid: its border, with coordinates printed in it.
+const MARGIN_CELLS: f64 = 1.0;
+
+/// A board found is searched for again among the segments up to this many cells
+/// past it: its lines carrying on past the run (which tell a run off by a line)
+/// show within a cell.
+const LOCAL_MARGIN_CELLS: f64 = 2.5;
+
+/// No frame is searched for more boards than this.
+pub const MAX_BOARDS: usize = 64;
+
+/// Finds every board in a BGR or grey image, each one of `grids` (any number of
+/// each), ordered in rows from the top, each row from the left: boards whose
+/// centres lie within half a board's height of a row's are in it. Each board's
+/// corners are as `locate` gives them. `NotFound` (of the first grid, or
+/// `NoneOf` several) when there is no board at all.
+pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateError> {
+    let Some(&first) = grids.first() else {
+        return Err(LocateError::NoGrids);
+    };
+    let work = segments::work_image(image)?;
+    let mut found_by: Vec<(Detector, Vec<Segment>)> = Vec::new();
+    for &grid in grids {
+        let d = Detector::of(grid);
+        if !found_by.iter().any(|(x, _)| *x == d) {
+            found_by.push((d, detect(&work.grey, d)?));
+        }
+    }
+    let mut boards: Vec<Board> = Vec::new();
+    let mut masks: Vec<Mask> = Vec::new();
+    // Each look takes a board or puts a lattice that is none out of the search.
+    for _ in 0..2 * MAX_BOARDS {
+        if boards.len() == MAX_BOARDS {
+            break;
+        }
+        let floor = if boards.is_empty() {
+            0.0
+        } else {
+            MIN_ALL_CONFIDENCE
+        };
+        let mut found = Vec::new();
+        for &grid in grids {
+            let d = Detector::of(grid);
+            let Some((_, segs)) = found_by.iter().find(|(x, _)| *x == d) else {
+                continue;
+            };
+            let left: Vec<Segment> = segs
+                .iter()
+                .filter(|s| !masks.iter().any(|m| m.covers(mid(s))))
+                .copied()
+                .collect();
+            let (located, rank) = match locate_among(&work, &left, grid) {
+                Ok(l) => l,
+                Err(LocateError::NotFound(_)) => continue,
+                Err(e) => return Err(e),
+            };
+            let quad = located.corners.points();
+            if located.confidence >= floor && !boards.iter().any(|b| overlap(&b.located, &quad)) {
+                found.push((Board { grid, located }, rank));
+            }
+        }
+        let Some(mut board) = choose(&found) else {
+            break;
+        };
+        if let Some(l) = refit(image, &board) {
+            board.located = l;
+        }
+        if let Some(m) = Mask::new(&board, &work, MARGIN_CELLS) {
+            masks.push(m);
+        }
+        // The first board is taken as `locate` takes it; a further one must show
+        // it is a board where few of its lines were seen.
+        let sure = board.located.confidence >= SURE_CONFIDENCE;
+        if boards.is_empty() || sure || looks_like_a_board(&work, &board) {
+            boards.push(board);
+        }
+    }
+    if boards.is_empty() {
+        return Err(match grids {
+            [_] => LocateError::NotFound(first),
+            _ => LocateError::NoneOf(grids.to_vec()),
+        });
+    }
+    let boxes: Vec<((f64, f64), f64)> = boards.iter().map(|b| centre_height(&b.located)).collect();
+    Ok(reading_order(&boxes)
+        .into_iter()
+        .map(|i| boards[i])
+        .collect())
+}
+
+/// The board to take of those found as each grid: the one whose lattice ranks
+/// highest. A board's own grid outranks a run of fewer lines within it, which its
+/// lines carrying on past give away. (Preferring a larger grid around the best
+/// lost more than it won: a chess board's one-cell border is a 10x10 lattice.)
+fn choose(found: &[(Board, f64)]) -> Option<Board> {
+    found
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(b, _)| *b)
+}
+
+/// The board found again in a crop of the image round it (`LOCAL_MARGIN_CELLS`
+/// past it), as if it were alone in the view: the vanishing points of the frame's
+/// other boards, turned a little against it, no longer pull its families' (the
+/// search keeps a handful of families in all), and a large frame shrunk to the
+/// working size is searched at full resolution where a board's lines are thin.
+/// `None` when that search finds no board on the first one.
+fn refit(image: &Mat, board: &Board) -> Option<Located> {
+    let quad = board.located.corners.points();
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let h = Homography::from_points(&unit, &quad)?;
+    let (lr, lc) = board.grid.lattice_cells();
+    let (mu, mv) = (
+        LOCAL_MARGIN_CELLS / lc.max(1) as f64,
+        LOCAL_MARGIN_CELLS / lr.max(1) as f64,
+    );
+    let mut wide = Vec::new();
+    for (u, v) in [
+        (-mu, -mv),
+        (1.0 + mu, -mv),
+        (1.0 + mu, 1.0 + mv),
+        (-mu, 1.0 + mv),
+    ] {
+        wide.push(h.apply((u, v))?);
+    }
+    let (w, ht) = (image.cols() as f64, image.rows() as f64);
+    let x0 = wide
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::INFINITY, f64::min)
+        .max(0.0)
+        .floor();
+    let y0 = wide
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min)
+        .max(0.0)
+        .floor();
+    let x1 = wide
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .min(w)
+        .ceil();
+    let y1 = wide
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .min(ht)
+        .ceil();
+    if !(x1 - x0 >= 16.0 && y1 - y0 >= 16.0) {
+        return None;
+    }
+    let rect = Rect::new(x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32);
+    let crop = Mat::roi(image, rect).ok()?.try_clone().ok()?;
+    let again = super::locate(&crop, board.grid).ok()?;
+    let moved = again.corners.points().map(|p| (p.0 + x0, p.1 + y0));
+    let again = Located {
+        corners: Corners::new(moved).ok()?,
+        confidence: again.confidence,
+    };
+    let (centre, _) = centre_height(&again);
+    inside(&quad, centre).then_some(again)
+}
+
+/// Whether a lattice found shows a board both ways: its cells alternate in dark
+/// and light along its rows and along its columns (a checkered board), or most
+/// stretches of its lines between crossings are thin ridges in each family (a
+/// lined board, a Go board). A table's planks, a tablecloth's weave or a
+/// scoresheet's ruling show lines in one family, or lines without cells.
+fn looks_like_a_board(work: &WorkImage, board: &Board) -> bool {
+    let s = work.scale;
+    let quad = board
+        .located
+        .corners
+        .points()
+        .map(|p| ((p.0 + 0.5) / s - 0.5, (p.1 + 0.5) / s - 0.5));
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let Some(h) = Homography::from_points(&unit, &quad) else {
+        return false;
+    };
+    let (lr, lc) = board.grid.lattice_cells();
+    let (r, c) = (lr.max(1) as f64, lc.max(1) as f64);
+    let at = |u: f64, v: f64| h.apply((u / c, v / r));
+    let at_t = |u: f64, v: f64| h.apply((v / c, u / r));
+    let along_rows = super::checker::median_alternation(&work.grey, &at, lc, lr);
+    let along_cols = super::checker::median_alternation(&work.grey, &at_t, lr, lc);
+    if along_rows.min(along_cols) >= super::CHECKERED_ALTERNATION {
+        return true;
+    }
+    let (_, _, ridges) = super::profile::support_shift(&work.grey, &h, (lr, lc), 0);
+    ridges >= super::MIN_RIDGE_SUPPORT
+}
+
+fn mid(s: &Segment) -> (f64, f64) {
+    ((s.a.0 + s.b.0) / 2.0, (s.a.1 + s.b.1) / 2.0)
+}
+
+/// A board's centre (the crossing of its diagonals' midpoints, near enough) and
+/// its height on screen, in original pixels.
+fn centre_height(l: &Located) -> ((f64, f64), f64) {
+    let p = l.corners.points();
+    let cx = p.iter().map(|q| q.0).sum::<f64>() / 4.0;
+    let cy = p.iter().map(|q| q.1).sum::<f64>() / 4.0;
+    let (lo, hi) = p
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| {
+            (lo.min(q.1), hi.max(q.1))
+        });
+    ((cx, cy), hi - lo)
+}
+
+/// Whether a quadrilateral overlaps a board found: a corner or the centre of
+/// either lies inside the other.
+fn overlap(found: &Located, quad: &[(f64, f64); 4]) -> bool {
+    let f = found.corners.points();
+    let centre = |q: &[(f64, f64); 4]| {
+        (
+            q.iter().map(|p| p.0).sum::<f64>() / 4.0,
+            q.iter().map(|p| p.1).sum::<f64>() / 4.0,
+        )
+    };
+    let probes = |q: &[(f64, f64); 4]| {
+        let mut v = q.to_vec();
+        v.push(centre(q));
+        v
+    };
+    probes(quad).into_iter().any(|p| inside(&f, p))
+        || probes(&f).into_iter().any(|p| inside(quad, p))
+}
+
+/// Whether `p` lies inside the convex quadrilateral `q` (either winding).
+fn inside(q: &[(f64, f64); 4], p: (f64, f64)) -> bool {
+    let sides: Vec<f64> = (0..4)
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+        })
+        .collect();
+    sides.iter().all(|&s| s > 0.0) || sides.iter().all(|&s| s < 0.0)
+}
+
+/// The part of the working image a found board and its margin cover.
+struct Mask {
+    /// The unit square to the board's quadrilateral, in working pixels.
+    h: Homography,
+    /// The margin, in the unit square's units across its columns and its rows.
+    mu: f64,
+    mv: f64,
+}
+
+impl Mask {
+    /// The board's quadrilateral and `margin` cells round it.
+    fn new(board: &Board, work: &WorkImage, margin: f64) -> Option<Mask> {
+        let s = work.scale;
+        // Original pixel centres sit at (i + 0.5) s - 0.5 in working pixels' terms.
+        let quad = board
+            .located
+            .corners
+            .points()
+            .map(|p| ((p.0 + 0.5) / s - 0.5, (p.1 + 0.5) / s - 0.5));
+        let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        let h = Homography::from_points(&unit, &quad)?;
+        // Corners in canonical order run TL to TR along the columns, but a square
+        // grid may be turned; the margin is the same either way there.
+        let (lr, lc) = board.grid.lattice_cells();
+        Some(Mask {
+            h,
+            mu: margin / lc.max(1) as f64,
+            mv: margin / lr.max(1) as f64,
+        })
+    }
+
+    fn covers(&self, p: (f64, f64)) -> bool {
+        self.h.apply_inverse(p).is_some_and(|(u, v)| {
+            u > -self.mu && u < 1.0 + self.mu && v > -self.mv && v < 1.0 + self.mv
+        })
+    }
+}
