@@ -33,8 +33,11 @@ pub(crate) const MIN_ALL_CONFIDENCE: f64 = super::MIN_CONFIDENCE;
 /// A board beyond the first seeing at least this share of its lines would be taken
 /// without showing alternating cells or ridged lines (see `looks_like_a_board`).
 /// Above 1, every one must show them: the lattices a scoresheet's ruling makes see
-/// up to 0.7 of their lines, and the check cost 2 boards of 80 on four-board tables
-/// where no lattice off the boards was taken (measured with 0.5: 4 of 240 taken).
+/// up to 0.7 of their lines. Measured on composited tables (`boardscribe-lab locate
+/// --eval-tables`), 0.5 let 2 lattices off the boards through in 80 frames of two
+/// and four boards and 9 in 80 frames of one; always checking, none and 2, at the
+/// cost of 2 of 80 boards on four-board tables that `locate` finds alone. (Checked
+/// on the crop at full resolution instead, 4 of the 80 frames of one board.)
 const SURE_CONFIDENCE: f64 = 1.01;
 
 /// A board beyond the first spans at least this share of the largest found (the
