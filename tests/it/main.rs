@@ -17,6 +17,7 @@ mod hard_video;
 mod late_start;
 mod locate;
 mod locate_across;
+mod locate_all;
 mod memory;
 mod nats;
 mod one_writer;

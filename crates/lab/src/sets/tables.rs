@@ -2,7 +2,8 @@
 //! compositing single-board renders: each board is rendered in its own slot of the
 //! frame (one table, one light, boards turned a little against each other), and
 //! the slots' renders are cross-faded where they meet, so that no seam draws a
-//! straight edge across the table. The truth is each board's grid and corners.
+//! straight edge across the table. A scoresheet lies beside the boards where
+//! there is room. The truth is each board's grid and corners.
 
 use image::RgbImage;
 
@@ -109,14 +110,96 @@ pub fn composite_table(
             slot,
         });
     }
-    let image = RgbImage::from_fn(size.0, size.1, |x, y| {
+    let mut image = RgbImage::from_fn(size.0, size.1, |x, y| {
         let i = (y * size.0 + x) as usize;
         let w = wsum[i].max(1e-6);
         image::Rgb(std::array::from_fn(|c| {
             (acc[3 * i + c] / w).round().clamp(0.0, 255.0) as u8
         }))
     });
+    scoresheet(&mut image, &out, &mut rng);
     Ok(TableFrame { image, boards: out })
+}
+
+/// Lays a scoresheet on the table where it touches no board: a white sheet turned
+/// a little, ruled with 24 lines and 4 columns, as players keep beside their
+/// board (something `locate --all` must not take for a board). Tried at a few
+/// random places (half of it in view at least); none where no place is free.
+fn scoresheet(image: &mut RgbImage, boards: &[TableBoard], rng: &mut Rng) {
+    let (w, h) = (image.width() as f64, image.height() as f64);
+    let (sw, sh) = (0.08 * w, 0.13 * w);
+    let turn = rng.range(-0.3, 0.3);
+    let (c, s) = (turn.cos(), turn.sin());
+    for _ in 0..40 {
+        let centre = (rng.range(0.0, w), rng.range(0.0, h));
+        let corner = |u: f64, v: f64| {
+            let (x, y) = ((u - 0.5) * sw, (v - 0.5) * sh);
+            (centre.0 + c * x - s * y, centre.1 + s * x + c * y)
+        };
+        let sheet = [
+            corner(0.0, 0.0),
+            corner(1.0, 0.0),
+            corner(1.0, 1.0),
+            corner(0.0, 1.0),
+        ];
+        // At least half of it in view: a sheet at the table's edge is cut by the frame.
+        let in_view = sheet
+            .iter()
+            .filter(|p| p.0 > 0.0 && p.0 < w && p.1 > 0.0 && p.1 < h)
+            .count();
+        let inside_frame = in_view >= 2;
+        let clear = boards.iter().all(|b| {
+            let q = b.corners.points();
+            let (cx, cy) = centre_of(&q);
+            // Clear of the board's grid grown by a sixth (its border and pieces).
+            let grown = q.map(|p| (cx + 1.16 * (p.0 - cx), cy + 1.16 * (p.1 - cy)));
+            !sheet.iter().any(|p| in_quad(&grown, *p)) && !grown.iter().any(|p| in_quad(&sheet, *p))
+        });
+        if !(inside_frame && clear) {
+            continue;
+        }
+        for y in 0..image.height() {
+            for x in 0..image.width() {
+                // Sheet coordinates of the pixel.
+                let (dx, dy) = (x as f64 - centre.0, y as f64 - centre.1);
+                let (u, v) = ((c * dx + s * dy) / sw + 0.5, (-s * dx + c * dy) / sh + 0.5);
+                if !(0.0..1.0).contains(&u) || !(0.0..1.0).contains(&v) {
+                    continue;
+                }
+                // Lines 1.2 pixels wide, their edges anti-aliased as a camera
+                // would blur them (hard-edged, slanted lines break into dashes).
+                let t = v * 26.0;
+                let row_px = (t - t.round()).abs() * sh / 26.0;
+                let col_px = [0.08, 0.5, 0.58]
+                    .iter()
+                    .map(|&col| (u - col).abs() * sw)
+                    .fold(f64::INFINITY, f64::min);
+                let row_px = if t > 1.5 { row_px } else { f64::INFINITY };
+                let ink = (1.1 - row_px.min(col_px)).clamp(0.0, 1.0);
+                let g = (238.0 - ink * 150.0).round() as u8;
+                image.put_pixel(x, y, image::Rgb([g, g, g - 6]));
+            }
+        }
+        return;
+    }
+}
+
+fn centre_of(q: &[(f64, f64); 4]) -> (f64, f64) {
+    (
+        q.iter().map(|p| p.0).sum::<f64>() / 4.0,
+        q.iter().map(|p| p.1).sum::<f64>() / 4.0,
+    )
+}
+
+/// Whether `p` lies inside the convex quadrilateral `q` (either winding).
+fn in_quad(q: &[(f64, f64); 4], p: (f64, f64)) -> bool {
+    let sides: Vec<f64> = (0..4)
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+        })
+        .collect();
+    sides.iter().all(|&s| s > 0.0) || sides.iter().all(|&s| s < 0.0)
 }
 
 /// Whether a board's grid, with half a cell round it (its border, at least),

@@ -30,10 +30,21 @@ pub struct Board {
 /// search (a clock, a scoresheet, a tablecloth's weave).
 pub(crate) const MIN_ALL_CONFIDENCE: f64 = super::MIN_CONFIDENCE;
 
-/// A board beyond the first seeing fewer of its lines than this share is taken
-/// only where its cells alternate (a checkered board) or its lines show as thin
-/// ridges, in both directions (see `looks_like_a_board`).
-const SURE_CONFIDENCE: f64 = 0.5;
+/// A board beyond the first seeing at least this share of its lines would be taken
+/// without showing alternating cells or ridged lines (see `looks_like_a_board`).
+/// Above 1, every one must show them: the lattices a scoresheet's ruling makes see
+/// up to 0.7 of their lines. Measured on composited tables (`boardscribe-lab locate
+/// --eval-tables`), 0.5 let 2 lattices off the boards through in 80 frames of two
+/// and four boards and 9 in 80 frames of one; always checking, none and 2, at the
+/// cost of 2 of 80 boards on four-board tables that `locate` finds alone. (Checked
+/// on the crop at full resolution instead, 4 of the 80 frames of one board.)
+const SURE_CONFIDENCE: f64 = 1.01;
+
+/// A board beyond the first spans at least this share of the largest found (the
+/// square root of their areas on screen): boards on one table are 18 cm (a travel
+/// set) to 45 cm (Go) across, while a scoresheet's ruling makes a lattice a fifth
+/// of a board's size.
+const MIN_EXTENT_RATIO: f64 = 0.3;
 
 /// A found board's segments are left out of the further searches up to this many
 /// cells past its grid: its border, with coordinates printed in it.
@@ -109,7 +120,12 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
         // The first board is taken as `locate` takes it; a further one must show
         // it is a board where few of its lines were seen.
         let sure = board.located.confidence >= SURE_CONFIDENCE;
-        if boards.is_empty() || sure || looks_like_a_board(&work, &board) {
+        let largest = boards
+            .iter()
+            .map(|b| extent(&b.located))
+            .fold(0.0, f64::max);
+        let sized = extent(&board.located) >= MIN_EXTENT_RATIO * largest;
+        if boards.is_empty() || (sized && (sure || looks_like_a_board(&work, &board))) {
             boards.push(board);
         }
     }
@@ -228,6 +244,18 @@ fn looks_like_a_board(work: &WorkImage, board: &Board) -> bool {
     }
     let (_, _, ridges) = super::profile::support_shift(&work.grey, &h, (lr, lc), 0);
     ridges >= super::MIN_RIDGE_SUPPORT
+}
+
+/// The square root of a board's area on screen, in pixels.
+fn extent(l: &Located) -> f64 {
+    let p = l.corners.points();
+    let twice: f64 = (0..4)
+        .map(|i| {
+            let (a, b) = (p[i], p[(i + 1) % 4]);
+            a.0 * b.1 - b.0 * a.1
+        })
+        .sum();
+    (twice.abs() / 2.0).sqrt()
 }
 
 fn mid(s: &Segment) -> (f64, f64) {
