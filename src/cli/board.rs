@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use crate::capture::read_image;
-use crate::geometry::{BoardPose, BoardProfile, Corners, GridSpec, Undistorter};
+use crate::geometry::{lens_profile, BoardPose, BoardProfile, Corners, GridSpec, Undistorter};
 use crate::pipeline::Placement;
 
 #[derive(Args, Debug, Clone, Default)]
@@ -114,24 +114,13 @@ impl BoardArgs {
     /// The lens undistortion from `--camera`, or else from the board profile's `camera`
     /// (a path relative to the board profile's folder); `None` when neither names one.
     pub fn undistorter(&self) -> anyhow::Result<Option<Undistorter>> {
-        let path = match (&self.camera, self.load_profile()?) {
-            (Some(c), _) => c.clone(),
-            (
-                None,
-                Some(BoardProfile {
-                    camera: Some(c), ..
-                }),
-            ) => {
-                let dir = self
-                    .profile
-                    .as_deref()
-                    .and_then(Path::parent)
-                    .unwrap_or(Path::new(""));
-                dir.join(c)
-            }
-            (None, _) => return Ok(None),
-        };
-        Ok(Some(Undistorter::load(&path)?))
+        let profile = self.load_profile()?;
+        let path = lens_profile(
+            self.camera.as_deref(),
+            profile.as_ref(),
+            self.profile.as_deref(),
+        );
+        Ok(path.map(|p| Undistorter::load(&p)).transpose()?)
     }
 }
 

@@ -1,6 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use opencv::core::Mat;
 use serde_json::json;
 
 use super::board::read_frame;
@@ -31,85 +32,69 @@ pub struct LocateArgs {
 
 pub fn run(a: LocateArgs) -> anyhow::Result<()> {
     if a.all {
-        return run_all(a);
+        return each_image(&a, |name, img| {
+            let boards = locate_all(img, &a.grid)?;
+            print_boards(name, &boards, a.json);
+            Ok(boards
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (BoardPose::new(b.grid, b.located.corners), Some(i + 1)))
+                .collect())
+        });
     }
     let [grid] = a.grid[..] else {
         return Err(usage!(
             "--grid is given once, or once per kind of board with --all"
         ));
     };
-    let mut failed = 0;
-    for path in &a.images {
-        let name = path.display().to_string();
-        let result = read_frame(path, None).and_then(|img| Ok((locate(&img, grid)?, img)));
-        match result {
-            Ok((found, img)) => {
-                let pts = found.corners.points();
-                if a.json {
-                    let corners: Vec<[f64; 2]> =
-                        pts.iter().map(|p| [round2(p.0), round2(p.1)]).collect();
-                    let conf = (found.confidence * 1000.0).round() / 1000.0;
-                    outln!(
-                        "{}",
-                        json!({"image": name, "corners": corners, "confidence": conf})
-                    );
-                } else {
-                    let text: Vec<String> = pts
-                        .iter()
-                        .map(|p| format!("{:.1},{:.1}", p.0, p.1))
-                        .collect();
-                    outln!(
-                        "{name}: --corners \"{}\" (confidence {:.2})",
-                        text.join(" "),
-                        found.confidence
-                    );
-                }
-                if let Some(dir) = &a.overlay {
-                    let out = overlay_path(dir, path);
-                    let inputs: Vec<&Path> = a.images.iter().map(|p| p.as_path()).collect();
-                    super::paths::check_outputs(&[("--overlay", &out)], &inputs)?;
-                    let mut view = img;
-                    draw_overlay(&mut view, &BoardPose::new(grid, found.corners))?;
-                    write_image(&out, &view)?;
-                }
-            }
-            Err(e) => {
-                failed += 1;
-                if a.json {
-                    outln!("{}", json!({"image": name, "error": format!("{e:#}")}));
-                } else {
-                    outln!("{name}: {e:#}");
-                }
-            }
+    each_image(&a, |name, img| {
+        let found = locate(img, grid)?;
+        let pts = found.corners.points();
+        if a.json {
+            let corners: Vec<[f64; 2]> = pts.iter().map(|p| [round2(p.0), round2(p.1)]).collect();
+            let conf = (found.confidence * 1000.0).round() / 1000.0;
+            outln!(
+                "{}",
+                json!({"image": name, "corners": corners, "confidence": conf})
+            );
+        } else {
+            let text: Vec<String> = pts
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", p.0, p.1))
+                .collect();
+            outln!(
+                "{name}: --corners \"{}\" (confidence {:.2})",
+                text.join(" "),
+                found.confidence
+            );
         }
-    }
-    anyhow::ensure!(
-        failed == 0,
-        "{failed} of {}: no grid located",
-        super::values::plural(a.images.len(), "image", "images")
-    );
-    Ok(())
+        Ok(vec![(BoardPose::new(grid, found.corners), None)])
+    })
 }
 
-/// `--all`: every board in each image, one line (or JSON object) per image and
-/// board in text, one JSON object per image.
-fn run_all(a: LocateArgs) -> anyhow::Result<()> {
+/// Runs `found` on each image (it prints what it found and returns the grids to
+/// draw, numbered or not), writes the overlays, says each failure; an error
+/// when any image failed.
+fn each_image(
+    a: &LocateArgs,
+    mut found: impl FnMut(&str, &Mat) -> anyhow::Result<Vec<(BoardPose, Option<usize>)>>,
+) -> anyhow::Result<()> {
     let mut failed = 0;
     for path in &a.images {
         let name = path.display().to_string();
-        let result = read_frame(path, None).and_then(|img| Ok((locate_all(&img, &a.grid)?, img)));
+        let result = read_frame(path, None).and_then(|img| Ok((found(&name, &img)?, img)));
         match result {
-            Ok((boards, img)) => {
-                print_boards(&name, &boards, a.json);
+            Ok((poses, img)) => {
                 if let Some(dir) = &a.overlay {
                     let out = overlay_path(dir, path);
                     let inputs: Vec<&Path> = a.images.iter().map(|p| p.as_path()).collect();
                     super::paths::check_outputs(&[("--overlay", &out)], &inputs)?;
                     let mut view = img;
-                    for (i, b) in boards.iter().enumerate() {
-                        let pose = BoardPose::new(b.grid, b.located.corners);
-                        draw_overlay(&mut view, &pose)?;
-                        draw_number(&mut view, &pose, i + 1)?;
+                    for (pose, number) in &poses {
+                        draw_overlay(&mut view, pose)?;
+                        if let Some(n) = number {
+                            draw_number(&mut view, pose, *n)?;
+                        }
                     }
                     write_image(&out, &view)?;
                 }

@@ -3,11 +3,11 @@
 //! `record` reads the same flags (a key given wins over the profile; the game's
 //! own grid when neither gives one).
 
-use std::path::Path;
-
 use super::error::said;
 use super::file::{BadValue, BoardSpec};
-use crate::geometry::{BoardPose, BoardProfile, Corners, GeometryError, GridSpec, Undistorter};
+use crate::geometry::{
+    lens_profile, BoardPose, BoardProfile, Corners, GeometryError, GridSpec, Undistorter,
+};
 use crate::pipeline::Placement;
 
 /// Where a board is and the lens it is seen through, as its entry's profiles
@@ -90,24 +90,13 @@ impl BoardSpec {
     /// `camera` (a path relative to the board profile's folder); None when
     /// neither names one.
     fn lens(&self) -> Result<Option<Undistorter>, GeometryError> {
-        let path = match (&self.camera, self.load_profile()?) {
-            (Some(c), _) => c.clone(),
-            (
-                None,
-                Some(BoardProfile {
-                    camera: Some(c), ..
-                }),
-            ) => {
-                let dir = self
-                    .profile
-                    .as_deref()
-                    .and_then(Path::parent)
-                    .unwrap_or(Path::new(""));
-                dir.join(c)
-            }
-            (None, _) => return Ok(None),
-        };
-        Ok(Some(Undistorter::load(&path)?))
+        let profile = self.load_profile()?;
+        let path = lens_profile(
+            self.camera.as_deref(),
+            profile.as_ref(),
+            self.profile.as_deref(),
+        );
+        path.map(|p| Undistorter::load(&p)).transpose()
     }
 
     /// Where the board is and its lens, its profiles read now.

@@ -28,7 +28,7 @@ pub use lens::CameraProfile;
 pub use lens::CheckerPattern;
 pub use lens::Undistorter;
 pub use pose::BoardPose;
-pub use profile::BoardProfile;
+pub use profile::{lens_profile, BoardProfile};
 pub use rectify::draw_number;
 pub use rectify::draw_overlay;
 pub use rectify::draw_rectified_grid;

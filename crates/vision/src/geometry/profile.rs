@@ -35,6 +35,29 @@ pub struct BoardProfile {
     pub note: Option<String>,
 }
 
+/// The lens profile a board is seen through: `camera` where one is named, or
+/// else the board profile's `camera` (a path relative to the folder of the board
+/// profile, read from `profile_file`); None when neither names one.
+pub fn lens_profile(
+    camera: Option<&Path>,
+    profile: Option<&BoardProfile>,
+    profile_file: Option<&Path>,
+) -> Option<std::path::PathBuf> {
+    match (camera, profile) {
+        (Some(c), _) => Some(c.to_path_buf()),
+        (
+            None,
+            Some(BoardProfile {
+                camera: Some(c), ..
+            }),
+        ) => {
+            let dir = profile_file.and_then(Path::parent).unwrap_or(Path::new(""));
+            Some(dir.join(c))
+        }
+        (None, _) => None,
+    }
+}
+
 impl BoardProfile {
     /// Reads and checks a board profile file.
     pub fn load(path: &Path) -> Result<BoardProfile, GeometryError> {
