@@ -13,6 +13,12 @@
 use boardscribe_core::{game, infer, record, rules};
 use boardscribe_vision::{capture, classify, geometry, pipeline};
 
+/// A mutex's guard even where a thread panicked holding it: a recorder or
+/// sender that failed leaves the state as it was, still usable.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub mod nats;
 pub mod round;
 pub mod runner;

@@ -14,6 +14,7 @@
 //! A plain subscriber on the round's subjects notes when each message arrives: the
 //! reference a broadcast's delay is set against (what NATS alone costs).
 
+use crate::lock;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -319,10 +320,6 @@ fn message_ply(m: &async_nats::Message) -> Option<(usize, usize)> {
     let board = subject.rsplit('.').next()?.parse().ok()?;
     let ply: usize = ply.parse().ok()?;
     (board > 0 && ply > 0).then_some((board, ply))
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One board's recorder, simulated.

@@ -8,11 +8,12 @@
 //! again with the board's next message, and its recorder publishes every board
 //! when it starts).
 
+use crate::lock;
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use super::NatsError;
 
@@ -37,10 +38,6 @@ pub(super) struct Outbox {
     inner: Mutex<Inner>,
     /// Woken when a message is added.
     pub(super) added: tokio::sync::Notify,
-}
-
-fn lock(m: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A line of the outbox, if it is whole.

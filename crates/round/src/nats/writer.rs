@@ -15,6 +15,7 @@
 //! with the files written between messages on the reading thread, the copies
 //! held messages up for a quarter of a second every few seconds.
 
+use crate::lock;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -149,8 +150,4 @@ fn thread_cpu() -> Duration {
         return Duration::ZERO;
     }
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -2,10 +2,11 @@
 //! board its status, moves, diagram, alerts and record text; the combined round
 //! PGN; a broadcast of every change for live pages.
 
+use crate::lock;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
@@ -277,11 +278,6 @@ pub struct Round {
     ended: AtomicBool,
     /// Asked to stop (a signal): recorders finish their records and are not retried.
     stopping: AtomicBool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A recorder thread that panicked leaves the state as it was: still usable.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The tags of board `spec`'s games in a round of `info` on `date`.

@@ -2,10 +2,11 @@
 //! change of the board whatever the number of viewers, and the event stream
 //! (`/events`) itself: frames written as they were rendered, to every subscriber.
 
+use crate::lock;
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -110,10 +111,6 @@ pub(super) struct Cache {
     jpegs: Mutex<HashMap<u32, (u64, u64, Bytes)>>,
     /// Boards rendered so far.
     pub renders: AtomicUsize,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Cache {
