@@ -24,7 +24,9 @@ pub struct BenchArgs {
     /// (how many 640x480 15 fps boards one core records in real time, not part of
     /// all); or broadcast (simulated boards through a local nats-server into one
     /// broadcast node, then two: the delay to the round PGN, CPU and memory per
-    /// board; not part of all).
+    /// board; not part of all); or table (one 1920x1080 view of four boards against
+    /// four 640x480 cameras: CPU per board and their ratio; at most 5 runs of each;
+    /// not part of all).
     #[arg(long, value_enum, default_value = "all")]
     pub what: BenchWhat,
     /// Minutes of video for `--what memory` and `--what soak`.
@@ -81,6 +83,7 @@ pub enum BenchWhat {
     Soak,
     Boards,
     Broadcast,
+    Table,
 }
 
 pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -125,6 +128,9 @@ pub fn run(a: BenchArgs) -> anyhow::Result<()> {
             boards
         };
         return super::bench_boards::run(&counts, a.core, &a.model);
+    }
+    if a.what == W::Table {
+        return super::bench_table::run(a.runs.min(5) as usize);
     }
     if a.what == W::Broadcast {
         return super::bench_broadcast::run(&super::bench_broadcast::BroadcastBench {

@@ -13,8 +13,11 @@ pub struct Cropped {
 }
 
 impl Cropped {
-    /// `inner`'s frames cut to `rect`, which is kept within each frame.
-    pub fn new(inner: Box<dyn FrameSource>, rect: Rect) -> Cropped {
+    /// `inner`'s frames cut to `rect`, which is kept within each frame. The inner
+    /// source is asked to cut them itself (a shared input then copies the region
+    /// alone for each board).
+    pub fn new(mut inner: Box<dyn FrameSource>, rect: Rect) -> Cropped {
+        inner.cut_to(rect);
         Cropped { inner, rect }
     }
 
@@ -42,6 +45,13 @@ impl Iterator for Cropped {
             Ok(f) => f,
             Err(e) => return Some(Err(e)),
         };
+        // Frames the inner source cut are of the region's size (it cuts only a
+        // region within the frame); those it held from before it was asked, and
+        // all where it does not cut, are whole, and larger unless the region is
+        // the whole frame.
+        if (frame.image.cols(), frame.image.rows()) == (self.rect.width, self.rect.height) {
+            return Some(Ok(frame));
+        }
         match crop(&frame.image, self.rect) {
             Ok(img) => {
                 frame.image = img;

@@ -5,7 +5,16 @@
 /// `FrameSource` for a wrapper that changes frames but not what the source is:
 /// everything is asked of its `inner` source.
 macro_rules! frame_source_of_inner {
-    ($($t:tt)*) => {
+    // `cut`: a wrapper that leaves the pixels alone, so frames cut before it
+    // (see `FrameSource::cut_to`) are what it would have passed on cut.
+    (cut $($t:tt)*) => {
+        frame_source_of_inner!(@impl {
+            fn cut_to(&mut self, rect: opencv::core::Rect) -> bool {
+                self.inner.cut_to(rect)
+            }
+        } $($t)*);
+    };
+    (@impl { $($extra:tt)* } $($t:tt)*) => {
         impl $($t)* {
             fn name(&self) -> &str {
                 self.inner.name()
@@ -28,7 +37,14 @@ macro_rules! frame_source_of_inner {
             fn photos(&self) -> Option<&[std::path::PathBuf]> {
                 self.inner.photos()
             }
+            fn memo(&self) -> Option<std::sync::Arc<$crate::capture::SharedMemo>> {
+                self.inner.memo()
+            }
+            $($extra)*
         }
+    };
+    ($($t:tt)*) => {
+        frame_source_of_inner!(@impl {} $($t)*);
     };
 }
 
@@ -75,7 +91,7 @@ pub use paced::Tapped;
 pub use paced::TappedFrame;
 pub(crate) use prepend::Prepended;
 pub use rewind::Rewind;
-pub use shared::SharedInput;
+pub use shared::{SharedInput, SharedMemo};
 pub(crate) use undistort::UndistortedSource;
 pub use video::VideoSource;
 
@@ -240,6 +256,18 @@ pub trait FrameSource: Iterator<Item = Result<Frame, CaptureError>> {
     /// The photos read, in order, for a folder of photos (or a single photo).
     fn photos(&self) -> Option<&[std::path::PathBuf]> {
         None
+    }
+    /// What the readers of one shared input (the boards of one camera view) work
+    /// out alike from its frames, kept once for all of them; `None` for a source
+    /// read by one reader.
+    fn memo(&self) -> Option<Arc<SharedMemo>> {
+        None
+    }
+    /// Asks for frames cut to `rect` from now on, where the source can cut them
+    /// more cheaply than its caller (a shared input's copy for each reader is then
+    /// of the region alone); whether it will. Frames held from before are whole.
+    fn cut_to(&mut self, _rect: opencv::core::Rect) -> bool {
+        false
     }
 }
 

@@ -50,7 +50,7 @@ impl Iterator for Paced {
     }
 }
 
-frame_source_of_inner!(FrameSource for Paced);
+frame_source_of_inner!(cut FrameSource for Paced);
 
 /// The latest frame a tap kept, with its time in the source.
 pub struct TappedFrame {

@@ -31,7 +31,7 @@ impl Iterator for Prepended {
     }
 }
 
-frame_source_of_inner!(FrameSource for Prepended);
+frame_source_of_inner!(cut FrameSource for Prepended);
 
 #[cfg(test)]
 mod tests {

@@ -80,7 +80,7 @@ impl Iterator for Rewind<'_> {
     }
 }
 
-frame_source_of_inner!(FrameSource for Rewind<'_>);
+frame_source_of_inner!(cut FrameSource for Rewind<'_>);
 
 #[cfg(test)]
 mod tests {

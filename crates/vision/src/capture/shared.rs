@@ -8,14 +8,16 @@
 //! a reader that has not come for its frames within `PENDING_S` of the start,
 //! or that is dropped, holds nobody back.
 
-use std::collections::VecDeque;
+use std::any::Any;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
+use opencv::core::Rect;
 use opencv::prelude::*;
 
-use super::{CaptureError, Frame, FrameSource};
+use super::{crop, CaptureError, Frame, FrameSource};
 
 /// Frames a reader may lag behind the one furthest ahead.
 const MAX_AHEAD: usize = 32;
@@ -77,6 +79,32 @@ struct State {
 struct Hub {
     state: Mutex<State>,
     changed: Condvar,
+    memo: Arc<SharedMemo>,
+}
+
+/// Work the readers of one input would each do alike on its frames (finding
+/// the boards of the view in its first frames), done by the first to ask and
+/// kept for the others, who wait for it rather than do it again.
+#[derive(Default)]
+pub struct SharedMemo {
+    entries: Mutex<HashMap<String, Arc<OnceLock<Arc<dyn Any + Send + Sync>>>>>,
+}
+
+impl SharedMemo {
+    /// The value kept under `key`, made with `make` by the first caller; `None`
+    /// where a value of another type was kept under it.
+    pub fn get_or_make<V, F>(&self, key: &str, make: F) -> Option<Arc<V>>
+    where
+        V: Any + Send + Sync,
+        F: FnOnce() -> V,
+    {
+        let cell = {
+            let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            entries.entry(key.to_string()).or_default().clone()
+        };
+        let value = cell.get_or_init(|| Arc::new(make()));
+        value.clone().downcast::<V>().ok()
+    }
 }
 
 impl Hub {
@@ -109,6 +137,7 @@ impl SharedInput {
                 end_reason: None,
             }),
             changed: Condvar::new(),
+            memo: Arc::default(),
         });
         let feeding = hub.clone();
         std::thread::spawn(move || feed(&feeding, open));
@@ -147,6 +176,7 @@ impl SharedInput {
             info,
             warnings: Vec::new(),
             end_reason: None,
+            cut: None,
         }))
     }
 }
@@ -247,6 +277,8 @@ struct Reader {
     info: Info,
     warnings: Vec<String>,
     end_reason: Option<String>,
+    /// The region this reader's frames are cut to, once asked for.
+    cut: Option<Rect>,
 }
 
 impl Iterator for Reader {
@@ -269,7 +301,7 @@ impl Iterator for Reader {
                 Some(Item::Frame(frame)) => {
                     drop(s);
                     self.hub.changed.notify_all();
-                    return Some(own(frame));
+                    return Some(own(frame, self.cut));
                 }
                 None if s.ended => {
                     self.end_reason = s.end_reason.clone();
@@ -288,17 +320,32 @@ impl Iterator for Reader {
 }
 
 /// The frame as this reader's own: the last reader takes it, the others a copy
-/// (later steps may write into a frame).
-fn own(frame: Arc<Frame>) -> Result<Frame, CaptureError> {
+/// (later steps may write into a frame); only `cut` of it, when given, which
+/// copies the region alone.
+fn own(frame: Arc<Frame>, cut: Option<Rect>) -> Result<Frame, CaptureError> {
+    // Only a region within the frame is cut, so a frame cut is of its size.
+    let within = |image: &opencv::core::Mat, r: Rect| {
+        r.x >= 0 && r.y >= 0 && r.x + r.width <= image.cols() && r.y + r.height <= image.rows()
+    };
+    let cut_of = |image: &opencv::core::Mat| cut.filter(|&r| within(image, r));
+    let copy = |image: &opencv::core::Mat| {
+        match cut_of(image) {
+            Some(r) => crop(image, r),
+            None => image.try_clone(),
+        }
+        .map_err(|e| CaptureError::Shared(e.to_string()))
+    };
     match Arc::try_unwrap(frame) {
-        Ok(f) => Ok(f),
+        Ok(mut f) => {
+            if cut_of(&f.image).is_some() {
+                f.image = copy(&f.image)?;
+            }
+            Ok(f)
+        }
         Err(shared) => Ok(Frame {
             index: shared.index,
             time_s: shared.time_s,
-            image: shared
-                .image
-                .try_clone()
-                .map_err(|e| CaptureError::Shared(e.to_string()))?,
+            image: copy(&shared.image)?,
             path: shared.path.clone(),
         }),
     }
@@ -336,6 +383,13 @@ impl FrameSource for Reader {
     }
     fn photos(&self) -> Option<&[PathBuf]> {
         self.info.photos.as_deref()
+    }
+    fn memo(&self) -> Option<Arc<SharedMemo>> {
+        Some(self.hub.memo.clone())
+    }
+    fn cut_to(&mut self, rect: Rect) -> bool {
+        self.cut = Some(rect);
+        true
     }
 }
 

@@ -46,6 +46,15 @@ const SURE_CONFIDENCE: f64 = 1.01;
 /// of a board's size.
 const MIN_EXTENT_RATIO: f64 = 0.3;
 
+/// Two boards lie on one table when either, seen through the other's plane (its
+/// grid's homography, in its cells), is a grid of square cells: its cells' sides
+/// within this ratio of each other and its opposite sides within it too. Cells of
+/// every board are square give or take a Go board's 1.07; the lens, the boards'
+/// thickness and the corners' errors bend the view a little; a clock's face, a
+/// lattice straddling two boards or a scoresheet seen through a board's plane is
+/// a long rectangle or a trapezoid (a clock's face between two boards: 1.6).
+const SAME_PLANE_RATIO: f64 = 1.3;
+
 /// A found board's segments are left out of the further searches up to this many
 /// cells past its grid: its border, with coordinates printed in it.
 const MARGIN_CELLS: f64 = 1.0;
@@ -129,6 +138,8 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
             boards.push(board);
         }
     }
+    let boards = on_one_table(boards);
+    let boards = split_straddlers(image, boards);
     if boards.is_empty() {
         return Err(match grids {
             [_] => LocateError::NotFound(first),
@@ -140,6 +151,212 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
         .into_iter()
         .map(|i| boards[i])
         .collect())
+}
+
+/// The boards found less any smaller one that lies on the table of none of the
+/// others while some others lie on one table: one camera sees one table's
+/// plane, so a small lattice that is no square grid on it is something else (a
+/// clock's face, a scoresheet's ruling). A larger one is kept: it is a lattice
+/// across boards lined up, whose boards its search hid, and taking it out would
+/// number the boards after it wrong (its board then records nothing rather
+/// than a neighbour's game). With none on a common table, all are kept: there
+/// is no table to hold them to.
+fn on_one_table(boards: Vec<Board>) -> Vec<Board> {
+    let n = boards.len();
+    let together = |i: usize, j: usize| {
+        same_plane(&boards[i], &boards[j]) && same_plane(&boards[j], &boards[i])
+    };
+    let mates: Vec<usize> = (0..n)
+        .map(|i| (0..n).filter(|&j| j != i && together(i, j)).count())
+        .collect();
+    let smallest_on_table = (0..n)
+        .filter(|&i| mates[i] > 0)
+        .map(|i| extent(&boards[i].located))
+        .fold(f64::INFINITY, f64::min);
+    boards
+        .into_iter()
+        .zip(mates)
+        .filter(|(b, m)| *m > 0 || extent(&b.located) >= smallest_on_table)
+        .map(|(b, _)| b)
+        .collect()
+}
+
+/// Each lattice on the table of none of the boards that are on one (larger than
+/// they: `on_one_table` keeps those) searched again for the boards it lies
+/// across: boards lined up with their lines in line, one behind the other, make
+/// one lattice of the two that outranks either. Seen on the table's plane, it is
+/// a board wide and two long; a window a board and a half long at each of its
+/// ends is cut from the frame and searched as a lone board, and boards found
+/// there that lie on the table and on no board already found take its place.
+fn split_straddlers(image: &Mat, boards: Vec<Board>) -> Vec<Board> {
+    let n = boards.len();
+    let on_table: Vec<bool> = (0..n)
+        .map(|i| {
+            (0..n).any(|j| {
+                j != i && same_plane(&boards[i], &boards[j]) && same_plane(&boards[j], &boards[i])
+            })
+        })
+        .collect();
+    let Some(base) = (0..n)
+        .filter(|&i| on_table[i])
+        .max_by(|&a, &b| {
+            let c = |i: usize| boards[i].located.confidence;
+            c(a).total_cmp(&c(b))
+        })
+        .map(|i| boards[i])
+    else {
+        return boards;
+    };
+    let kept: Vec<Board> = (0..n).filter(|&i| on_table[i]).map(|i| boards[i]).collect();
+    let mut out = kept.clone();
+    for (i, b) in boards.iter().enumerate() {
+        if on_table[i] {
+            continue;
+        }
+        let found = boards_across(image, &base, b, &out);
+        if found.is_empty() {
+            out.push(*b);
+        } else {
+            out.extend(found);
+        }
+    }
+    out
+}
+
+/// The boards on the table that `wide`, a lattice across them, hides (see
+/// `split_straddlers`), none overlapping `taken`.
+fn boards_across(image: &Mat, base: &Board, wide: &Board, taken: &[Board]) -> Vec<Board> {
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let Some(h) = Homography::from_points(&unit, &base.located.corners.points()) else {
+        return Vec::new();
+    };
+    let (br, bc) = base.grid.lattice_cells();
+    let (sx, sy) = (bc.max(1) as f64, br.max(1) as f64);
+    // The lattice on the base board's plane, in the base board's units (its side is 1).
+    let mut q = [(0.0, 0.0); 4];
+    for (k, p) in wide.located.corners.points().into_iter().enumerate() {
+        let Some((u, v)) = h.apply_inverse(p) else {
+            return Vec::new();
+        };
+        q[k] = (u * sx / sx.max(sy), v * sy / sx.max(sy));
+    }
+    let lerp =
+        |a: (f64, f64), b: (f64, f64), t: f64| (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
+    let len = |a: (f64, f64), b: (f64, f64)| ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+    // Its long sides run from `s0` to `e0` and from `s1` to `e1`.
+    let (s0, e0, s1, e1) = if len(q[0], q[3]) > len(q[0], q[1]) {
+        (q[0], q[3], q[1], q[2])
+    } else {
+        (q[0], q[1], q[3], q[2])
+    };
+    let long = (len(s0, e0) + len(s1, e1)) / 2.0;
+    let mut found: Vec<Board> = Vec::new();
+    for (from, to) in [(-0.6, 1.1), (long - 1.1, long + 0.6)] {
+        let (a, b) = (from / long.max(1e-9), to / long.max(1e-9));
+        // Half a board wider than the lattice on each side.
+        let wide_by = |p: (f64, f64), o: (f64, f64)| {
+            let d = len(p, o).max(1e-9);
+            (p.0 + (p.0 - o.0) * 0.5 / d, p.1 + (p.1 - o.1) * 0.5 / d)
+        };
+        let corners = [
+            wide_by(lerp(s0, e0, a), lerp(s1, e1, a)),
+            wide_by(lerp(s1, e1, a), lerp(s0, e0, a)),
+            wide_by(lerp(s1, e1, b), lerp(s0, e0, b)),
+            wide_by(lerp(s0, e0, b), lerp(s1, e1, b)),
+        ];
+        let mut pts = Vec::new();
+        for (x, y) in corners {
+            let (u, v) = (x * sx.max(sy) / sx, y * sx.max(sy) / sy);
+            if let Some(p) = h.apply((u, v)) {
+                pts.push(p);
+            }
+        }
+        let Some(board) = lone_board_in(image, &pts, wide.grid) else {
+            continue;
+        };
+        let clear = !taken
+            .iter()
+            .chain(&found)
+            .any(|t| overlap(&t.located, &board.located.corners.points()));
+        if clear && same_plane(base, &board) && same_plane(&board, base) {
+            found.push(board);
+        }
+    }
+    found
+}
+
+/// The board `locate` finds in the part of the frame that `pts` bound.
+fn lone_board_in(image: &Mat, pts: &[(f64, f64)], grid: GridSpec) -> Option<Board> {
+    if pts.len() < 4 {
+        return None;
+    }
+    let (w, h) = (image.cols() as f64, image.rows() as f64);
+    let x0 = pts
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::INFINITY, f64::min)
+        .max(0.0)
+        .floor();
+    let y0 = pts
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min)
+        .max(0.0)
+        .floor();
+    let x1 = pts
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .min(w)
+        .ceil();
+    let y1 = pts
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .min(h)
+        .ceil();
+    if !(x1 - x0 >= 16.0 && y1 - y0 >= 16.0) {
+        return None;
+    }
+    let rect = Rect::new(x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32);
+    let crop = Mat::roi(image, rect).ok()?.try_clone().ok()?;
+    let l = super::locate(&crop, grid).ok()?;
+    let moved = l.corners.points().map(|p| (p.0 + x0, p.1 + y0));
+    Some(Board {
+        grid,
+        located: Located {
+            corners: Corners::new(moved).ok()?,
+            confidence: l.confidence,
+        },
+    })
+}
+
+/// Whether `other`, seen on `base`'s plane, is a grid of square cells there
+/// (see `SAME_PLANE_RATIO`).
+fn same_plane(base: &Board, other: &Board) -> bool {
+    let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+    let Some(h) = Homography::from_points(&unit, &base.located.corners.points()) else {
+        return false;
+    };
+    let (br, bc) = base.grid.lattice_cells();
+    let mut q = [(0.0, 0.0); 4];
+    for (k, p) in other.located.corners.points().into_iter().enumerate() {
+        let Some((u, v)) = h.apply_inverse(p) else {
+            return false;
+        };
+        // In the base board's cells, which are square.
+        q[k] = (u * bc.max(1) as f64, v * br.max(1) as f64);
+    }
+    let side = |a: usize, b: usize| ((q[a].0 - q[b].0).powi(2) + (q[a].1 - q[b].1).powi(2)).sqrt();
+    let (top, right, bottom, left) = (side(0, 1), side(1, 2), side(2, 3), side(3, 0));
+    let within = |a: f64, b: f64| a > 0.0 && b > 0.0 && a.max(b) / a.min(b) <= SAME_PLANE_RATIO;
+    let (r, c) = other.grid.lattice_cells();
+    let (r, c) = (r.max(1) as f64, c.max(1) as f64);
+    let across = (top + bottom) / 2.0;
+    let down = (left + right) / 2.0;
+    // Its columns run along the top edge; a grid turned a quarter the other way.
+    let square_cells = within(across / c, down / r) || within(across / r, down / c);
+    within(top, bottom) && within(left, right) && square_cells
 }
 
 /// The board to take of those found as each grid: the one whose lattice ranks

@@ -99,10 +99,17 @@ pub fn pick(
         }
         next_look = frame.time_s + PICK_STEP_S;
         looked += 1;
-        let Ok(found) = crate::locate::locate_all(&frame.image, &[grid]) else {
-            continue;
+        // Every board of a shared view looks at the same frames: the first to
+        // come finds the view's boards, the others take what it found.
+        let boards = match source.memo() {
+            Some(memo) => {
+                let key = format!("boards of the view: {grid}, frame {}", frame.index);
+                memo.get_or_make(&key, || boards_of_view(&frame.image, grid))
+                    .map(|b| b.as_ref().clone())
+                    .unwrap_or_else(|| boards_of_view(&frame.image, grid))
+            }
+            None => boards_of_view(&frame.image, grid),
         };
-        let boards = table_boards(found.iter().map(|b| b.located.corners).collect());
         if boards.len() > most {
             most = boards.len();
             if let Some(b) = boards.get(board.saturating_sub(1)).filter(|_| board > 0) {
@@ -129,6 +136,14 @@ pub fn pick(
     };
     let rect = region(&corners, grid, w, h);
     Ok((rect, Box::new(capture::Prepended::new(held, source))))
+}
+
+/// The boards of a table in a frame, in reading order; none where no board
+/// is found.
+fn boards_of_view(image: &opencv::core::Mat, grid: GridSpec) -> Vec<Corners> {
+    crate::locate::locate_all(image, &[grid])
+        .map(|found| table_boards(found.iter().map(|b| b.located.corners).collect()))
+        .unwrap_or_default()
 }
 
 /// A board of a table covers at least this share of the area of the largest
