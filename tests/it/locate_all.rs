@@ -163,3 +163,63 @@ fn finds_exactly_one_board_in_each_real_photo() {
         assert_eq!(stdout(&o).lines().count(), photos.len(), "{set}");
     }
 }
+
+/// `render table` photos (one camera over the table, a clock between each pair of
+/// boards) where `locate --all` once went wrong: a clock's face taken for a third
+/// board (two boards, seed 13), and one lattice across two boards lined up one
+/// behind the other, hiding both (four boards in two rows, seed 11). Every board
+/// within 0.3 cell, in reading order, and nothing else.
+#[test]
+fn rendered_tables_give_their_boards_and_no_clock_or_lattice_across_two() {
+    let dir = tmp();
+    for (boards, layout, seed) in [(2, "row", 13), (4, "grid", 11)] {
+        let out = dir.path().join(format!("t{boards}-{seed}"));
+        let o = run(&[
+            "render",
+            "table",
+            "--boards",
+            &boards.to_string(),
+            "--layout",
+            layout,
+            "--seed",
+            &seed.to_string(),
+            "--out",
+            p(&out),
+        ]);
+        assert!(o.status.success(), "{}", super::util::stderr(&o));
+        let truth: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("truth.json")).unwrap())
+                .unwrap();
+        let o = run(&[
+            "locate",
+            "--grid",
+            "8x8",
+            "--all",
+            "--json",
+            p(&out.join("table.jpg")),
+        ]);
+        assert!(o.status.success(), "{}", stdout(&o));
+        let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        let found = boards_of(&line);
+        let want = truth["boards"].as_array().unwrap();
+        assert_eq!(
+            found.len(),
+            want.len(),
+            "{boards} boards, seed {seed}: {line}"
+        );
+        for (f, t) in found.iter().zip(want) {
+            let c: Vec<(f64, f64)> = t["corners"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| (c[0].as_f64().unwrap(), c[1].as_f64().unwrap()))
+                .collect();
+            let truth = Corners::new([c[0], c[1], c[2], c[3]]).unwrap();
+            let e = corner_error(f.0, &f.1, &truth);
+            assert!(
+                e < 0.3,
+                "{boards} boards, seed {seed}: {e:.3} cells off: {line}"
+            );
+        }
+    }
+}

@@ -35,6 +35,8 @@ pub fn run(runs: usize) -> anyhow::Result<()> {
     }
     let dir = PathBuf::from("out/bench-table");
     std::fs::create_dir_all(&dir)?;
+    // A round file's inputs are read from its own folder.
+    let dir = dir.canonicalize()?;
     let table = render_table(&exe, &dir)?;
     let cams: Vec<PathBuf> = (1..=BOARDS)
         .map(|n| render_camera(&exe, &dir, &table, n))
@@ -176,6 +178,7 @@ fn event(product: &Path, round: &Path, out: &Path, truths: &[Vec<String>]) -> an
         .arg(round)
         .arg("--out")
         .arg(out)
+        .args(["--listen", "127.0.0.1:0"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -404,6 +404,31 @@ mod tests {
     }
 
     #[test]
+    fn readers_share_one_memo_made_once_and_cut_frames_to_their_region() {
+        use opencv::core::{Rect, Scalar, CV_8UC3};
+        let frame = Mat::new_rows_cols_with_default(60, 80, CV_8UC3, Scalar::all(5.0)).unwrap();
+        let shared = SharedInput::start(2, move || {
+            Ok(Box::new(MemorySource::new(vec![frame; 3], 10.0)) as Box<dyn FrameSource>)
+        });
+        let (mut a, mut b) = (shared.reader(0).unwrap(), shared.reader(1).unwrap());
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let make = || made.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 7;
+        let (ma, mb) = (a.memo().unwrap(), b.memo().unwrap());
+        assert_eq!(*ma.get_or_make("boards", make).unwrap(), 7);
+        assert_eq!(*mb.get_or_make("boards", make).unwrap(), 7);
+        assert_eq!(made.load(std::sync::atomic::Ordering::SeqCst), 1);
+        // A value of another type under the key is none of this one.
+        assert!(mb.get_or_make::<String, _>("boards", String::new).is_none());
+        // Cut to a region within the frame, whole otherwise.
+        assert!(a.cut_to(Rect::new(10, 20, 30, 25)));
+        let f = a.next().unwrap().unwrap();
+        assert_eq!((f.image.cols(), f.image.rows()), (30, 25));
+        assert!(b.cut_to(Rect::new(70, 0, 30, 25)));
+        let f = b.next().unwrap().unwrap();
+        assert_eq!((f.image.cols(), f.image.rows()), (80, 60));
+    }
+
+    #[test]
     fn every_reader_gets_every_frame_once_read() {
         let shared = Arc::new(SharedInput::start(2, || Ok(frames(100))));
         let other = shared.clone();

@@ -138,8 +138,7 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
             boards.push(board);
         }
     }
-    let boards = on_one_table(boards);
-    let boards = split_straddlers(image, boards);
+    let boards = on_one_table(image, boards);
     if boards.is_empty() {
         return Err(match grids {
             [_] => LocateError::NotFound(first),
@@ -153,49 +152,33 @@ pub fn locate_all(image: &Mat, grids: &[GridSpec]) -> Result<Vec<Board>, LocateE
         .collect())
 }
 
-/// The boards found less any smaller one that lies on the table of none of the
-/// others while some others lie on one table: one camera sees one table's
-/// plane, so a small lattice that is no square grid on it is something else (a
-/// clock's face, a scoresheet's ruling). A larger one is kept: it is a lattice
-/// across boards lined up, whose boards its search hid, and taking it out would
-/// number the boards after it wrong (its board then records nothing rather
-/// than a neighbour's game). With none on a common table, all are kept: there
-/// is no table to hold them to.
-fn on_one_table(boards: Vec<Board>) -> Vec<Board> {
+/// Boards of a table seen on its plane (see `on_one_table`): a lattice off it
+/// spanning less than this share of the smallest board on it (the square root
+/// of the areas on screen) is something else: a clock's face between two
+/// boards is 0.45, a scoresheet's ruling less; a travel set beside a Go board
+/// (0.4) lies on the plane and is kept.
+const OFF_TABLE_EXTENT: f64 = 0.6;
+
+/// A lattice off the table's plane this many times as long as it is wide there
+/// lies across boards lined up (two boards with a gap: 2 or more).
+const ACROSS_BOARDS: f64 = 1.6;
+
+/// The boards found, held to the table the others lie on: one camera sees one
+/// table's plane, and boards of one table are of about one size. Of those on the
+/// plane of no other while some others share one: a small one is something else
+/// and dropped (a clock's face, a scoresheet's ruling); a long one lies across
+/// boards lined up one behind the other, whose lines are in line, and its
+/// search hid them: it is searched again for them (`boards_across`) and kept
+/// where none is found (its board then records nothing rather than taking a
+/// neighbour's number); any other is kept (a board the plane cannot judge: a
+/// strong lens, a board on a stand). With none on a common table, all are kept.
+fn on_one_table(image: &Mat, boards: Vec<Board>) -> Vec<Board> {
     let n = boards.len();
     let together = |i: usize, j: usize| {
         same_plane(&boards[i], &boards[j]) && same_plane(&boards[j], &boards[i])
     };
-    let mates: Vec<usize> = (0..n)
-        .map(|i| (0..n).filter(|&j| j != i && together(i, j)).count())
-        .collect();
-    let smallest_on_table = (0..n)
-        .filter(|&i| mates[i] > 0)
-        .map(|i| extent(&boards[i].located))
-        .fold(f64::INFINITY, f64::min);
-    boards
-        .into_iter()
-        .zip(mates)
-        .filter(|(b, m)| *m > 0 || extent(&b.located) >= smallest_on_table)
-        .map(|(b, _)| b)
-        .collect()
-}
-
-/// Each lattice on the table of none of the boards that are on one (larger than
-/// they: `on_one_table` keeps those) searched again for the boards it lies
-/// across: boards lined up with their lines in line, one behind the other, make
-/// one lattice of the two that outranks either. Seen on the table's plane, it is
-/// a board wide and two long; a window a board and a half long at each of its
-/// ends is cut from the frame and searched as a lone board, and boards found
-/// there that lie on the table and on no board already found take its place.
-fn split_straddlers(image: &Mat, boards: Vec<Board>) -> Vec<Board> {
-    let n = boards.len();
     let on_table: Vec<bool> = (0..n)
-        .map(|i| {
-            (0..n).any(|j| {
-                j != i && same_plane(&boards[i], &boards[j]) && same_plane(&boards[j], &boards[i])
-            })
-        })
+        .map(|i| (0..n).any(|j| j != i && together(i, j)))
         .collect();
     let Some(base) = (0..n)
         .filter(|&i| on_table[i])
@@ -207,13 +190,24 @@ fn split_straddlers(image: &Mat, boards: Vec<Board>) -> Vec<Board> {
     else {
         return boards;
     };
-    let kept: Vec<Board> = (0..n).filter(|&i| on_table[i]).map(|i| boards[i]).collect();
-    let mut out = kept.clone();
+    let smallest = (0..n)
+        .filter(|&i| on_table[i])
+        .map(|i| extent(&boards[i].located))
+        .fold(f64::INFINITY, f64::min);
+    let mut out: Vec<Board> = (0..n).filter(|&i| on_table[i]).map(|i| boards[i]).collect();
     for (i, b) in boards.iter().enumerate() {
-        if on_table[i] {
+        if on_table[i] || extent(&b.located) < OFF_TABLE_EXTENT * smallest {
             continue;
         }
-        let found = boards_across(image, &base, b, &out);
+        let long = plane_sides(&base, b).is_some_and(|[top, right, bottom, left]| {
+            let (across, down) = ((top + bottom) / 2.0, (left + right) / 2.0);
+            across.max(down) >= ACROSS_BOARDS * across.min(down)
+        });
+        let found = if long {
+            boards_across(image, &base, b, &out)
+        } else {
+            Vec::new()
+        };
         if found.is_empty() {
             out.push(*b);
         } else {
@@ -223,8 +217,11 @@ fn split_straddlers(image: &Mat, boards: Vec<Board>) -> Vec<Board> {
     out
 }
 
-/// The boards on the table that `wide`, a lattice across them, hides (see
-/// `split_straddlers`), none overlapping `taken`.
+/// The boards on the table that `wide`, a lattice across them, hides, none
+/// overlapping `taken`. Seen on the table's plane it is a board wide and two
+/// long; a window a board and a half long at each of its ends is cut from the
+/// frame and searched as a lone board, and a board found there that lies on the
+/// table and on no board already found is taken.
 fn boards_across(image: &Mat, base: &Board, wide: &Board, taken: &[Board]) -> Vec<Board> {
     let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
     let Some(h) = Homography::from_points(&unit, &base.located.corners.points()) else {
@@ -331,24 +328,27 @@ fn lone_board_in(image: &Mat, pts: &[(f64, f64)], grid: GridSpec) -> Option<Boar
     })
 }
 
-/// Whether `other`, seen on `base`'s plane, is a grid of square cells there
-/// (see `SAME_PLANE_RATIO`).
-fn same_plane(base: &Board, other: &Board) -> bool {
+/// `other`'s sides (top, right, bottom, left) seen on `base`'s plane, in
+/// `base`'s cells (which are square).
+fn plane_sides(base: &Board, other: &Board) -> Option<[f64; 4]> {
     let unit = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
-    let Some(h) = Homography::from_points(&unit, &base.located.corners.points()) else {
-        return false;
-    };
+    let h = Homography::from_points(&unit, &base.located.corners.points())?;
     let (br, bc) = base.grid.lattice_cells();
     let mut q = [(0.0, 0.0); 4];
     for (k, p) in other.located.corners.points().into_iter().enumerate() {
-        let Some((u, v)) = h.apply_inverse(p) else {
-            return false;
-        };
-        // In the base board's cells, which are square.
+        let (u, v) = h.apply_inverse(p)?;
         q[k] = (u * bc.max(1) as f64, v * br.max(1) as f64);
     }
     let side = |a: usize, b: usize| ((q[a].0 - q[b].0).powi(2) + (q[a].1 - q[b].1).powi(2)).sqrt();
-    let (top, right, bottom, left) = (side(0, 1), side(1, 2), side(2, 3), side(3, 0));
+    Some([side(0, 1), side(1, 2), side(2, 3), side(3, 0)])
+}
+
+/// Whether `other`, seen on `base`'s plane, is a grid of square cells there
+/// (see `SAME_PLANE_RATIO`).
+fn same_plane(base: &Board, other: &Board) -> bool {
+    let Some([top, right, bottom, left]) = plane_sides(base, other) else {
+        return false;
+    };
     let within = |a: f64, b: f64| a > 0.0 && b > 0.0 && a.max(b) / a.min(b) <= SAME_PLANE_RATIO;
     let (r, c) = other.grid.lattice_cells();
     let (r, c) = (r.max(1) as f64, c.max(1) as f64);
@@ -558,5 +558,76 @@ impl Mask {
         self.h.apply_inverse(p).is_some_and(|(u, v)| {
             u > -self.mu && u < 1.0 + self.mu && v > -self.mv && v < 1.0 + self.mv
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(q: [(f64, f64); 4], confidence: f64) -> Board {
+        Board {
+            grid: "8x8".parse().unwrap(),
+            located: Located {
+                corners: Corners::new(q).unwrap(),
+                confidence,
+            },
+        }
+    }
+
+    fn square(x: f64, y: f64, side: f64) -> [(f64, f64); 4] {
+        [(x, y), (x + side, y), (x + side, y + side), (x, y + side)]
+    }
+
+    #[test]
+    fn a_small_lattice_off_the_tables_plane_is_dropped_and_a_large_one_kept() {
+        // Two boards seen from above, a clock's face between them (a tall
+        // rectangle: no square grid on the table).
+        let clock = board(
+            [
+                (640.0, 400.0),
+                (840.0, 400.0),
+                (840.0, 740.0),
+                (640.0, 740.0),
+            ],
+            0.2,
+        );
+        let found = vec![
+            board(square(20.0, 300.0, 600.0), 0.9),
+            clock,
+            board(square(860.0, 300.0, 600.0), 0.9),
+        ];
+        let image = Mat::default();
+        let kept = on_one_table(&image, found);
+        assert_eq!(kept.len(), 2);
+        assert!(kept.iter().all(|b| b.located.confidence > 0.5));
+        // A lattice a board wide and two long, larger than the boards: kept.
+        let across = board(
+            [(20.0, 0.0), (320.0, 0.0), (320.0, 700.0), (20.0, 700.0)],
+            0.6,
+        );
+        let found = vec![
+            across,
+            board(square(400.0, 0.0, 300.0), 0.9),
+            board(square(400.0, 400.0, 300.0), 0.9),
+        ];
+        assert_eq!(on_one_table(&image, found).len(), 3);
+        // One board alone: kept.
+        assert_eq!(
+            on_one_table(&image, vec![board(square(0.0, 0.0, 300.0), 0.4)]).len(),
+            1
+        );
+        // Boards of one table turned against each other lie on one plane.
+        let turned = board(
+            [
+                (900.0, 60.0),
+                (1180.0, 110.0),
+                (1130.0, 390.0),
+                (850.0, 340.0),
+            ],
+            0.8,
+        );
+        let base = board(square(100.0, 100.0, 300.0), 0.9);
+        assert!(same_plane(&base, &turned) && same_plane(&turned, &base));
     }
 }
