@@ -17,8 +17,11 @@ use crate::geometry::{Corners, GridSpec};
 
 /// A board's region reaches this many of its cells past its grid: its border
 /// with coordinates, hands coming in from outside (the rectified view's margin
-/// is one cell), and room to find it again after a knock.
-pub const REGION_CELLS: f64 = 1.5;
+/// is one cell), room to find it again after a knock, and its lines carrying on
+/// past it, which tell `locate` a run off by a line (as `locate_all` places each
+/// board again: with 1.5 cells, a rendered four-board table's board was placed a
+/// row off in its region and recorded nothing, seed 11).
+pub const REGION_CELLS: f64 = 2.5;
 
 /// Seconds between the frames looked at for the boards of a view.
 const PICK_STEP_S: f64 = 0.5;
@@ -250,11 +253,11 @@ mod tests {
         let grid: GridSpec = "8x8".parse().unwrap();
         let c =
             Corners::new([(100.0, 50.0), (900.0, 50.0), (900.0, 850.0), (100.0, 850.0)]).unwrap();
-        // 1.5 cells of 100 pixels round the grid, cut at the frame's edges.
+        // 2.5 cells of 100 pixels round the grid, cut at the frame's edges.
         let r = region(&c, grid, 1920, 880);
-        assert_eq!((r.x, r.y, r.width, r.height), (0, 0, 1050, 880));
+        assert_eq!((r.x, r.y, r.width, r.height), (0, 0, 1150, 880));
         let r = region(&c, grid, 1920, 1080);
-        assert_eq!((r.x, r.y, r.width, r.height), (0, 0, 1050, 1000));
+        assert_eq!((r.x, r.y, r.width, r.height), (0, 0, 1150, 1080));
     }
 
     #[test]
