@@ -23,7 +23,7 @@ mod tags;
 pub use date::{today, utc_now};
 pub use free_log::{Change, Edit, FreeLog, Stone};
 pub use log::{rule_ending_note, split_games, GameRecord, RecordFile, Recordable};
-pub use pdn::{read_game, PdnRecord};
+pub use pdn::PdnRecord;
 pub use pgn::{parse_pgn, parse_pgn_games, PgnMove, PgnRecord};
 pub use resume::{before_in, set_result_in, Before, Resume, Resumed};
 pub use sgf::{SgfMove, SgfRecord};

@@ -666,7 +666,7 @@ impl RussianDraughts {
     }
 
     /// Counters start at zero: whatever happened before a set-up position is unknown.
-    pub fn from_position(pos: Position, options: DraughtsOptions) -> RussianDraughts {
+    pub(crate) fn from_position(pos: Position, options: DraughtsOptions) -> RussianDraughts {
         RussianDraughts {
             initial: pos,
             pos,
@@ -684,7 +684,7 @@ impl RussianDraughts {
     }
 
     /// The position the game began from.
-    pub fn initial_position(&self) -> &Position {
+    pub(crate) fn initial_position(&self) -> &Position {
         &self.initial
     }
 

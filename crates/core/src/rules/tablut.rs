@@ -666,7 +666,7 @@ impl Tablut {
     }
 
     /// A game from a set-up position in the text format.
-    pub fn from_position(text: &str, options: TablutOptions) -> Result<Tablut, FenError> {
+    pub(crate) fn from_position(text: &str, options: TablutOptions) -> Result<Tablut, FenError> {
         let start = Position::parse(text)?.with_hostile_throne(options.hostile_throne);
         Ok(Tablut::from_start(start, options))
     }
@@ -692,7 +692,7 @@ impl Tablut {
     }
 
     /// The position the game began from.
-    pub fn start_position(&self) -> &Position {
+    pub(crate) fn start_position(&self) -> &Position {
         &self.start
     }
 
