@@ -7,20 +7,15 @@ use opencv::prelude::*;
 use super::{CaptureError, Frame, FrameSource};
 
 /// A source whose frames are cut to `rect` (in the inner source's pixels).
-pub struct Cropped {
+pub(crate) struct Cropped {
     inner: Box<dyn FrameSource>,
     rect: Rect,
 }
 
 impl Cropped {
     /// `inner`'s frames cut to `rect`, which is kept within each frame.
-    pub fn new(inner: Box<dyn FrameSource>, rect: Rect) -> Cropped {
+    pub(crate) fn new(inner: Box<dyn FrameSource>, rect: Rect) -> Cropped {
         Cropped { inner, rect }
-    }
-
-    /// The region, in the inner source's pixels.
-    pub fn rect(&self) -> Rect {
-        self.rect
     }
 }
 

@@ -63,7 +63,8 @@ pub(crate) const MAX_PIXELS: u64 = 150_000_000;
 
 pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
-pub use crop::{crop, Cropped};
+pub use crop::crop;
+pub(crate) use crop::Cropped;
 pub use folder::photo_files;
 pub(crate) use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]

@@ -31,7 +31,7 @@ pub use find::{
     check_in_image, corners_text, find_board, frame_text, FindError, Found, OutsideError, Placement,
 };
 pub use free::{record_free, FreeSummary};
-pub use pick::{pick, region, Shifted, REGION_CELLS};
+pub use pick::{pick, region};
 pub use plan::{
     previous_record, still_policy, ExistingError, Given, Located, Outcome, PlanError, Problem,
     RecordError, RecordPlan, Recorded, Recorder, RecorderError,

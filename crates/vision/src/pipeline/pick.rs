@@ -18,7 +18,7 @@ use crate::geometry::{Corners, GridSpec};
 /// A board's region reaches this many of its cells past its grid: its border
 /// with coordinates, hands coming in from outside (the rectified view's margin
 /// is one cell), and room to find it again after a knock.
-pub const REGION_CELLS: f64 = 1.5;
+pub(crate) const REGION_CELLS: f64 = 1.5;
 
 /// Seconds between the frames looked at for the boards of a view.
 const PICK_STEP_S: f64 = 0.5;
@@ -180,7 +180,7 @@ pub fn region(corners: &Corners, grid: GridSpec, w: u32, h: u32) -> Rect {
 
 /// Events of a board seen through its region, passed on with their corners in
 /// the input's pixels.
-pub struct Shifted<'a> {
+pub(crate) struct Shifted<'a> {
     inner: &'a mut dyn EventSink,
     dx: f64,
     dy: f64,
@@ -188,7 +188,7 @@ pub struct Shifted<'a> {
 
 impl<'a> Shifted<'a> {
     /// Events of a board seen through `region` of the frames, to `inner`.
-    pub fn new(inner: &'a mut dyn EventSink, region: Rect) -> Shifted<'a> {
+    pub(crate) fn new(inner: &'a mut dyn EventSink, region: Rect) -> Shifted<'a> {
         Shifted {
             inner,
             dx: region.x as f64,
