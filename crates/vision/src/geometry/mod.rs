@@ -17,9 +17,7 @@ mod testcard;
 mod viewpoint;
 
 pub use corners::Corners;
-pub use corners::CornersError;
 pub use grid::GridSpec;
-pub use grid::GridSpecError;
 pub(crate) use homography::Homography;
 pub use lens::calibrate;
 pub use lens::find_checkerboard;
@@ -40,16 +38,32 @@ pub(crate) use rectify::RectifyPlan;
 pub use testcard::perspective_test_card;
 pub(crate) use viewpoint::Viewpoint;
 
+/// A grid spec (`8x8`, `19x19:points`) or a board's corners refused: text that
+/// does not read, or four points that are not a board's outline. One type for
+/// both, as they are given together (flags, profiles, round files) and reported
+/// alike.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("bad {what} '{text}': {why}")]
+#[non_exhaustive]
+pub struct SpecError {
+    /// What was refused: `grid` or `corners`.
+    pub(crate) what: &'static str,
+    /// The text as given (or as written, for corners given as numbers).
+    pub(crate) text: String,
+    /// Where in the text the problem starts (1 for the first character); None
+    /// when the fault is the shape, not a place in the text.
+    pub(crate) column: Option<usize>,
+    /// What is wrong.
+    pub(crate) why: String,
+}
+
 /// What can go wrong with geometry input.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GeometryError {
-    /// A `--grid` that does not read.
+    /// A `--grid` or `--corners` that do not read, or corners that are not a board.
     #[error(transparent)]
-    BadGrid(#[from] GridSpecError),
-    /// `--corners` that do not read, or are not a board.
-    #[error(transparent)]
-    BadCorners(#[from] CornersError),
+    BadSpec(#[from] SpecError),
     /// A board profile that does not read.
     #[error("bad board profile '{path}': {why}")]
     BadProfile {
