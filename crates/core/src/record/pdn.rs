@@ -264,7 +264,10 @@ impl PdnRecord {
 
     /// Reads every game of a PDN text.
     #[cfg(test)]
-    pub(crate) fn parse_all(text: &str, options: DraughtsOptions) -> Result<Vec<PdnRecord>, TextError> {
+    pub(crate) fn parse_all(
+        text: &str,
+        options: DraughtsOptions,
+    ) -> Result<Vec<PdnRecord>, TextError> {
         let mut reader = Reader::new(text);
         let mut games = Vec::new();
         while let Some(g) = reader.game(options)? {

@@ -693,12 +693,20 @@ pub fn chess_game(path: &Path) -> anyhow::Result<(Chess, Vec<shakmaty::Move>)> {
 pub fn draughts_game(
     path: &Path,
 ) -> anyhow::Result<(RussianDraughts, Vec<crate::rules::russian_draughts::Move>)> {
-    game_of(path, &RussianDraughts::new(DraughtsOptions::default()), "PDN")
+    game_of(
+        path,
+        &RussianDraughts::new(DraughtsOptions::default()),
+        "PDN",
+    )
 }
 
 /// A Tablut game from boardscribe's Tablut record.
 pub fn tablut_game(path: &Path) -> anyhow::Result<(Tablut, Vec<crate::rules::tablut::Move>)> {
-    game_of(path, &Tablut::new(TablutOptions::default()), "Tablut record")
+    game_of(
+        path,
+        &Tablut::new(TablutOptions::default()),
+        "Tablut record",
+    )
 }
 
 /// The clip's troubles from the `render clip` flags.
