@@ -128,9 +128,17 @@ fn format_points(p: &[(f64, f64); 4]) -> String {
         .join(" ")
 }
 
+/// `x,y x,y x,y x,y` (TL TR BR BL), as `--corners` takes them; a precision
+/// (`{:.1}`) rounds every coordinate to it, as messages give corners.
 impl std::fmt::Display for Corners {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&format_points(&self.0))
+        match f.precision() {
+            Some(p) => {
+                let texts = self.0.map(|(x, y)| format!("{x:.p$},{y:.p$}"));
+                f.write_str(&texts.join(" "))
+            }
+            None => f.write_str(&format_points(&self.0)),
+        }
     }
 }
 
@@ -184,6 +192,11 @@ mod tests {
         let c: Corners = "100,50 500,80 520,400 60,380".parse().unwrap();
         assert_eq!(c.points()[2], (520.0, 400.0));
         assert_eq!(c.rotated(1).points()[0], (500.0, 80.0));
+        assert_eq!(c.to_string(), "100,50 500,80 520,400 60,380");
+        assert_eq!(
+            format!("{c:.1}"),
+            "100.0,50.0 500.0,80.0 520.0,400.0 60.0,380.0"
+        );
     }
 
     #[test]

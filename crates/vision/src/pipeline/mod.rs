@@ -27,9 +27,7 @@ use crate::track::TrackConfig;
 pub use crate::record::Before;
 pub use error::PipelineError;
 pub use event::{Command, Event, EventSink, SiteColour};
-pub use find::{
-    check_in_image, corners_text, find_board, frame_text, FindError, Found, OutsideError, Placement,
-};
+pub use find::{check_in_image, find_board, frame_text, FindError, Found, OutsideError, Placement};
 pub use free::{record_free, FreeSummary};
 pub use pick::{pick, region};
 pub use plan::{
