@@ -11,6 +11,7 @@ mod file;
 mod goban;
 mod live;
 mod place;
+mod rewind;
 mod sink;
 mod supervise;
 
