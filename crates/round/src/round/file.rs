@@ -441,6 +441,18 @@ impl BoardSpec {
                 usage,
             })
         };
+        let game = self.game.unwrap_or_default();
+        self.check_numbers(&mut refuse);
+        for (key, why) in self.tag_mistakes(game) {
+            refuse(key, why, true);
+        }
+        self.check_placement(game, &mut refuse);
+        let setup = self.setup(game, &mut refuse);
+        (bad, setup)
+    }
+
+    /// The rates and the still time, within the ranges `record` takes.
+    fn check_numbers(&self, refuse: Refuse) {
         let numbers = [
             ("fps", self.fps, FPS, "frames a second", "--fps"),
             (
@@ -463,10 +475,11 @@ impl BoardSpec {
                 }
             }
         }
-        let game = self.game.unwrap_or_default();
-        for (key, why) in self.tag_mistakes(game) {
-            refuse(key, why, true);
-        }
+    }
+
+    /// Where the board is in its input: grid (and that it is `game`'s), corners,
+    /// region, White's edge.
+    fn check_placement(&self, game: GameKind, refuse: Refuse) {
         if let Some(g) = &self.grid {
             match g.parse::<GridSpec>() {
                 Err(e) => refuse("grid", e.to_string(), true),
@@ -512,6 +525,11 @@ impl BoardSpec {
                 }
             }
         }
+    }
+
+    /// The game set up from its keys (start, Go's options); None when they are
+    /// refused.
+    fn setup(&self, game: GameKind, refuse: Refuse) -> Option<GameSetup> {
         // A start under another game's key is refused before any is parsed.
         let (mut start, mut wrong_key) = (None, false);
         for (key, value) in [("fen", &self.fen), ("position", &self.position)] {
@@ -550,7 +568,7 @@ impl BoardSpec {
             white_first: self.white_first,
             go,
         };
-        let setup = match GameSetup::parse(&setup) {
+        match GameSetup::parse(&setup) {
             _ if wrong_key => None,
             Ok(s) => Some(s),
             Err(e) => {
@@ -561,10 +579,13 @@ impl BoardSpec {
                 refuse(key, e.to_string(), e.is_usage());
                 None
             }
-        };
-        (bad, setup)
+        }
     }
 }
+
+/// Where a board's checks say what they refuse: the key, why, and whether
+/// `record` would take it as a usage error.
+type Refuse<'a> = &'a mut dyn FnMut(&'static str, String, bool);
 
 /// The players' titles a round file takes (WhiteTitle, BlackTitle): FIDE's
 /// and the national ones Lichess broadcasts show.
