@@ -99,6 +99,33 @@ pub enum GeometryError {
     /// An image without pixels.
     #[error("the image is empty")]
     EmptyImage,
+    /// A photo to calibrate from that cannot be read.
+    #[error(transparent)]
+    Photo(#[from] crate::capture::CaptureError),
+    /// Photos to calibrate from of two sizes: two camera modes.
+    #[error("the photos must all be one size, from one camera mode: '{}' is {}x{} but '{}' is {}x{}", photo.display(), size.0, size.1, first.display(), first_size.0, first_size.1)]
+    PhotoSizes {
+        /// The photo of another size.
+        photo: std::path::PathBuf,
+        /// Its size.
+        size: (u32, u32),
+        /// The first photo.
+        first: std::path::PathBuf,
+        /// Its size.
+        first_size: (u32, u32),
+    },
+    /// The checkerboard found in too few photos to calibrate from.
+    #[error("the {pattern} checkerboard was found in {found} of {photos} photos; at least {need} are needed (check --pattern counts inner corners: a board of 10x7 squares is 9x6; the whole board must be in the photo)")]
+    TooFewViews {
+        /// The pattern, as `--pattern` gives it.
+        pattern: String,
+        /// Photos it was found in.
+        found: usize,
+        /// Photos looked at.
+        photos: usize,
+        /// Photos it must be found in.
+        need: usize,
+    },
     /// OpenCV failed.
     #[error("OpenCV: {0}")]
     OpenCv(String),
