@@ -321,7 +321,7 @@ fn open_input(
 
 /// `source` with a frame kept for the board's page.
 fn tapped(source: Box<dyn FrameSource>, board: &Board) -> Box<dyn FrameSource> {
-    Box::new(capture::Tapped::new(source, board.frame.clone(), 1.0))
+    Box::new(crate::round::Tapped::new(source, board.frame.clone(), 1.0))
 }
 
 /// What a recording of the board needs besides the game: a folder of photos is
@@ -495,7 +495,7 @@ impl Serve {
 
     /// Wraps the source so that the page shows its latest frame.
     pub fn tap(&self, source: Box<dyn FrameSource>) -> Box<dyn FrameSource> {
-        Box::new(capture::Tapped::new(
+        Box::new(crate::round::Tapped::new(
             source,
             self.round.boards()[0].frame.clone(),
             1.0,

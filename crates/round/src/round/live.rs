@@ -14,7 +14,7 @@ use tokio::sync::broadcast;
 use super::diagram::Diagram;
 use super::error::{said, RecordError};
 use super::file::{BoardSpec, EventInfo};
-use crate::capture::FrameSlot;
+use super::FrameSlot;
 use crate::game::{GameKind, GameSetup, GameVisitor};
 use crate::record::utc_now;
 use crate::record::EditError;
@@ -237,7 +237,7 @@ pub struct Board {
     /// The tags of its record.
     pub tags: Tags,
     /// The latest camera frame, kept now and then by the recorder's source.
-    pub frame: FrameSlot,
+    pub(crate) frame: FrameSlot,
     state: Mutex<BoardState>,
     control: Mutex<Control>,
     /// Held while an arbiter's action is carried out: one at a time per board.

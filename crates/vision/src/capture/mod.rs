@@ -69,10 +69,7 @@ pub(crate) use folder::FolderSource;
 #[cfg(any(test, feature = "testing"))]
 pub use memory::MemorySource;
 pub(crate) use natural::natural_cmp;
-pub use paced::FrameSlot;
 pub use paced::Paced;
-pub use paced::Tapped;
-pub use paced::TappedFrame;
 pub(crate) use prepend::Prepended;
 pub use shared::SharedInput;
 pub(crate) use undistort::UndistortedSource;
