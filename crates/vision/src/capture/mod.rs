@@ -43,7 +43,6 @@ mod natural;
 mod orient;
 mod paced;
 mod prepend;
-mod shared;
 mod undistort;
 mod video;
 
@@ -71,7 +70,6 @@ pub use memory::MemorySource;
 pub(crate) use natural::natural_cmp;
 pub use paced::Paced;
 pub(crate) use prepend::Prepended;
-pub use shared::SharedInput;
 pub(crate) use undistort::UndistortedSource;
 pub use video::VideoSource;
 

@@ -7,6 +7,9 @@
 //! frames behind (the input is never read further ahead than memory allows);
 //! a reader that has not come for its frames within `PENDING_S` of the start,
 //! or that is dropped, holds nobody back.
+//!
+//! Only a round's boards share an input so (round files' `region = N`), hence
+//! here, beside the runner that starts one per shared input.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -15,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use opencv::prelude::*;
 
-use super::{CaptureError, Frame, FrameSource};
+use crate::capture::{CaptureError, Frame, FrameSource};
 
 /// Frames a reader may lag behind the one furthest ahead.
 const MAX_AHEAD: usize = 32;
@@ -87,14 +90,14 @@ impl Hub {
 }
 
 /// An input read once for `readers` readers; see [`SharedInput::reader`].
-pub struct SharedInput {
+pub(crate) struct SharedInput {
     hub: Arc<Hub>,
 }
 
 impl SharedInput {
     /// Opens the input with `open` on a thread of its own and reads it for
     /// `readers` readers, numbered from 0.
-    pub fn start<F>(readers: usize, open: F) -> SharedInput
+    pub(crate) fn start<F>(readers: usize, open: F) -> SharedInput
     where
         F: FnOnce() -> Result<Box<dyn FrameSource>, CaptureError> + Send + 'static,
     {
@@ -118,7 +121,7 @@ impl SharedInput {
     /// Reader `n`'s frames, from where it left off (or, come back after it
     /// was dropped, from the input's next frame); the input's error when it
     /// did not open.
-    pub fn reader(&self, n: usize) -> Result<Box<dyn FrameSource>, CaptureError> {
+    pub(crate) fn reader(&self, n: usize) -> Result<Box<dyn FrameSource>, CaptureError> {
         let mut s = self.hub.lock();
         let info = loop {
             match &s.info {
