@@ -202,9 +202,15 @@ fn tablut_features(
     let mut g = start.clone();
     let mut multi = false;
     let mut king_before_last = None;
+    // The king's square, as the rules show the board.
+    let king = |g: &Tablut| {
+        (0..9u8)
+            .flat_map(|file| (0..9u8).map(move |rank| Square::new(file, rank)))
+            .find(|&sq| g.piece_type(sq) == Some(PieceType::TablutKing))
+    };
     for m in moves {
         multi |= g.captures(m).len() >= 2;
-        king_before_last = g.king_square();
+        king_before_last = king(&g);
         g.play(m).unwrap();
     }
     let o = g.outcome();

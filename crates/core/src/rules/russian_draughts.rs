@@ -147,7 +147,7 @@ impl Move {
 /// The board and the side to move; no history. Small and `Copy` so search and
 /// perft can make new positions freely.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Position {
+pub(crate) struct Position {
     white: u32,
     black: u32,
     kings: u32,
