@@ -89,8 +89,8 @@ impl BoardArgs {
         let found = crate::locate::locate(image, grid)
             .with_context(|| format!("no --corners given, and locating the board in {what}"))?;
         errln!(
-            "found the {grid} grid in {what}: --corners \"{}\" (confidence {:.2})",
-            corners_text(&found.corners),
+            "found the {grid} grid in {what}: --corners \"{:.1}\" (confidence {:.2})",
+            found.corners,
             found.confidence
         );
         Ok(BoardPose::new(grid, found.corners))
@@ -133,8 +133,6 @@ fn first_frame(path: &Path) -> anyhow::Result<opencv::core::Mat> {
         None => bail!("video '{}' has no frame", path.display()),
     }
 }
-
-use crate::pipeline::corners_text;
 
 /// Reads an image (a photo, or a video's first frame), undistorted when a lens
 /// profile is given.

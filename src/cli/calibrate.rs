@@ -4,13 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use opencv::prelude::*;
 
 use crate::capture::{read_image, CaptureError};
-use crate::geometry::{calibrate, find_checkerboard, CheckerPattern};
-
-/// Fewest photos with the pattern found that a calibration is made from.
-pub const MIN_VIEWS: usize = 5;
+use crate::geometry::{calibrate, CheckerPattern};
 
 #[derive(Args, Debug)]
 pub struct CalibrateArgs {
@@ -197,62 +193,33 @@ fn camera(a: CameraArgs) -> anyhow::Result<()> {
         }
     };
     let files = photo_files(&a.images)?;
-    let mut views = Vec::new();
-    let mut size: Option<(u32, u32, PathBuf)> = None;
-    let mut missed = Vec::new();
-    for path in &files {
-        let img = read_image(path)?;
-        let this = (img.cols() as u32, img.rows() as u32);
-        match &size {
-            None => size = Some((this.0, this.1, path.clone())),
-            Some((w, h, first)) if (*w, *h) != this => bail!(
-                "the photos must all be one size, from one camera mode: '{}' is {}x{} but '{}' is {w}x{h}",
-                path.display(),
-                this.0,
-                this.1,
-                first.display()
-            ),
-            Some(_) => {}
-        }
-        let found = find_checkerboard(&img, pattern)
-            .with_context(|| format!("looking for the checkerboard in '{}'", path.display()))?;
-        match found {
-            Some(corners) => {
-                errln!("{}: found", path.display());
-                if let Some(dir) = &a.draw {
-                    draw(dir, path, &img, pattern, &corners)?;
-                }
-                views.push((path.clone(), corners));
-            }
-            None => {
-                errln!("{}: not found", path.display());
-                missed.push(path.clone());
+    // Each photo said as it is looked at; a drawing that fails is the command's error.
+    let mut drawn = Ok(());
+    let mut seen = |path: &Path, img: &opencv::core::Mat, found: Option<&_>| match found {
+        Some(corners) => {
+            errln!("{}: found", path.display());
+            if let (Some(dir), Ok(())) = (&a.draw, &drawn) {
+                drawn = draw(dir, path, img, pattern, corners);
             }
         }
-    }
-    let (w, h, _) = size.expect("photo_files returns at least one photo");
-    if views.len() < MIN_VIEWS {
-        bail!(
-            "the {pattern} checkerboard was found in {} of {} photos in '{}'; at least {MIN_VIEWS} are needed \
-             (check --pattern counts inner corners: a board of 10x7 squares is 9x6; the whole board must be in the photo)",
-            views.len(),
-            files.len(),
-            a.images.display()
-        );
-    }
-    let corners: Vec<_> = views.iter().map(|(_, c)| c.clone()).collect();
-    let cal = calibrate(&corners, (w, h), pattern, a.square_mm, a.k3)?;
+        None => errln!("{}: not found", path.display()),
+    };
+    let cal = calibrate(&files, pattern, a.square_mm, a.k3, &mut seen)
+        .with_context(|| format!("--images '{}'", a.images.display()))?;
+    drawn?;
     let mut profile = cal.profile;
     profile.date = Some(crate::record::today());
     profile.note = a.note.clone();
-    for ((path, _), rms) in views.iter().zip(&cal.view_rms_px) {
+    for (path, rms) in cal.views.iter().zip(&cal.view_rms_px) {
         outln!("{}: reprojection error {rms:.3} px", path.display());
     }
     let p = &profile;
     outln!(
-        "{} of {} photos used, {w}x{h}; RMS reprojection error {:.3} px",
-        views.len(),
+        "{} of {} photos used, {}x{}; RMS reprojection error {:.3} px",
+        cal.views.len(),
         files.len(),
+        p.size[0],
+        p.size[1],
         p.rms_px.unwrap_or(f64::NAN)
     );
     outln!(

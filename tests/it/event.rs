@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use boardscribe_core::record::parse_pgn_games;
-use boardscribe_core::record::read_game;
+use boardscribe_core::record::Resume;
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe_core::rules::Rules;
@@ -362,7 +362,8 @@ fn event_records_three_boards_live_with_a_round_pgn_a_page_and_arbiter_actions()
     let (status, head, pdn) = get(&addr, "/board/3.pdn");
     assert_eq!(status, 200, "{head}");
     assert!(head.to_lowercase().contains("cache-control: no-cache"));
-    let recorded = read_game(&pdn, DraughtsOptions::default()).unwrap();
+    let like = RussianDraughts::new(DraughtsOptions::default());
+    let recorded = RussianDraughts::read_record(&pdn, &like).unwrap().game;
     assert_eq!(
         recorded.moves(),
         truth.draughts.1.as_slice(),

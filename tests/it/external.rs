@@ -7,7 +7,8 @@ use std::process::Command;
 
 use boardscribe_core::record::PdnRecord;
 use boardscribe_core::record::{parse_pgn, PgnRecord};
-use boardscribe_core::record::{GameRecord, Tags};
+use boardscribe_core::record::{GameRecord, Resume, Tags};
+use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::Rng;
@@ -59,8 +60,9 @@ fn pgn_records_load_in_python_chess_and_pgn_extract() {
     let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/games");
     for entry in std::fs::read_dir(&games).unwrap() {
         let path = entry.unwrap().path();
-        let rec = parse_pgn(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let game = rec.replay().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let rec = parse_pgn(&text).unwrap();
+        let game = Chess::read_record(&text, &Chess::new()).unwrap().game;
         // Re-write through the recorder's own record type, as a recording would.
         let start = match &rec.start_fen {
             Some(f) => boardscribe_core::rules::chess::Chess::from_fen(f).unwrap(),

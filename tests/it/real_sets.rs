@@ -5,6 +5,8 @@
 //! makes real photos read worse fails here.
 
 use crate::util::{run, shared_data, stderr, stdout};
+use boardscribe_core::record::Resume;
+use boardscribe_core::rules::chess::Chess;
 
 fn eval(set: &str, extra: &[&str]) -> Vec<serde_json::Value> {
     let mut args = vec!["eval", "--set", set, "--json"];
@@ -270,8 +272,8 @@ fn a_hand_held_phone_game_is_recorded_with_the_board_found_in_every_photo() {
         &out.to_string_lossy(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let pgn = boardscribe_core::record::parse_pgn(&std::fs::read_to_string(&out).unwrap())
-        .expect("a valid PGN");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let pgn = boardscribe_core::record::parse_pgn(&text).expect("a valid PGN");
     let sans: Vec<&str> = pgn.moves.iter().map(|m| m.san.as_str()).collect();
     assert_eq!(
         sans,
@@ -280,6 +282,9 @@ fn a_hand_held_phone_game_is_recorded_with_the_board_found_in_every_photo() {
         stderr(&o)
     );
     let last = photos[6]["placement"].as_str().unwrap();
-    let end = pgn.replay().expect("replays").fen();
+    let end = <Chess as Resume>::read_record(&text, &Chess::new())
+        .expect("replays")
+        .game
+        .fen();
     assert_eq!(end.split(' ').next(), Some(last), "the last photo's labels");
 }

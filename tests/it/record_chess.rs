@@ -366,9 +366,8 @@ fn a_board_moved_too_far_to_follow_is_located_again() {
 /// A chess game from a PGN file: start position and moves.
 pub fn chess_game(
     path: &std::path::Path,
-) -> Result<(boardscribe_core::Chess, Vec<shakmaty::Move>), boardscribe_core::rules::ReplayError> {
+) -> Result<(Chess, Vec<shakmaty::Move>), boardscribe_core::record::ReadError> {
     let text = std::fs::read_to_string(path).expect("a readable PGN");
-    boardscribe_core::record::parse_pgn(&text)
-        .expect("a valid PGN")
-        .start_and_moves()
+    let r = <Chess as boardscribe_core::record::Resume>::read_record(&text, &Chess::new())?;
+    Ok((r.start, r.moves))
 }

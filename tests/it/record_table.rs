@@ -2,7 +2,8 @@
 //! view, each exactly, another board's moves and hands never costing it a move
 //! or giving it one.
 
-use boardscribe_core::record::parse_pgn;
+use boardscribe_core::record::Resume;
+use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 
 use boardscribe_core::record::parse_pgn_games;
@@ -12,9 +13,8 @@ use super::util::{event_command, p, run, stderr, tmp};
 /// The moves of a chess record, in its notation.
 fn moves_of(path: &std::path::Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap();
-    let pgn = parse_pgn(&text).unwrap();
-    let (start, moves) = pgn.start_and_moves().expect("a legal game");
-    let mut now = start;
+    let r = Chess::read_record(&text, &Chess::new()).expect("a legal game");
+    let (mut now, moves) = (r.start, r.moves);
     moves
         .iter()
         .map(|m| {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use boardscribe_core::record::{parse_pgn, PgnRecord};
-use boardscribe_core::record::{GameRecord, Tags};
+use boardscribe_core::record::{GameRecord, Resume, Resumed, Tags};
 use boardscribe_core::rules::chess::Chess;
 use boardscribe_core::rules::Rules;
 use boardscribe_lab::synth::SceneParams;
@@ -35,8 +35,9 @@ pub fn fixture_games() -> Vec<Game> {
     names
         .iter()
         .map(|path| {
-            let rec = parse_pgn(&std::fs::read_to_string(path).unwrap()).unwrap();
-            let (start, moves) = rec.start_and_moves().unwrap();
+            let text = std::fs::read_to_string(path).unwrap();
+            let rec = parse_pgn(&text).unwrap();
+            let Resumed { start, moves, .. } = Chess::read_record(&text, &Chess::new()).unwrap();
             Game {
                 name: path.file_stem().unwrap().to_string_lossy().into_owned(),
                 start,

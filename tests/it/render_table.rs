@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use boardscribe_core::infer::WhiteSide;
-use boardscribe_core::record::parse_pgn;
+use boardscribe_core::record::Resume;
+use boardscribe_core::rules::chess::Chess;
 use boardscribe_lab::sets::{board_state, game_states};
 use boardscribe_lab::synth::clip::cells_text;
 use boardscribe_vision::capture::{self, SourceOptions};
@@ -126,10 +127,9 @@ fn a_photo_of_two_boards_has_each_boards_corners_and_position() {
             }
             text += &format!("{} ", m.as_str().unwrap());
         }
-        let g = parse_pgn(&(text + "*\n"))
-            .unwrap()
-            .replay()
-            .expect("legal moves");
+        let g = Chess::read_record(&(text + "*\n"), &Chess::new())
+            .expect("legal moves")
+            .game;
         assert_eq!(b["position"], g.fen());
         let cells = serde_json::to_value(cells_text(&board_state(&g, WhiteSide::Bottom))).unwrap();
         assert_eq!(b["cells"], cells);
@@ -213,8 +213,9 @@ fn a_clip_of_two_games_has_each_games_record_and_frames() {
             record.file_name().unwrap(),
             format!("board_{}.pgn", n + 1).as_str()
         );
-        let pgn = parse_pgn(&std::fs::read_to_string(&record).unwrap()).unwrap();
-        let (start, moves) = pgn.start_and_moves().expect("a legal game");
+        let r = Chess::read_record(&std::fs::read_to_string(&record).unwrap(), &Chess::new())
+            .expect("a legal game");
+        let (start, moves) = (r.start, r.moves);
         assert_eq!(moves.len(), 3);
         let side = read_json(&out.join(b["truth"].as_str().unwrap()));
         let states = serde_json::to_value(

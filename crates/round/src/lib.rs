@@ -23,3 +23,4 @@ pub mod nats;
 pub mod round;
 pub mod runner;
 pub mod server;
+mod shared;

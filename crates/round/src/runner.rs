@@ -90,7 +90,7 @@ impl Recorders {
 /// converted once however many boards the view holds.
 #[derive(Default)]
 pub(crate) struct SharedInputs {
-    started: Mutex<HashMap<String, Arc<capture::SharedInput>>>,
+    started: Mutex<HashMap<String, Arc<crate::shared::SharedInput>>>,
     /// Per board number: its input's key, and its reader's number there.
     readers: HashMap<u32, (String, usize)>,
     /// Per input's key: how many boards read it.
@@ -137,7 +137,9 @@ impl SharedInputs {
             let mut started = self.started.lock().unwrap_or_else(|e| e.into_inner());
             started
                 .entry(key.clone())
-                .or_insert_with(|| Arc::new(capture::SharedInput::start(self.boards[key], open)))
+                .or_insert_with(|| {
+                    Arc::new(crate::shared::SharedInput::start(self.boards[key], open))
+                })
                 .clone()
         };
         input.reader(*n)
@@ -321,7 +323,7 @@ fn open_input(
 
 /// `source` with a frame kept for the board's page.
 fn tapped(source: Box<dyn FrameSource>, board: &Board) -> Box<dyn FrameSource> {
-    Box::new(capture::Tapped::new(source, board.frame.clone(), 1.0))
+    Box::new(crate::round::Tapped::new(source, board.frame.clone(), 1.0))
 }
 
 /// What a recording of the board needs besides the game: a folder of photos is
@@ -495,7 +497,7 @@ impl Serve {
 
     /// Wraps the source so that the page shows its latest frame.
     pub fn tap(&self, source: Box<dyn FrameSource>) -> Box<dyn FrameSource> {
-        Box::new(capture::Tapped::new(
+        Box::new(crate::round::Tapped::new(
             source,
             self.round.boards()[0].frame.clone(),
             1.0,

@@ -44,8 +44,7 @@ pub mod track;
 pub use capture::{Frame, FrameSource, SourceOptions};
 pub use classify::{Classifier, OccupancyModel};
 pub use geometry::{
-    rectify, BoardPose, Corners, CornersError, GeometryError, GridSpec, GridSpecError,
-    RectifyLayout,
+    rectify, BoardPose, Corners, GeometryError, GridSpec, RectifyLayout, SpecError,
 };
 pub use locate::{locate, LocateError, Located};
 pub use pipeline::{Event, EventSink, RecordJob, RecordSummary};

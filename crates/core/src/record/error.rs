@@ -174,6 +174,20 @@ pub enum EditError {
     /// A move that cannot be read.
     #[error(transparent)]
     Move(#[from] MoveError),
+    /// The record to edit cannot be read back.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A result against the one the rules gave (a mate on the board is not
+    /// overruled).
+    #[error("the rules already ended the game {ruled} ({reason}); the result {token} is not set")]
+    RulesEnded {
+        /// The rules' result token.
+        ruled: String,
+        /// Why the rules ended the game.
+        reason: String,
+        /// The result refused.
+        token: String,
+    },
 }
 
 /// A lock not taken ([`crate::record::Lock::record`],

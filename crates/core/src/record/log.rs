@@ -40,7 +40,7 @@ pub trait GameRecord<R: Rules> {
     /// Sets the result the rules give `game` (checkmate, stalemate, a draw the
     /// rules impose), `*` while it goes on. A draw the players may only claim
     /// (threefold repetition, fifty moves) is no result: the arbiter sets it
-    /// ([`crate::record::resume::set_result_in`]).
+    /// ([`crate::record::Resume::set_result_in`]).
     fn set_result(&mut self, game: &R);
     /// The complete file.
     fn render(&self) -> String;
@@ -141,7 +141,7 @@ impl<R: Recordable> RecordFile<R> {
 
 /// A record file's games, each from its `[Event` tag on (every format here opens
 /// a game with it).
-pub fn split_games(text: &str) -> Vec<String> {
+pub(crate) fn split_games(text: &str) -> Vec<String> {
     let mut games: Vec<String> = Vec::new();
     let mut in_moves = false;
     for line in text.lines() {
@@ -182,7 +182,7 @@ pub trait Recordable: Rules {
     where
         Self: Sized;
     /// A record file's games, each as its own text: from its `[Event` tag on
-    /// ([`split_games`]), or for SGF each game tree of the collection.
+    /// (every format but SGF), or for SGF each game tree of the collection.
     fn split_games(text: &str) -> Vec<String> {
         split_games(text)
     }

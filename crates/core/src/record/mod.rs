@@ -22,10 +22,10 @@ mod tags;
 // The formats' modules stay private: what they offer is here, one flat list.
 pub use date::{today, utc_now};
 pub use free_log::{Change, Edit, FreeLog, Stone};
-pub use log::{rule_ending_note, split_games, GameRecord, RecordFile, Recordable};
-pub use pdn::{read_game, PdnRecord};
+pub use log::{rule_ending_note, GameRecord, RecordFile, Recordable};
+pub use pdn::PdnRecord;
 pub use pgn::{parse_pgn, parse_pgn_games, PgnMove, PgnRecord};
-pub use resume::{before_in, set_result_in, Before, Resume, Resumed};
+pub use resume::{Before, Resume, Resumed};
 pub use sgf::{SgfMove, SgfRecord};
 
 pub use error::{EditError, LockError, PgnError, ReadError, SgfError, TextError, TextPos};

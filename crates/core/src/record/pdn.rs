@@ -263,7 +263,11 @@ impl PdnRecord {
     }
 
     /// Reads every game of a PDN text.
-    pub fn parse_all(text: &str, options: DraughtsOptions) -> Result<Vec<PdnRecord>, TextError> {
+    #[cfg(test)]
+    pub(crate) fn parse_all(
+        text: &str,
+        options: DraughtsOptions,
+    ) -> Result<Vec<PdnRecord>, TextError> {
         let mut reader = Reader::new(text);
         let mut games = Vec::new();
         while let Some(g) = reader.game(options)? {
@@ -271,11 +275,6 @@ impl PdnRecord {
         }
         Ok(games)
     }
-}
-
-/// Replays the first game of a PDN text into an engine game.
-pub fn read_game(text: &str, options: DraughtsOptions) -> Result<RussianDraughts, TextError> {
-    Ok(PdnRecord::parse(text, options)?.game)
 }
 
 struct Reader<'a> {
@@ -729,5 +728,26 @@ mod tests {
             assert!(text.lines().all(|l| l.len() <= 80), "{text}");
         }
         assert!(captures > 1000 && promotions > 50 && multi > 100 && draws > 5);
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// Any text, mostly of PDN's own characters: read or refused, never a panic.
+            #[test]
+            fn reader_never_panics(s in prop::collection::vec(
+                prop_oneof![
+                    8 => prop::sample::select("[]\"{}();.0123456789 \n-x:WB,KGameTypeFENabcdefgh*/".chars().collect::<Vec<_>>()),
+                    1 => any::<char>(),
+                ],
+                0..300,
+            ).prop_map(|c| c.into_iter().collect::<String>())) {
+                let _ = PdnRecord::parse_all(&s, DraughtsOptions::default());
+            }
+        }
     }
 }

@@ -130,24 +130,8 @@ impl PgnRecord {
     }
 
     /// Replays the log's UCI moves and returns the final position.
-    pub fn replay(&self) -> Result<Chess, ReplayError> {
+    pub(crate) fn replay(&self) -> Result<Chess, ReplayError> {
         Chess::replay(self.start_fen.as_deref(), &self.ucis())
-    }
-
-    /// The position the game starts from and its moves, each checked by the rules.
-    pub fn start_and_moves(&self) -> Result<(Chess, Vec<<Chess as Rules>::Move>), ReplayError> {
-        let start = match &self.start_fen {
-            Some(f) => Chess::from_fen(f)?,
-            None => Chess::new(),
-        };
-        let mut g = start.clone();
-        let mut moves = Vec::with_capacity(self.moves.len());
-        for u in self.ucis() {
-            let m = g.parse_uci(&u)?;
-            g.play_legal(&m);
-            moves.push(m);
-        }
-        Ok((start, moves))
     }
 
     /// Re-derives every SAN from the UCI moves, after the log was edited.

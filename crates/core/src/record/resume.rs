@@ -113,6 +113,61 @@ pub trait Resume: Recordable + Sized {
             format!("{} or {last}", rest.join(", ")),
         ))
     }
+    /// An arbiter's result for the last game of a record file (`text`), as the live
+    /// page's `set_result` and `record --result` set it: the games before it are kept
+    /// as they are, `note` (when not empty) is written after its last move. Refused,
+    /// the file untouched, when `token` is not a result of the game's format, when
+    /// the file cannot be read back, or when the rules already ended the game with
+    /// another result (a mate on the board is not overruled; a checkmate's `1-0`
+    /// stands). Returns the new file, or None when the result already stands.
+    fn set_result_in(
+        text: &str,
+        like: &Self,
+        token: &str,
+        note: &str,
+    ) -> Result<Option<String>, EditError> {
+        Self::check_result(token)?;
+        let mut games = Self::split_games(text);
+        let last = games.pop().unwrap_or_default();
+        let r = Self::read_record(&last, like)?;
+        if let Some(o) = r.game.outcome() {
+            let ruled = o.result_token();
+            if common_result(token) != ruled {
+                let reason = match &o {
+                    Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
+                };
+                return Err(EditError::RulesEnded {
+                    ruled: ruled.to_string(),
+                    reason: reason.to_string(),
+                    token: token.to_string(),
+                });
+            }
+        }
+        if r.result == token {
+            return Ok(None);
+        }
+        let mut record = r.record;
+        if !note.is_empty() {
+            record.note(note);
+        }
+        Self::set_result_token(&mut record, token)?;
+        let mut out = String::new();
+        for g in &games {
+            out.push_str(g.trim_end());
+            out.push_str("\n\n");
+        }
+        out.push_str(&record.render());
+        Ok(Some(out))
+    }
+    /// The moves of the last game of a record file (`text`) and the positions
+    /// before each, its start first; none when it cannot be read back.
+    fn before_in(text: &str, like: &Self) -> Before<Self> {
+        Self::split_games(text)
+            .pop()
+            .and_then(|last| Self::read_record(&last, like).ok())
+            .map(|r| r.before())
+            .unwrap_or_default()
+    }
 }
 
 /// The result tokens an arbiter may set in any game's record.
@@ -141,61 +196,6 @@ fn common_result(token: &str) -> &str {
         "1-1" => "1/2-1/2",
         t => t,
     }
-}
-
-/// An arbiter's result for the last game of a record file (`text`), as the live
-/// page's `set_result` and `record --result` set it: the games before it are kept
-/// as they are, `note` (when not empty) is written after its last move. Refused,
-/// the file untouched, when `token` is not a result of the game's format, when
-/// the file cannot be read back, or when the rules already ended the game with
-/// another result (a mate on the board is not overruled; a checkmate's `1-0`
-/// stands). Returns the new file, or None when the result already stands.
-pub fn set_result_in<R: Resume>(
-    text: &str,
-    like: &R,
-    token: &str,
-    note: &str,
-) -> Result<Option<String>, String> {
-    R::check_result(token).map_err(|e| e.to_string())?;
-    let mut games = R::split_games(text);
-    let last = games.pop().unwrap_or_default();
-    let r = R::read_record(&last, like).map_err(|e| e.to_string())?;
-    if let Some(o) = r.game.outcome() {
-        let ruled = o.result_token();
-        if common_result(token) != ruled {
-            let reason = match &o {
-                Outcome::Win { reason, .. } | Outcome::Draw { reason } => reason,
-            };
-            return Err(format!(
-                "the rules already ended the game {ruled} ({reason}); the result {token} is not set"
-            ));
-        }
-    }
-    if r.result == token {
-        return Ok(None);
-    }
-    let mut record = r.record;
-    if !note.is_empty() {
-        record.note(note);
-    }
-    R::set_result_token(&mut record, token).map_err(|e| e.to_string())?;
-    let mut out = String::new();
-    for g in &games {
-        out.push_str(g.trim_end());
-        out.push_str("\n\n");
-    }
-    out.push_str(&record.render());
-    Ok(Some(out))
-}
-
-/// The moves of the last game of a record file (`text`) and the positions
-/// before each, its start first; none when it cannot be read back.
-pub fn before_in<R: Resume>(text: &str, like: &R) -> Before<R> {
-    R::split_games(text)
-        .pop()
-        .and_then(|last| R::read_record(&last, like).ok())
-        .map(|r| r.before())
-        .unwrap_or_default()
 }
 
 /// Plays `moves` from `start`, checking each.
@@ -428,14 +428,14 @@ mod tests {
         let (text, _) = written(&Chess::new(), 3);
         let like = Chess::new();
         // A bad token is named, whatever the game.
-        let e = set_result_in(&text, &like, "2-1", "n").unwrap_err();
+        let e = Resume::set_result_in(&text, &like, "2-1", "n").unwrap_err();
         assert!(e.contains("'2-1'") && e.contains("1/2-1/2"), "{e}");
         assert!(
-            set_result_in(&text, &like, "2-0", "n").is_err(),
+            Resume::set_result_in(&text, &like, "2-0", "n").is_err(),
             "no PDN results in PGN"
         );
         // Set, with its comment; the same again changes nothing.
-        let set = set_result_in(&text, &like, "1-0", "resigned")
+        let set = Resume::set_result_in(&text, &like, "1-0", "resigned")
             .unwrap()
             .unwrap();
         let r = Chess::read_record(&set, &like).unwrap();
@@ -444,25 +444,35 @@ mod tests {
             set.contains("{resigned}") && set.contains("[Result \"1-0\"]"),
             "{set}"
         );
-        assert_eq!(set_result_in(&set, &like, "1-0", "again").unwrap(), None);
+        assert_eq!(
+            Resume::set_result_in(&set, &like, "1-0", "again").unwrap(),
+            None
+        );
         // An arbiter may change a result an arbiter set.
-        let changed = set_result_in(&set, &like, "1/2-1/2", "").unwrap().unwrap();
+        let changed = Resume::set_result_in(&set, &like, "1/2-1/2", "")
+            .unwrap()
+            .unwrap();
         assert_eq!(
             Chess::read_record(&changed, &like).unwrap().result,
             "1/2-1/2"
         );
         // A mate on the board stands.
         let (mate, _) = mated();
-        let e = set_result_in(&mate, &like, "1-0", "n").unwrap_err();
+        let e = Resume::set_result_in(&mate, &like, "1-0", "n").unwrap_err();
         assert!(
             e.contains("0-1 (checkmate)") && e.contains("1-0 is not set"),
             "{e}"
         );
-        assert!(set_result_in(&mate, &like, "*", "n").is_err());
-        assert_eq!(set_result_in(&mate, &like, "0-1", "n").unwrap(), None);
+        assert!(Resume::set_result_in(&mate, &like, "*", "n").is_err());
+        assert_eq!(
+            Resume::set_result_in(&mate, &like, "0-1", "n").unwrap(),
+            None
+        );
         // A file of two games: the first is kept as it is, the second gets it.
         let file = format!("{mate}\n{text}");
-        let two = set_result_in(&file, &like, "0-1", "flag").unwrap().unwrap();
+        let two = Resume::set_result_in(&file, &like, "0-1", "flag")
+            .unwrap()
+            .unwrap();
         let games = crate::record::pgn::parse_pgn_games(&two).unwrap();
         assert_eq!(games.len(), 2, "{two}");
         assert_eq!(games[0].result, "0-1");
@@ -474,17 +484,21 @@ mod tests {
     fn draughts_take_pdn_results_and_tablut_its_own() {
         let d = RussianDraughts::new(DraughtsOptions::default());
         let (text, _) = written(&d, 2);
-        let set = set_result_in(&text, &d, "2-0", "").unwrap().unwrap();
+        let set = Resume::set_result_in(&text, &d, "2-0", "")
+            .unwrap()
+            .unwrap();
         assert_eq!(
             RussianDraughts::read_record(&set, &d).unwrap().result,
             "2-0"
         );
-        assert!(set_result_in(&text, &d, "3-0", "").is_err());
+        assert!(Resume::set_result_in(&text, &d, "3-0", "").is_err());
         let t = Tablut::new(TablutOptions::default());
         let (text, _) = written(&t, 2);
-        let set = set_result_in(&text, &t, "0-1", "").unwrap().unwrap();
+        let set = Resume::set_result_in(&text, &t, "0-1", "")
+            .unwrap()
+            .unwrap();
         assert_eq!(Tablut::read_record(&set, &t).unwrap().result, "0-1");
-        let e = set_result_in(&text, &t, "2-0", "").unwrap_err();
+        let e = Resume::set_result_in(&text, &t, "2-0", "").unwrap_err();
         assert!(e.contains("'2-0'"), "{e}");
     }
 }

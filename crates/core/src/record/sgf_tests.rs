@@ -1,5 +1,5 @@
 use super::log::{GameRecord, RecordFile, Recordable, Tags};
-use super::resume::{set_result_in, Resume};
+use super::resume::Resume;
 use super::sgf::{parse, SgfRecord};
 use crate::rules::go::{Go, GoOptions, Komi, Move};
 use crate::rules::{Rules, Side};
@@ -217,7 +217,7 @@ fn results_take_sgf_forms_and_the_common_ones() {
         ("1/2-1/2", "RE[0]", "1/2-1/2"),
         ("Void", "RE[Void]", "*"),
     ] {
-        let set = set_result_in(&text, &like, token, "by the arbiter")
+        let set = Resume::set_result_in(&text, &like, token, "by the arbiter")
             .unwrap()
             .unwrap();
         assert!(set.contains(re), "{token}: {set}");
@@ -227,7 +227,7 @@ fn results_take_sgf_forms_and_the_common_ones() {
         assert_eq!(r.record.result_token(), common);
     }
     for bad in ["2-0", "B+x", "W+-1", "B3"] {
-        let e = set_result_in(&text, &like, bad, "").unwrap_err();
+        let e = Resume::set_result_in(&text, &like, bad, "").unwrap_err();
         assert!(
             e.contains(&format!("'{bad}'")) && e.contains("B+3.5"),
             "{e}"

@@ -132,7 +132,7 @@ impl TablutRecord {
     }
 
     /// Plays the moves through the rules; the error names the first illegal one.
-    pub fn replay(&self) -> Result<Tablut, TextError> {
+    pub(crate) fn replay(&self) -> Result<Tablut, TextError> {
         let mut game = self.start_game()?;
         for (ply, rm) in self.moves.iter().enumerate() {
             let label = move_label(&game, ply, self.options.first_move);

@@ -147,7 +147,7 @@ impl Move {
 /// The board and the side to move; no history. Small and `Copy` so search and
 /// perft can make new positions freely.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Position {
+pub(crate) struct Position {
     white: u32,
     black: u32,
     kings: u32,
@@ -666,7 +666,7 @@ impl RussianDraughts {
     }
 
     /// Counters start at zero: whatever happened before a set-up position is unknown.
-    pub fn from_position(pos: Position, options: DraughtsOptions) -> RussianDraughts {
+    pub(crate) fn from_position(pos: Position, options: DraughtsOptions) -> RussianDraughts {
         RussianDraughts {
             initial: pos,
             pos,
@@ -684,7 +684,7 @@ impl RussianDraughts {
     }
 
     /// The position the game began from.
-    pub fn initial_position(&self) -> &Position {
+    pub(crate) fn initial_position(&self) -> &Position {
         &self.initial
     }
 

@@ -317,6 +317,7 @@ impl Position {
     }
 
     /// Where the king stands; `None` once it has been captured.
+    #[cfg(test)]
     pub(crate) fn king_square(&self) -> Option<Square> {
         self.king.map(square)
     }
@@ -666,7 +667,7 @@ impl Tablut {
     }
 
     /// A game from a set-up position in the text format.
-    pub fn from_position(text: &str, options: TablutOptions) -> Result<Tablut, FenError> {
+    pub(crate) fn from_position(text: &str, options: TablutOptions) -> Result<Tablut, FenError> {
         let start = Position::parse(text)?.with_hostile_throne(options.hostile_throne);
         Ok(Tablut::from_start(start, options))
     }
@@ -682,7 +683,7 @@ impl Tablut {
     }
 
     /// The rules this game is played by.
-    pub fn options(&self) -> &TablutOptions {
+    pub(crate) fn options(&self) -> &TablutOptions {
         &self.options
     }
 
@@ -692,7 +693,7 @@ impl Tablut {
     }
 
     /// The position the game began from.
-    pub fn start_position(&self) -> &Position {
+    pub(crate) fn start_position(&self) -> &Position {
         &self.start
     }
 
@@ -702,12 +703,13 @@ impl Tablut {
     }
 
     /// The moves played so far.
-    pub fn moves(&self) -> &[Move] {
+    pub(crate) fn moves(&self) -> &[Move] {
         &self.moves
     }
 
     /// The king's square (None once captured).
-    pub fn king_square(&self) -> Option<Square> {
+    #[cfg(test)]
+    pub(crate) fn king_square(&self) -> Option<Square> {
         self.pos.king_square()
     }
 

@@ -13,14 +13,13 @@ use crate::capture::{self, SourceOptions};
 use crate::classify::{Classifier, CropView};
 use crate::cputime::process_cpu_ms;
 use crate::geometry::{BoardPose, Corners};
-use crate::infer::{InferConfig, WhiteSide};
+use crate::infer::WhiteSide;
 use crate::pipeline::{self, RecordJob};
 use crate::record::parse_pgn;
 use crate::rules::chess::Chess;
 use crate::sets::board_state;
 use crate::synth::photos::{render_photos, PhotoOptions};
 use crate::synth::SceneParams;
-use crate::track::TrackConfig;
 
 /// The game the rendered folder shows: the Immortal Game, 45 half-moves, 46 photos.
 const GAME: &str = include_str!("../../../../tests/data/games/immortal.pgn");
@@ -48,12 +47,13 @@ fn median(mut v: Vec<Times>) -> Times {
 
 /// The job `record` runs on a folder of photos: every photo a still view.
 fn photo_job(pose: BoardPose, out: std::path::PathBuf) -> RecordJob {
+    let (track, infer) = crate::pipeline::still_policy(true, None);
     RecordJob {
         timeline: Default::default(),
         pose,
         white: Some(WhiteSide::Bottom),
-        track: TrackConfig::default().with_quiet_s(0.0),
-        infer: InferConfig::default().with_misfit_views(2),
+        track,
+        infer,
         tags: Default::default(),
         out,
         debug: false,

@@ -9,13 +9,12 @@ use serde::Serialize;
 
 use crate::capture::{self, SourceOptions};
 use crate::classify::Classifier;
-use crate::infer::{InferConfig, WhiteSide};
+use crate::infer::WhiteSide;
 use crate::pipeline::{self, RecordJob};
 use crate::record::parse_pgn;
 use crate::record::Tags;
 use crate::rules::chess::Chess;
 use crate::sets;
-use crate::track::TrackConfig;
 
 /// How a recorded game compares with the true one.
 #[derive(Debug, Serialize)]
@@ -78,12 +77,13 @@ pub fn record_bgu_game(
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create '{}'", out_dir.display()))?;
     let out = out_dir.join(format!("bgu-game{game}.pgn"));
+    // A folder of photos: every photo is a still view, as `record` does.
+    let (track, infer) = crate::pipeline::still_policy(true, None);
     let job = RecordJob {
         pose,
         white,
-        // A folder of photos: every photo is a still view, as `record` does.
-        track: TrackConfig::default().with_quiet_s(0.0),
-        infer: InferConfig::default().with_misfit_views(2),
+        track,
+        infer,
         tags: Tags {
             event: format!("bgu-chess game {game}"),
             ..Tags::default()

@@ -6,12 +6,10 @@ use clap::{Args, Subcommand};
 use super::render_game::{shown, write_random_go, GameFiles};
 use crate::geometry::GridSpec;
 use crate::infer::WhiteSide;
-use crate::record::parse_pgn;
-use crate::record::read_game;
-use crate::record::TablutRecord;
+use crate::record::Resume;
 use crate::rules::chess::Chess;
 use crate::rules::russian_draughts::{DraughtsOptions, RussianDraughts};
-use crate::rules::tablut::Tablut;
+use crate::rules::tablut::{Tablut, TablutOptions};
 use crate::sets::synthetic::kinds_for;
 use crate::sets::{render_random, SynthSetOptions};
 use crate::synth::clip::{write_clip_with, ClipBump, ClipOptions};
@@ -678,36 +676,37 @@ fn read(path: &Path) -> anyhow::Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))
 }
 
+/// A game from its record file (`format` names the format in messages): start
+/// position and moves, read as `event` reads a record back.
+fn game_of<R: Resume>(path: &Path, like: &R, format: &str) -> anyhow::Result<(R, Vec<R::Move>)> {
+    let r = R::read_record(&read(path)?, like)
+        .map_err(|e| anyhow::anyhow!("{format} '{}': {e}", path.display()))?;
+    Ok((r.start, r.moves))
+}
+
 /// A chess game from a PGN file: start position and moves.
 pub fn chess_game(path: &Path) -> anyhow::Result<(Chess, Vec<shakmaty::Move>)> {
-    let rec =
-        parse_pgn(&read(path)?).map_err(|e| anyhow::anyhow!("PGN '{}': {e}", path.display()))?;
-    Ok(rec.start_and_moves()?)
+    game_of(path, &Chess::new(), "PGN")
 }
 
 /// A Russian draughts game from a PDN file.
 pub fn draughts_game(
     path: &Path,
 ) -> anyhow::Result<(RussianDraughts, Vec<crate::rules::russian_draughts::Move>)> {
-    let opts = DraughtsOptions::default();
-    let g = read_game(&read(path)?, opts)
-        .map_err(|e| anyhow::anyhow!("PDN '{}': {e}", path.display()))?;
-    Ok((
-        RussianDraughts::from_position(*g.initial_position(), opts),
-        g.moves().to_vec(),
-    ))
+    game_of(
+        path,
+        &RussianDraughts::new(DraughtsOptions::default()),
+        "PDN",
+    )
 }
 
 /// A Tablut game from boardscribe's Tablut record.
 pub fn tablut_game(path: &Path) -> anyhow::Result<(Tablut, Vec<crate::rules::tablut::Move>)> {
-    let rec = TablutRecord::parse(&read(path)?)
-        .map_err(|e| anyhow::anyhow!("Tablut record '{}': {e}", path.display()))?;
-    let g = rec
-        .replay()
-        .map_err(|e| anyhow::anyhow!("Tablut record '{}': {e}", path.display()))?;
-    let start = Tablut::from_position(&g.start_position().to_string(), *g.options())
-        .map_err(anyhow::Error::msg)?;
-    Ok((start, g.moves().to_vec()))
+    game_of(
+        path,
+        &Tablut::new(TablutOptions::default()),
+        "Tablut record",
+    )
 }
 
 /// The clip's troubles from the `render clip` flags.

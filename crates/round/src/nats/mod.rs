@@ -81,7 +81,7 @@ const KEEP_PER_BOARD: i64 = 64;
 
 /// A name made safe as one token of a NATS subject: ASCII letters, digits, `-`
 /// and `_` kept, anything else `_`; an empty name `_`.
-pub fn subject_token(name: &str) -> String {
+pub(crate) fn subject_token(name: &str) -> String {
     if name.is_empty() {
         return "_".into();
     }

@@ -79,7 +79,7 @@ pub enum RecordError {
         /// The board's number.
         board: u32,
         /// The record's reason.
-        why: String,
+        why: crate::record::EditError,
     },
 }
 

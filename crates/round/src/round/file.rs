@@ -296,7 +296,9 @@ impl RoundFile {
             }
         }
         if let Some(tc) = &round.event.time_control {
-            check_time_control(tc).map_err(RoundFileError::TimeControl)?;
+            if let Some(why) = time_control_mistake(tc) {
+                return Err(RoundFileError::TimeControl(why));
+            }
         }
         let join = |p: &Path| {
             if p.is_relative() && !base.as_os_str().is_empty() {
@@ -441,6 +443,18 @@ impl BoardSpec {
                 usage,
             })
         };
+        let game = self.game.unwrap_or_default();
+        self.check_numbers(&mut refuse);
+        for (key, why) in self.tag_mistakes(game) {
+            refuse(key, why, true);
+        }
+        self.check_placement(game, &mut refuse);
+        let setup = self.setup(game, &mut refuse);
+        (bad, setup)
+    }
+
+    /// The rates and the still time, within the ranges `record` takes.
+    fn check_numbers(&self, refuse: Refuse) {
         let numbers = [
             ("fps", self.fps, FPS, "frames a second", "--fps"),
             (
@@ -463,10 +477,11 @@ impl BoardSpec {
                 }
             }
         }
-        let game = self.game.unwrap_or_default();
-        for (key, why) in self.tag_mistakes(game) {
-            refuse(key, why, true);
-        }
+    }
+
+    /// Where the board is in its input: grid (and that it is `game`'s), corners,
+    /// region, White's edge.
+    fn check_placement(&self, game: GameKind, refuse: Refuse) {
         if let Some(g) = &self.grid {
             match g.parse::<GridSpec>() {
                 Err(e) => refuse("grid", e.to_string(), true),
@@ -512,6 +527,11 @@ impl BoardSpec {
                 }
             }
         }
+    }
+
+    /// The game set up from its keys (start, Go's options); None when they are
+    /// refused.
+    fn setup(&self, game: GameKind, refuse: Refuse) -> Option<GameSetup> {
         // A start under another game's key is refused before any is parsed.
         let (mut start, mut wrong_key) = (None, false);
         for (key, value) in [("fen", &self.fen), ("position", &self.position)] {
@@ -550,7 +570,7 @@ impl BoardSpec {
             white_first: self.white_first,
             go,
         };
-        let setup = match GameSetup::parse(&setup) {
+        match GameSetup::parse(&setup) {
             _ if wrong_key => None,
             Ok(s) => Some(s),
             Err(e) => {
@@ -561,10 +581,13 @@ impl BoardSpec {
                 refuse(key, e.to_string(), e.is_usage());
                 None
             }
-        };
-        (bad, setup)
+        }
     }
 }
+
+/// Where a board's checks say what they refuse: the key, why, and whether
+/// `record` would take it as a usage error.
+type Refuse<'a> = &'a mut dyn FnMut(&'static str, String, bool);
 
 /// The players' titles a round file takes (WhiteTitle, BlackTitle): FIDE's
 /// and the national ones Lichess broadcasts show.
@@ -607,14 +630,14 @@ impl BoardSpec {
             (
                 "white-elo",
                 &self.white_elo,
-                check_elo as fn(&str) -> Result<(), String>,
+                elo_mistake as fn(&str) -> Option<String>,
             ),
-            ("black-elo", &self.black_elo, check_elo),
-            ("white-title", &self.white_title, check_title),
-            ("black-title", &self.black_title, check_title),
-            ("white-fide-id", &self.white_fide_id, check_fide_id),
-            ("black-fide-id", &self.black_fide_id, check_fide_id),
-            ("time-control", &self.time_control, check_time_control),
+            ("black-elo", &self.black_elo, elo_mistake),
+            ("white-title", &self.white_title, title_mistake),
+            ("black-title", &self.black_title, title_mistake),
+            ("white-fide-id", &self.white_fide_id, fide_id_mistake),
+            ("black-fide-id", &self.black_fide_id, fide_id_mistake),
+            ("time-control", &self.time_control, time_control_mistake),
         ];
         for (key, value, check) in values {
             let Some(v) = value else { continue };
@@ -623,7 +646,7 @@ impl BoardSpec {
                     key,
                     "a Go record (SGF) has no such tag: leave it out".to_string(),
                 ));
-            } else if let Err(why) = check(v.trim()) {
+            } else if let Some(why) = check(v.trim()) {
                 bad.push((key, why));
             }
         }
@@ -631,48 +654,50 @@ impl BoardSpec {
     }
 }
 
-/// An Elo rating: a whole number from 1 to `MAX_ELO`.
-fn check_elo(v: &str) -> Result<(), String> {
+/// What is wrong with an Elo rating, if anything: it is a whole number from 1
+/// to `MAX_ELO`.
+fn elo_mistake(v: &str) -> Option<String> {
     let ok = !v.is_empty()
         && v.len() <= 4
         && v.chars().all(|c| c.is_ascii_digit())
         && v.parse::<u32>().is_ok_and(|e| (1..=MAX_ELO).contains(&e));
     if ok {
-        Ok(())
+        None
     } else {
-        Err(format!(
+        Some(format!(
             "'{v}' is not an Elo rating: a whole number from 1 to {MAX_ELO}, such as 2215 (leave the key out for an unrated player)"
         ))
     }
 }
 
-/// A title of `TITLES`, in either case.
-fn check_title(v: &str) -> Result<(), String> {
+/// What is wrong with a title, if anything: it is one of `TITLES`, in either
+/// case.
+fn title_mistake(v: &str) -> Option<String> {
     if TITLES.contains(&v.to_ascii_uppercase().as_str()) {
-        Ok(())
+        None
     } else {
-        Err(format!(
+        Some(format!(
             "'{v}' is not a title: one of {} (leave the key out for none)",
             TITLES.join(" ")
         ))
     }
 }
 
-/// A FIDE id: its digits only.
-fn check_fide_id(v: &str) -> Result<(), String> {
+/// What is wrong with a FIDE id, if anything: it is its digits only.
+fn fide_id_mistake(v: &str) -> Option<String> {
     if !v.is_empty() && v.len() <= FIDE_ID_DIGITS && v.chars().all(|c| c.is_ascii_digit()) {
-        Ok(())
+        None
     } else {
-        Err(format!(
+        Some(format!(
             "'{v}' is not a FIDE id: its digits only (at most {FIDE_ID_DIGITS}), such as 1503014"
         ))
     }
 }
 
-/// PGN's TimeControl (its standard, section 9.6.1): `?`, `-`, or periods joined
+/// What is wrong with a TimeControl, if anything. PGN's (its standard, section 9.6.1): `?`, `-`, or periods joined
 /// by `:`, each `SECONDS`, `SECONDS+INCREMENT`, `MOVES/SECONDS` (with an
 /// increment too, as Lichess broadcasts take it) or `*SECONDS` (a sandclock).
-fn check_time_control(v: &str) -> Result<(), String> {
+fn time_control_mistake(v: &str) -> Option<String> {
     let digits = |s: &str| !s.is_empty() && s.len() <= 6 && s.chars().all(|c| c.is_ascii_digit());
     let period = |p: &str| {
         if let Some(s) = p.strip_prefix('*') {
@@ -689,9 +714,9 @@ fn check_time_control(v: &str) -> Result<(), String> {
         }
     };
     if v == "?" || v == "-" || (!v.is_empty() && v.split(':').all(period)) {
-        Ok(())
+        None
     } else {
-        Err(format!(
+        Some(format!(
             "'{v}' is not a PGN TimeControl: seconds, +increment, MOVES/ before a period, periods joined by ':' (such as 5400+30 or 40/5400+30:1800+30)"
         ))
     }
@@ -947,7 +972,7 @@ input = "camera:0"
             "40/7200:3600",
             "40/5400+30:1800+30",
         ] {
-            assert!(check_time_control(tc).is_ok(), "{tc}");
+            assert!(time_control_mistake(tc).is_ok(), "{tc}");
         }
         let event =
             "[event]\nname = \"x\"\ntime-control = \"1h\"\n[[board]]\nnumber = 1\ninput = \"a\"\n";

@@ -14,14 +14,14 @@ use tokio::sync::broadcast;
 use super::diagram::Diagram;
 use super::error::{said, RecordError};
 use super::file::{BoardSpec, EventInfo};
-use crate::capture::FrameSlot;
+use super::FrameSlot;
 use crate::game::{GameKind, GameSetup, GameVisitor};
 use crate::record::utc_now;
 use crate::record::EditError;
 use crate::record::{parse_pgn, PgnRecord};
-use crate::record::{set_result_in, Resume, Resumed};
 use crate::record::{write_atomic, write_atomic_unsynced};
 use crate::record::{GameRecord, Tags};
+use crate::record::{Resume, Resumed};
 use crate::rules::Rules;
 
 /// Where a board's recording stands.
@@ -237,7 +237,7 @@ pub struct Board {
     /// The tags of its record.
     pub tags: Tags,
     /// The latest camera frame, kept now and then by the recorder's source.
-    pub frame: FrameSlot,
+    pub(crate) frame: FrameSlot,
     state: Mutex<BoardState>,
     control: Mutex<Control>,
     /// Held while an arbiter's action is carried out: one at a time per board.
@@ -412,7 +412,7 @@ impl Board {
         if text.is_empty() {
             return Ok(None);
         }
-        let mut games = crate::record::split_games(text);
+        let mut games = R::split_games(text);
         let last = games.pop().unwrap_or_default();
         R::read_record(&last, like)
             .map(|r| Some((games, r)))
@@ -604,7 +604,7 @@ fn tagged_pgn(board: &Board, text: &str, audience: Audience) -> String {
 /// this for every message).
 fn tagged_pgns(board: &Board, text: &str) -> [String; 2] {
     // Every game of the board's file (a second one follows an illegal move).
-    let games = crate::record::split_games(text);
+    let games = <crate::rules::chess::Chess as crate::record::Recordable>::split_games(text);
     let games = if games.is_empty() {
         vec![String::new()]
     } else {
@@ -791,7 +791,7 @@ fn set_board_result<R: Resume>(
         path: board.path.clone(),
         source,
     })?;
-    match set_result_in(&text, like, token, note) {
+    match Resume::set_result_in(&text, like, token, note) {
         Ok(Some(text)) => write_record(board, &text),
         Ok(None) => Ok(()),
         Err(why) => Err(RecordError::Result {

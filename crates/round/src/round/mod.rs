@@ -11,8 +11,10 @@ mod file;
 mod goban;
 mod live;
 mod place;
+mod rewind;
 mod sink;
 mod supervise;
+mod tap;
 
 pub use diagram::Diagram;
 // The game's kind, as the round file names it (`game = "chess"`).
@@ -32,6 +34,7 @@ pub(crate) use sink::record_board;
 pub(crate) use sink::BoardEnd;
 pub use supervise::BoardReport;
 pub(crate) use supervise::{run_round, BoardRunner};
+pub(crate) use tap::{FrameSlot, Tapped};
 
 /// A chess record of `ucis` from the start, as a recorder writes it (tests).
 #[cfg(test)]

@@ -378,7 +378,7 @@ pub(crate) fn record_board<R: Resume>(
     let mut taken_back: Option<String> = None;
     // A recording stopped for an edit starts again from the board as it stands:
     // the last still moments are read again (a video may have no frame left).
-    let mut source = crate::capture::Rewind::new(source, job.track.quiet_s + 1.0);
+    let mut source = super::rewind::Rewind::new(source, job.track.quiet_s + 1.0);
     loop {
         // From here on the arbiter's actions wait for the recorder, so that none is
         // made on disk between reading the record and writing it again.

@@ -7,7 +7,7 @@ use opencv::prelude::*;
 use super::{CaptureError, Frame, FrameSource};
 
 /// A source whose frames are cut to `rect` (in the inner source's pixels).
-pub struct Cropped {
+pub(crate) struct Cropped {
     inner: Box<dyn FrameSource>,
     rect: Rect,
 }
@@ -16,14 +16,9 @@ impl Cropped {
     /// `inner`'s frames cut to `rect`, which is kept within each frame. The inner
     /// source is asked to cut them itself (a shared input then copies the region
     /// alone for each board).
-    pub fn new(mut inner: Box<dyn FrameSource>, rect: Rect) -> Cropped {
+    pub(crate) fn new(mut inner: Box<dyn FrameSource>, rect: Rect) -> Cropped {
         inner.cut_to(rect);
         Cropped { inner, rect }
-    }
-
-    /// The region, in the inner source's pixels.
-    pub fn rect(&self) -> Rect {
-        self.rect
     }
 }
 

@@ -53,14 +53,13 @@ mod convert;
 mod crop;
 mod folder;
 mod jpeg_end;
+mod memo;
 #[cfg(any(test, feature = "testing"))]
 mod memory;
 mod natural;
 mod orient;
 mod paced;
 mod prepend;
-mod rewind;
-mod shared;
 mod undistort;
 mod video;
 
@@ -79,19 +78,16 @@ pub(crate) const MAX_PIXELS: u64 = 150_000_000;
 
 pub(crate) use checked::Checked;
 pub use convert::rgb_to_bgr_mat;
-pub use crop::{crop, Cropped};
+pub use crop::crop;
+pub(crate) use crop::Cropped;
 pub use folder::photo_files;
 pub(crate) use folder::FolderSource;
+pub use memo::SharedMemo;
 #[cfg(any(test, feature = "testing"))]
 pub use memory::MemorySource;
 pub(crate) use natural::natural_cmp;
-pub use paced::FrameSlot;
 pub use paced::Paced;
-pub use paced::Tapped;
-pub use paced::TappedFrame;
 pub(crate) use prepend::Prepended;
-pub use rewind::Rewind;
-pub use shared::{SharedInput, SharedMemo};
 pub(crate) use undistort::UndistortedSource;
 pub use video::VideoSource;
 

@@ -2,20 +2,7 @@
 
 use std::str::FromStr;
 
-/// Corners refused: text that does not read as four points, or four points that
-/// are not a board's outline.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("bad corners '{corners}': {why}")]
-#[non_exhaustive]
-pub struct CornersError {
-    /// The corners as given (or as written, for points given as numbers).
-    pub(crate) corners: String,
-    /// Where in the text the problem starts (1 for the first character); None
-    /// when the fault is the shape, not a place in the text.
-    pub(crate) column: Option<usize>,
-    /// What is wrong.
-    pub(crate) why: String,
-}
+use super::SpecError;
 
 /// Corners TL, TR, BR, BL in image pixels: the outer corners of the cell grid, or
 /// for a points grid the four outermost line crossings. Validated on construction:
@@ -33,10 +20,11 @@ pub(crate) const MAX_COORD_PX: f64 = 100_000.0;
 impl Corners {
     /// Corners TL, TR, BR, BL in image pixels, refused unless they are finite, within
     /// reach of the image, apart, and a convex quadrilateral taken clockwise.
-    pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, CornersError> {
+    pub fn new(pts: [(f64, f64); 4]) -> Result<Corners, SpecError> {
         let text = format_points(&pts);
-        let bad = |why: String| CornersError {
-            corners: text.clone(),
+        let bad = |why: String| SpecError {
+            what: "corners",
+            text: text.clone(),
             column: None,
             why,
         };
@@ -140,19 +128,28 @@ fn format_points(p: &[(f64, f64); 4]) -> String {
         .join(" ")
 }
 
+/// `x,y x,y x,y x,y` (TL TR BR BL), as `--corners` takes them; a precision
+/// (`{:.1}`) rounds every coordinate to it, as messages give corners.
 impl std::fmt::Display for Corners {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&format_points(&self.0))
+        match f.precision() {
+            Some(p) => {
+                let texts = self.0.map(|(x, y)| format!("{x:.p$},{y:.p$}"));
+                f.write_str(&texts.join(" "))
+            }
+            None => f.write_str(&format_points(&self.0)),
+        }
     }
 }
 
 impl FromStr for Corners {
-    type Err = CornersError;
+    type Err = SpecError;
 
     /// Parses `"x,y x,y x,y x,y"` (TL TR BR BL); semicolons may separate points too.
-    fn from_str(s: &str) -> Result<Corners, CornersError> {
-        let bad_at = |part: Option<&str>, why: &str| CornersError {
-            corners: s.to_string(),
+    fn from_str(s: &str) -> Result<Corners, SpecError> {
+        let bad_at = |part: Option<&str>, why: &str| SpecError {
+            what: "corners",
+            text: s.to_string(),
             column: part.map(|p| super::offset_in(s, p).map_or(1, |o| super::column_at(s, o))),
             why: why.to_string(),
         };
@@ -179,8 +176,8 @@ impl FromStr for Corners {
             };
             out[i] = (num(x)?, num(y)?);
         }
-        Corners::new(out).map_err(|e| CornersError {
-            corners: s.to_string(),
+        Corners::new(out).map_err(|e| SpecError {
+            text: s.to_string(),
             ..e
         })
     }
@@ -195,6 +192,11 @@ mod tests {
         let c: Corners = "100,50 500,80 520,400 60,380".parse().unwrap();
         assert_eq!(c.points()[2], (520.0, 400.0));
         assert_eq!(c.rotated(1).points()[0], (500.0, 80.0));
+        assert_eq!(c.to_string(), "100,50 500,80 520,400 60,380");
+        assert_eq!(
+            format!("{c:.1}"),
+            "100.0,50.0 500.0,80.0 520.0,400.0 60.0,380.0"
+        );
     }
 
     #[test]

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::SpecError;
+
 /// Smallest and largest number of cells along one side (for `:points`, of lines minus one).
 pub(crate) const MIN_CELLS: u32 = 2;
 /// The most cells a side a grid may have.
@@ -100,30 +102,20 @@ impl fmt::Display for GridSpec {
     }
 }
 
-/// A grid spec (`8x8`, `19x19:points`) refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad grid '{spec}': {why}")]
-#[non_exhaustive]
-pub struct GridSpecError {
-    /// The spec as given.
-    pub(crate) spec: String,
-    /// Where in it the problem starts: 1 for the first character.
-    pub(crate) column: usize,
-    /// What is wrong.
-    pub(crate) why: String,
-}
-
 impl FromStr for GridSpec {
-    type Err = GridSpecError;
+    type Err = SpecError;
 
-    fn from_str(s: &str) -> Result<GridSpec, GridSpecError> {
+    fn from_str(s: &str) -> Result<GridSpec, SpecError> {
         let lead = s.len() - s.trim_start().len();
         let lower = s.trim().to_ascii_lowercase();
         // `lower` has the byte offsets of `s` less `lead` (ASCII case changes keep
         // lengths), so a slice of it names its column in `s`.
-        let bad_at = |part: &str, why: &str| GridSpecError {
-            spec: s.to_string(),
-            column: super::offset_in(&lower, part).map_or(1, |o| super::column_at(s, o + lead)),
+        let bad_at = |part: &str, why: &str| SpecError {
+            what: "grid",
+            text: s.to_string(),
+            column: Some(
+                super::offset_in(&lower, part).map_or(1, |o| super::column_at(s, o + lead)),
+            ),
             why: why.to_string(),
         };
         let bad = |why: &str| bad_at(&lower, why);
@@ -186,8 +178,8 @@ mod tests {
             assert!(err.contains(&format!("'{bad}'")), "{err}");
         }
         let err = " 8x8:dots".parse::<GridSpec>().unwrap_err();
-        assert_eq!(err.column, 6);
-        assert_eq!("8xa".parse::<GridSpec>().unwrap_err().column, 3);
+        assert_eq!(err.column, Some(6));
+        assert_eq!("8xa".parse::<GridSpec>().unwrap_err().column, Some(3));
     }
 
     #[test]

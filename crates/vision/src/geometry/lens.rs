@@ -7,7 +7,7 @@
 //! r^2 = x^2 + y^2, then to pixels through fx, fy, cx, cy. Pixel (0, 0) is the centre of
 //! the top-left pixel, as in OpenCV.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use opencv::core::{self, Mat, Point2f, Point3f, Size, TermCriteria, Vector};
@@ -401,20 +401,76 @@ pub fn find_checkerboard(
 pub struct Calibration {
     /// The camera profile measured.
     pub profile: CameraProfile,
-    /// RMS reprojection error of each view, in pixels, in the order given.
+    /// The photos the pattern was found in, in the order given.
+    pub views: Vec<PathBuf>,
+    /// RMS reprojection error of each of those views, in pixels.
     pub view_rms_px: Vec<f64>,
 }
 
-/// OpenCV's `calibrateCamera` on the inner corners found in each view of one camera.
-/// k3 is held at 0 unless `fit_k3` (it only helps very wide lenses, and otherwise trades
-/// off against k2).
+/// Fewest photos with the pattern found that a calibration is made from.
+const MIN_VIEWS: usize = 5;
+
+/// A camera measured from `photos` of a printed checkerboard of `pattern`'s inner
+/// corners and `square_mm` squares: each photo read (all of one size: one camera
+/// mode) and the pattern looked for in it, `seen` told of each with the corners
+/// found (for the caller to say and draw), then OpenCV's `calibrateCamera` on the
+/// photos it was found in, at least five. k3 is held at 0 unless `fit_k3` (it
+/// only helps very wide lenses, and otherwise trades off against k2).
 pub fn calibrate(
+    photos: &[PathBuf],
+    pattern: CheckerPattern,
+    square_mm: f64,
+    fit_k3: bool,
+    seen: &mut dyn FnMut(&Path, &Mat, Option<&Vector<Point2f>>),
+) -> Result<Calibration, GeometryError> {
+    let mut views = Vec::new();
+    let mut size: Option<(u32, u32, &Path)> = None;
+    for path in photos {
+        let img = crate::capture::read_image(path)?;
+        let this = (img.cols() as u32, img.rows() as u32);
+        match size {
+            None => size = Some((this.0, this.1, path)),
+            Some((w, h, first)) if (w, h) != this => {
+                return Err(GeometryError::PhotoSizes {
+                    photo: path.clone(),
+                    size: this,
+                    first: first.to_path_buf(),
+                    first_size: (w, h),
+                })
+            }
+            Some(_) => {}
+        }
+        let found = find_checkerboard(&img, pattern)?;
+        seen(path, &img, found.as_ref());
+        views.extend(found.map(|c| (path.clone(), c)));
+    }
+    if views.len() < MIN_VIEWS {
+        return Err(GeometryError::TooFewViews {
+            pattern: pattern.to_string(),
+            found: views.len(),
+            photos: photos.len(),
+            need: MIN_VIEWS,
+        });
+    }
+    let (w, h, _) = size.unwrap_or((0, 0, Path::new("")));
+    let (paths, corners): (Vec<PathBuf>, Vec<_>) = views.into_iter().unzip();
+    let (profile, view_rms_px) = calibrate_views(&corners, (w, h), pattern, square_mm, fit_k3)?;
+    Ok(Calibration {
+        profile,
+        views: paths,
+        view_rms_px,
+    })
+}
+
+/// OpenCV's `calibrateCamera` on the inner corners found in each view of one
+/// camera: the profile, and each view's RMS reprojection error in pixels.
+fn calibrate_views(
     views: &[Vector<Point2f>],
     image_size: (u32, u32),
     pattern: CheckerPattern,
     square_mm: f64,
     fit_k3: bool,
-) -> Result<Calibration, GeometryError> {
+) -> Result<(CameraProfile, Vec<f64>), GeometryError> {
     let object = pattern.object_points(square_mm);
     let objects: Vector<Vector<Point3f>> = views.iter().map(|_| object.clone()).collect();
     let images: Vector<Vector<Point2f>> = views.iter().cloned().collect();
@@ -482,10 +538,7 @@ pub fn calibrate(
         date: None,
         note: None,
     };
-    Ok(Calibration {
-        profile,
-        view_rms_px,
-    })
+    Ok((profile, view_rms_px))
 }
 
 #[cfg(test)]

@@ -17,9 +17,7 @@ mod testcard;
 mod viewpoint;
 
 pub use corners::Corners;
-pub use corners::CornersError;
 pub use grid::GridSpec;
-pub use grid::GridSpecError;
 pub(crate) use homography::Homography;
 pub use lens::calibrate;
 pub use lens::find_checkerboard;
@@ -40,16 +38,32 @@ pub(crate) use rectify::RectifyPlan;
 pub use testcard::perspective_test_card;
 pub(crate) use viewpoint::Viewpoint;
 
+/// A grid spec (`8x8`, `19x19:points`) or a board's corners refused: text that
+/// does not read, or four points that are not a board's outline. One type for
+/// both, as they are given together (flags, profiles, round files) and reported
+/// alike.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("bad {what} '{text}': {why}")]
+#[non_exhaustive]
+pub struct SpecError {
+    /// What was refused: `grid` or `corners`.
+    pub(crate) what: &'static str,
+    /// The text as given (or as written, for corners given as numbers).
+    pub(crate) text: String,
+    /// Where in the text the problem starts (1 for the first character); None
+    /// when the fault is the shape, not a place in the text.
+    pub(crate) column: Option<usize>,
+    /// What is wrong.
+    pub(crate) why: String,
+}
+
 /// What can go wrong with geometry input.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GeometryError {
-    /// A `--grid` that does not read.
+    /// A `--grid` or `--corners` that do not read, or corners that are not a board.
     #[error(transparent)]
-    BadGrid(#[from] GridSpecError),
-    /// `--corners` that do not read, or are not a board.
-    #[error(transparent)]
-    BadCorners(#[from] CornersError),
+    BadSpec(#[from] SpecError),
     /// A board profile that does not read.
     #[error("bad board profile '{path}': {why}")]
     BadProfile {
@@ -85,6 +99,33 @@ pub enum GeometryError {
     /// An image without pixels.
     #[error("the image is empty")]
     EmptyImage,
+    /// A photo to calibrate from that cannot be read.
+    #[error(transparent)]
+    Photo(#[from] crate::capture::CaptureError),
+    /// Photos to calibrate from of two sizes: two camera modes.
+    #[error("the photos must all be one size, from one camera mode: '{}' is {}x{} but '{}' is {}x{}", photo.display(), size.0, size.1, first.display(), first_size.0, first_size.1)]
+    PhotoSizes {
+        /// The photo of another size.
+        photo: std::path::PathBuf,
+        /// Its size.
+        size: (u32, u32),
+        /// The first photo.
+        first: std::path::PathBuf,
+        /// Its size.
+        first_size: (u32, u32),
+    },
+    /// The checkerboard found in too few photos to calibrate from.
+    #[error("the {pattern} checkerboard was found in {found} of {photos} photos; at least {need} are needed (check --pattern counts inner corners: a board of 10x7 squares is 9x6; the whole board must be in the photo)")]
+    TooFewViews {
+        /// The pattern, as `--pattern` gives it.
+        pattern: String,
+        /// Photos it was found in.
+        found: usize,
+        /// Photos looked at.
+        photos: usize,
+        /// Photos it must be found in.
+        need: usize,
+    },
     /// OpenCV failed.
     #[error("OpenCV: {0}")]
     OpenCv(String),

@@ -65,7 +65,7 @@ const MARGIN_CELLS: f64 = 1.0;
 const LOCAL_MARGIN_CELLS: f64 = 2.5;
 
 /// No frame is searched for more boards than this.
-pub const MAX_BOARDS: usize = 64;
+pub(crate) const MAX_BOARDS: usize = 64;
 
 /// Finds every board in a BGR or grey image, each one of `grids` (any number of
 /// each), ordered in rows from the top, each row from the left: boards whose

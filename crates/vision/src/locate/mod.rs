@@ -28,7 +28,7 @@ pub use across::apart_cells;
 pub(crate) use across::Across;
 pub(crate) use across::Look;
 pub(crate) use across::Sampling;
-pub use all::{locate_all, Board, MAX_BOARDS};
+pub use all::{locate_all, Board};
 pub(crate) use order::canonical;
 pub use order::{allowed_turns, turned_like};
 

@@ -127,22 +127,13 @@ pub enum OutsideError {
     },
 }
 
-/// Corners as `--corners` takes them.
-pub fn corners_text(c: &Corners) -> String {
-    c.points()
-        .iter()
-        .map(|(x, y)| format!("{x:.1},{y:.1}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Refuses corners that put the whole board outside the image (a typo, corners
 /// of another photo's size): no site of the grid would be seen.
 pub fn check_in_image(pose: &BoardPose, image: &Mat, what: &str) -> Result<(), OutsideError> {
     let (w, h) = (image.cols().max(0) as u32, image.rows().max(0) as u32);
     if pose.sites_in_image(w, h) == 0 {
         return Err(OutsideError::Board {
-            corners: corners_text(&pose.corners()),
+            corners: format!("{:.1}", pose.corners()),
             what: what.to_string(),
             w,
             h,
@@ -165,7 +156,7 @@ pub(crate) fn check_grid_in_frame(
     let outside = total - pose.sites_in_image(w, h).min(total);
     if outside > 0 {
         return Err(OutsideError::Squares {
-            corners: corners_text(&pose.corners()),
+            corners: format!("{:.1}", pose.corners()),
             outside,
             total,
             what: what.to_string(),

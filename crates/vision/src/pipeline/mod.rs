@@ -27,11 +27,9 @@ use crate::track::TrackConfig;
 pub use crate::record::Before;
 pub use error::PipelineError;
 pub use event::{Command, Event, EventSink, SiteColour};
-pub use find::{
-    check_in_image, corners_text, find_board, frame_text, FindError, Found, OutsideError, Placement,
-};
+pub use find::{check_in_image, find_board, frame_text, FindError, Found, OutsideError, Placement};
 pub use free::{record_free, FreeSummary};
-pub use pick::{pick, region, Shifted, REGION_CELLS};
+pub use pick::{pick, region};
 pub use plan::{
     previous_record, still_policy, ExistingError, Given, Located, Outcome, PlanError, Problem,
     RecordError, RecordPlan, Recorded, Recorder, RecorderError,

@@ -21,7 +21,7 @@ use crate::geometry::{Corners, GridSpec};
 /// past it, which tell `locate` a run off by a line (as `locate_all` places each
 /// board again: with 1.5 cells, a rendered four-board table's board was placed a
 /// row off in its region and recorded nothing, seed 11).
-pub const REGION_CELLS: f64 = 2.5;
+pub(crate) const REGION_CELLS: f64 = 2.5;
 
 /// Seconds between the frames looked at for the boards of a view.
 const PICK_STEP_S: f64 = 0.5;
@@ -198,7 +198,7 @@ pub fn region(corners: &Corners, grid: GridSpec, w: u32, h: u32) -> Rect {
 
 /// Events of a board seen through its region, passed on with their corners in
 /// the input's pixels.
-pub struct Shifted<'a> {
+pub(crate) struct Shifted<'a> {
     inner: &'a mut dyn EventSink,
     dx: f64,
     dy: f64,
@@ -206,7 +206,7 @@ pub struct Shifted<'a> {
 
 impl<'a> Shifted<'a> {
     /// Events of a board seen through `region` of the frames, to `inner`.
-    pub fn new(inner: &'a mut dyn EventSink, region: Rect) -> Shifted<'a> {
+    pub(crate) fn new(inner: &'a mut dyn EventSink, region: Rect) -> Shifted<'a> {
         Shifted {
             inner,
             dx: region.x as f64,

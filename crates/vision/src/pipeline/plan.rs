@@ -20,7 +20,7 @@ use crate::classify::Classifier;
 use crate::game::{GameSetup, GameVisitor};
 use crate::infer::{InferConfig, WhiteSide};
 use crate::record::write_atomic;
-use crate::record::{before_in, set_result_in, Resume};
+use crate::record::Resume;
 use crate::record::{GameRecord, RecordFile, Tags};
 use crate::rules::Rules;
 use crate::track::TrackConfig;
@@ -276,7 +276,7 @@ pub enum Given {
     /// The record held it already.
     Stands(String),
     /// Refused: the rules ended the game with another result.
-    Refused(String),
+    Refused(crate::record::EditError),
 }
 
 /// Why a record, written as it is, is not complete.
@@ -546,7 +546,7 @@ fn resume<R: Resume>(
                 .map_or(result, |o| o.result_token().to_string()),
         });
     }
-    let before = before_in(text, game);
+    let before = Resume::before_in(text, game);
     Ok((resumed, record, before))
 }
 
@@ -561,7 +561,7 @@ fn give_result<R: Resume>(out: &Path, like: &R, token: Option<&str>) -> Result<G
         source,
     })?;
     let note = format!("result {token} given at the end of the recording (--result)");
-    match set_result_in(&text, like, token, &note) {
+    match Resume::set_result_in(&text, like, token, &note) {
         Ok(Some(text)) => {
             write_atomic(out, &text).map_err(|source| RecordError::Write {
                 path: out.to_path_buf(),

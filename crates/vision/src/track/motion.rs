@@ -73,7 +73,7 @@ pub struct TrackConfig {
 
 impl TrackConfig {
     /// This configuration with `quiet_s` seconds without motion before a still view.
-    pub fn with_quiet_s(mut self, quiet_s: f64) -> TrackConfig {
+    pub(crate) fn with_quiet_s(mut self, quiet_s: f64) -> TrackConfig {
         self.quiet_s = quiet_s;
         self
     }

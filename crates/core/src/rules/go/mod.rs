@@ -41,7 +41,7 @@ use board::{stone_of, Board, Groups, BLACK, EMPTY, MAX_SIZE};
 
 pub(crate) use coords::{handicap_points, parse_point, point_name};
 pub(crate) use options::SIZES;
-pub use options::{GoOptions, Komi, KomiError};
+pub use options::{GoOptions, Komi};
 
 /// A Go move: a stone on a point, or a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -70,6 +70,9 @@ pub enum GoOptionsError {
     /// A handicap given besides a set-up position, whose stones are the handicap.
     #[error("a handicap besides a set-up position: the position's stones are the handicap; leave the handicap out")]
     HandicapAndPosition,
+    /// A komi text refused: not a number with at most two decimals, or too large.
+    #[error("komi '{0}' is not a number of points such as 6.5, 7 or 0.5")]
+    Komi(String),
     /// A set-up position of another size than the board's.
     #[error(
         "a position of {position}x{position} on a {size}x{size} board: give the grid of its size"

@@ -1,6 +1,7 @@
 //! What a Go game is played with besides the stones: the board size, the
 //! handicap, the komi and the ko rule.
 
+use super::GoOptionsError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -85,16 +86,11 @@ impl fmt::Display for Komi {
     }
 }
 
-/// A komi text refused: not a number with at most two decimals, or too large.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("komi '{0}' is not a number of points such as 6.5, 7 or 0.5")]
-pub struct KomiError(pub(crate) String);
-
 impl FromStr for Komi {
-    type Err = KomiError;
+    type Err = GoOptionsError;
 
-    fn from_str(s: &str) -> Result<Komi, KomiError> {
-        let bad = || KomiError(s.to_string());
+    fn from_str(s: &str) -> Result<Komi, GoOptionsError> {
+        let bad = || GoOptionsError::Komi(s.to_string());
         let t = s.trim();
         let (negative, digits) = match t.strip_prefix('-') {
             Some(rest) => (true, rest),

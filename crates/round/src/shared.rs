@@ -7,17 +7,19 @@
 //! frames behind (the input is never read further ahead than memory allows);
 //! a reader that has not come for its frames within `PENDING_S` of the start,
 //! or that is dropped, holds nobody back.
+//!
+//! Only a round's boards share an input so (round files' `region = N`), hence
+//! here, beside the runner that starts one per shared input.
 
-use std::any::Any;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use opencv::core::Rect;
 use opencv::prelude::*;
 
-use super::{crop, CaptureError, Frame, FrameSource};
+use crate::capture::{crop, CaptureError, Frame, FrameSource, SharedMemo};
 
 /// Frames a reader may lag behind the one furthest ahead.
 const MAX_AHEAD: usize = 32;
@@ -66,9 +68,16 @@ impl Slot {
     }
 }
 
+/// How opening the input went.
+enum Opening {
+    Opened(Info),
+    /// Why it did not open, as every reader is told.
+    Failed(String),
+}
+
 struct State {
-    /// The input's description once opened; its error when it did not open.
-    info: Option<Result<Info, String>>,
+    /// The input's description once opened, or why it did not open.
+    info: Option<Opening>,
     slots: Vec<Slot>,
     started: Instant,
     /// The input has no more frames.
@@ -82,31 +91,6 @@ struct Hub {
     memo: Arc<SharedMemo>,
 }
 
-/// Work the readers of one input would each do alike on its frames (finding
-/// the boards of the view in its first frames), done by the first to ask and
-/// kept for the others, who wait for it rather than do it again.
-#[derive(Default)]
-pub struct SharedMemo {
-    entries: Mutex<HashMap<String, Arc<OnceLock<Arc<dyn Any + Send + Sync>>>>>,
-}
-
-impl SharedMemo {
-    /// The value kept under `key`, made with `make` by the first caller; `None`
-    /// where a value of another type was kept under it.
-    pub fn get_or_make<V, F>(&self, key: &str, make: F) -> Option<Arc<V>>
-    where
-        V: Any + Send + Sync,
-        F: FnOnce() -> V,
-    {
-        let cell = {
-            let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-            entries.entry(key.to_string()).or_default().clone()
-        };
-        let value = cell.get_or_init(|| Arc::new(make()));
-        value.clone().downcast::<V>().ok()
-    }
-}
-
 impl Hub {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A reader that panicked holding the lock leaves the queues whole.
@@ -115,14 +99,14 @@ impl Hub {
 }
 
 /// An input read once for `readers` readers; see [`SharedInput::reader`].
-pub struct SharedInput {
+pub(crate) struct SharedInput {
     hub: Arc<Hub>,
 }
 
 impl SharedInput {
     /// Opens the input with `open` on a thread of its own and reads it for
     /// `readers` readers, numbered from 0.
-    pub fn start<F>(readers: usize, open: F) -> SharedInput
+    pub(crate) fn start<F>(readers: usize, open: F) -> SharedInput
     where
         F: FnOnce() -> Result<Box<dyn FrameSource>, CaptureError> + Send + 'static,
     {
@@ -147,12 +131,12 @@ impl SharedInput {
     /// Reader `n`'s frames, from where it left off (or, come back after it
     /// was dropped, from the input's next frame); the input's error when it
     /// did not open.
-    pub fn reader(&self, n: usize) -> Result<Box<dyn FrameSource>, CaptureError> {
+    pub(crate) fn reader(&self, n: usize) -> Result<Box<dyn FrameSource>, CaptureError> {
         let mut s = self.hub.lock();
         let info = loop {
             match &s.info {
-                Some(Ok(info)) => break info.clone(),
-                Some(Err(why)) => return Err(CaptureError::Shared(why.clone())),
+                Some(Opening::Opened(info)) => break info.clone(),
+                Some(Opening::Failed(why)) => return Err(CaptureError::Shared(why.clone())),
                 None => {
                     s = self
                         .hub
@@ -190,12 +174,12 @@ where
     let mut source = match open() {
         Ok(s) => s,
         Err(e) => {
-            hub.lock().info = Some(Err(e.to_string()));
+            hub.lock().info = Some(Opening::Failed(e.to_string()));
             hub.changed.notify_all();
             return;
         }
     };
-    hub.lock().info = Some(Ok(Info {
+    hub.lock().info = Some(Opening::Opened(Info {
         name: source.name().to_string(),
         offline: source.is_offline(),
         len_hint: source.len_hint(),

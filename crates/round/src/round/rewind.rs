@@ -1,16 +1,17 @@
 //! A frame source that can show its last moments again: a recording stopped for an
 //! arbiter's edit (a take-back) starts anew and must read the board as it stands,
-//! even where the input has no frame left to give (a video that ended).
+//! even where the input has no frame left to give (a video that ended). Only a
+//! round's board runner stops and restarts a recording so, hence here.
 
 use std::collections::VecDeque;
 
 use opencv::core::MatTraitConst;
 
-use super::{CaptureError, Frame, FrameSource};
+use crate::capture::{CaptureError, Frame, FrameSource};
 
 /// A source that keeps its latest frames to show them again: a recording restarted
 /// after an arbiter's edit reads the board as it stands.
-pub struct Rewind<'a> {
+pub(crate) struct Rewind<'a> {
     inner: &'a mut dyn FrameSource,
     /// The latest frames, covering at least `keep_s` seconds (and two frames).
     kept: VecDeque<Frame>,
@@ -24,7 +25,7 @@ const MOST_KEPT: usize = 48;
 
 impl<'a> Rewind<'a> {
     /// Keeps the frames of the last `keep_s` seconds of `inner`.
-    pub fn new(inner: &'a mut dyn FrameSource, keep_s: f64) -> Rewind<'a> {
+    pub(crate) fn new(inner: &'a mut dyn FrameSource, keep_s: f64) -> Rewind<'a> {
         Rewind {
             inner,
             kept: VecDeque::new(),
@@ -34,7 +35,7 @@ impl<'a> Rewind<'a> {
     }
 
     /// The frames kept are given again, in order, before any new one.
-    pub fn rewind(&mut self) {
+    pub(crate) fn rewind(&mut self) {
         let mut again: VecDeque<Frame> = self.kept.iter().filter_map(copy).collect();
         again.append(&mut self.again);
         self.again = again;
@@ -80,7 +81,36 @@ impl Iterator for Rewind<'_> {
     }
 }
 
-frame_source_of_inner!(cut FrameSource for Rewind<'_>);
+/// The inner source's, as it is.
+impl FrameSource for Rewind<'_> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn is_offline(&self) -> bool {
+        self.inner.is_offline()
+    }
+    fn len_hint(&self) -> Option<usize> {
+        self.inner.len_hint()
+    }
+    fn fps(&self) -> f64 {
+        self.inner.fps()
+    }
+    fn take_warnings(&mut self) -> Vec<String> {
+        self.inner.take_warnings()
+    }
+    fn end_reason(&self) -> Option<String> {
+        self.inner.end_reason()
+    }
+    fn photos(&self) -> Option<&[std::path::PathBuf]> {
+        self.inner.photos()
+    }
+    fn memo(&self) -> Option<std::sync::Arc<boardscribe_vision::capture::SharedMemo>> {
+        self.inner.memo()
+    }
+    fn cut_to(&mut self, rect: opencv::core::Rect) -> bool {
+        self.inner.cut_to(rect)
+    }
+}
 
 #[cfg(test)]
 mod tests {
