@@ -19,17 +19,22 @@ fn boards_of(line: &serde_json::Value) -> Vec<(GridSpec, Corners)> {
         .map(|(i, b)| {
             assert_eq!(b["board"].as_u64(), Some(i as u64 + 1), "{line}");
             let grid: GridSpec = b["grid"].as_str().unwrap().parse().unwrap();
-            let c: Vec<(f64, f64)> = b["corners"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| (c[0].as_f64().unwrap(), c[1].as_f64().unwrap()))
-                .collect();
             let conf = b["confidence"].as_f64().unwrap();
             assert!((0.0..=1.0).contains(&conf), "{line}");
-            (grid, Corners::new([c[0], c[1], c[2], c[3]]).unwrap())
+            (grid, corners_of(&b["corners"]))
         })
         .collect()
+}
+
+/// Corners as `--json` and `truth.json` write them: four `[x, y]`.
+fn corners_of(v: &serde_json::Value) -> Corners {
+    let c: Vec<(f64, f64)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c[0].as_f64().unwrap(), c[1].as_f64().unwrap()))
+        .collect();
+    Corners::new([c[0], c[1], c[2], c[3]]).unwrap()
 }
 
 #[test]
@@ -208,13 +213,7 @@ fn rendered_tables_give_their_boards_and_no_clock_or_lattice_across_two() {
             "{boards} boards, seed {seed}: {line}"
         );
         for (f, t) in found.iter().zip(want) {
-            let c: Vec<(f64, f64)> = t["corners"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| (c[0].as_f64().unwrap(), c[1].as_f64().unwrap()))
-                .collect();
-            let truth = Corners::new([c[0], c[1], c[2], c[3]]).unwrap();
+            let truth = corners_of(&t["corners"]);
             let e = corner_error(f.0, &f.1, &truth);
             assert!(
                 e < 0.3,

@@ -428,7 +428,9 @@ mod tests {
         let (text, _) = written(&Chess::new(), 3);
         let like = Chess::new();
         // A bad token is named, whatever the game.
-        let e = Resume::set_result_in(&text, &like, "2-1", "n").unwrap_err();
+        let e = Resume::set_result_in(&text, &like, "2-1", "n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'2-1'") && e.contains("1/2-1/2"), "{e}");
         assert!(
             Resume::set_result_in(&text, &like, "2-0", "n").is_err(),
@@ -458,7 +460,9 @@ mod tests {
         );
         // A mate on the board stands.
         let (mate, _) = mated();
-        let e = Resume::set_result_in(&mate, &like, "1-0", "n").unwrap_err();
+        let e = Resume::set_result_in(&mate, &like, "1-0", "n")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("0-1 (checkmate)") && e.contains("1-0 is not set"),
             "{e}"
@@ -498,7 +502,9 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(Tablut::read_record(&set, &t).unwrap().result, "0-1");
-        let e = Resume::set_result_in(&text, &t, "2-0", "").unwrap_err();
+        let e = Resume::set_result_in(&text, &t, "2-0", "")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'2-0'"), "{e}");
     }
 }

@@ -227,7 +227,9 @@ fn results_take_sgf_forms_and_the_common_ones() {
         assert_eq!(r.record.result_token(), common);
     }
     for bad in ["2-0", "B+x", "W+-1", "B3"] {
-        let e = Resume::set_result_in(&text, &like, bad, "").unwrap_err();
+        let e = Resume::set_result_in(&text, &like, bad, "")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains(&format!("'{bad}'")) && e.contains("B+3.5"),
             "{e}"

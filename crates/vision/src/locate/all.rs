@@ -394,42 +394,7 @@ fn refit(image: &Mat, board: &Board) -> Option<Located> {
     ] {
         wide.push(h.apply((u, v))?);
     }
-    let (w, ht) = (image.cols() as f64, image.rows() as f64);
-    let x0 = wide
-        .iter()
-        .map(|p| p.0)
-        .fold(f64::INFINITY, f64::min)
-        .max(0.0)
-        .floor();
-    let y0 = wide
-        .iter()
-        .map(|p| p.1)
-        .fold(f64::INFINITY, f64::min)
-        .max(0.0)
-        .floor();
-    let x1 = wide
-        .iter()
-        .map(|p| p.0)
-        .fold(f64::NEG_INFINITY, f64::max)
-        .min(w)
-        .ceil();
-    let y1 = wide
-        .iter()
-        .map(|p| p.1)
-        .fold(f64::NEG_INFINITY, f64::max)
-        .min(ht)
-        .ceil();
-    if !(x1 - x0 >= 16.0 && y1 - y0 >= 16.0) {
-        return None;
-    }
-    let rect = Rect::new(x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32);
-    let crop = Mat::roi(image, rect).ok()?.try_clone().ok()?;
-    let again = super::locate(&crop, board.grid).ok()?;
-    let moved = again.corners.points().map(|p| (p.0 + x0, p.1 + y0));
-    let again = Located {
-        corners: Corners::new(moved).ok()?,
-        confidence: again.confidence,
-    };
+    let again = lone_board_in(image, &wide, board.grid)?.located;
     let (centre, _) = centre_height(&again);
     inside(&quad, centre).then_some(again)
 }
