@@ -81,36 +81,7 @@ impl Iterator for Rewind<'_> {
     }
 }
 
-/// The inner source's, as it is.
-impl FrameSource for Rewind<'_> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn is_offline(&self) -> bool {
-        self.inner.is_offline()
-    }
-    fn len_hint(&self) -> Option<usize> {
-        self.inner.len_hint()
-    }
-    fn fps(&self) -> f64 {
-        self.inner.fps()
-    }
-    fn take_warnings(&mut self) -> Vec<String> {
-        self.inner.take_warnings()
-    }
-    fn end_reason(&self) -> Option<String> {
-        self.inner.end_reason()
-    }
-    fn photos(&self) -> Option<&[std::path::PathBuf]> {
-        self.inner.photos()
-    }
-    fn memo(&self) -> Option<std::sync::Arc<boardscribe_vision::capture::SharedMemo>> {
-        self.inner.memo()
-    }
-    fn cut_to(&mut self, rect: opencv::core::Rect) -> bool {
-        self.inner.cut_to(rect)
-    }
-}
+source_of_inner!(cut Rewind<'_>);
 
 #[cfg(test)]
 mod tests {

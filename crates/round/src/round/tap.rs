@@ -68,34 +68,8 @@ impl Iterator for Tapped {
     }
 }
 
-/// The inner source's, as it is.
-impl FrameSource for Tapped {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn is_offline(&self) -> bool {
-        self.inner.is_offline()
-    }
-    fn len_hint(&self) -> Option<usize> {
-        self.inner.len_hint()
-    }
-    fn fps(&self) -> f64 {
-        self.inner.fps()
-    }
-    fn take_warnings(&mut self) -> Vec<String> {
-        self.inner.take_warnings()
-    }
-    fn end_reason(&self) -> Option<String> {
-        self.inner.end_reason()
-    }
-    fn photos(&self) -> Option<&[std::path::PathBuf]> {
-        self.inner.photos()
-    }
-    // Frames are not cut below the tap: the page is shown what the board sees.
-    fn memo(&self) -> Option<std::sync::Arc<boardscribe_vision::capture::SharedMemo>> {
-        self.inner.memo()
-    }
-}
+// Frames are not cut below the tap: the page is shown what the board sees.
+source_of_inner!(Tapped);
 
 #[cfg(test)]
 mod tests {
