@@ -96,6 +96,13 @@ impl Hub {
         // A reader that panicked holding the lock leaves the queues whole.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Waits, the lock let go meanwhile, until the state changes or `WAKE` passes.
+    fn wait<'a>(&self, s: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.changed
+            .wait_timeout(s, WAKE)
+            .map_or_else(|e| e.into_inner().0, |r| r.0)
+    }
 }
 
 /// An input read once for `readers` readers; see [`SharedInput::reader`].
@@ -137,13 +144,7 @@ impl SharedInput {
             match &s.info {
                 Some(Opening::Opened(info)) => break info.clone(),
                 Some(Opening::Failed(why)) => return Err(CaptureError::Shared(why.clone())),
-                None => {
-                    s = self
-                        .hub
-                        .changed
-                        .wait_timeout(s, WAKE)
-                        .map_or_else(|e| e.into_inner().0, |r| r.0)
-                }
+                None => s = self.hub.wait(s),
             }
         };
         if n >= s.slots.len() {
@@ -247,10 +248,7 @@ fn wait_for_room(hub: &Hub) -> bool {
         if !full {
             return true;
         }
-        s = hub
-            .changed
-            .wait_timeout(s, WAKE)
-            .map_or_else(|e| e.into_inner().0, |r| r.0);
+        s = hub.wait(s);
     }
 }
 
@@ -291,13 +289,7 @@ impl Iterator for Reader {
                     self.end_reason = s.end_reason.clone();
                     return None;
                 }
-                None => {
-                    s = self
-                        .hub
-                        .changed
-                        .wait_timeout(s, WAKE)
-                        .map_or_else(|e| e.into_inner().0, |r| r.0)
-                }
+                None => s = self.hub.wait(s),
             }
         }
     }

@@ -335,7 +335,11 @@ fn centre(c: &Corners) -> (f64, f64) {
 
 /// Whether `p` lies inside the quadrilateral `c` (convex, either winding).
 fn quad_contains(c: &Corners, p: (f64, f64)) -> bool {
-    let q = c.points();
+    in_quad(&c.points(), p)
+}
+
+/// Whether `p` lies inside the convex quadrilateral `q` (either winding).
+pub(crate) fn in_quad(q: &[(f64, f64); 4], p: (f64, f64)) -> bool {
     let sides: Vec<f64> = (0..4)
         .map(|i| {
             let (a, b) = (q[i], q[(i + 1) % 4]);

@@ -153,7 +153,12 @@ fn scoresheet(image: &mut RgbImage, boards: &[TableBoard], rng: &mut Rng) {
             let (cx, cy) = centre_of(&q);
             // Clear of the board's grid grown by a sixth (its border and pieces).
             let grown = q.map(|p| (cx + 1.16 * (p.0 - cx), cy + 1.16 * (p.1 - cy)));
-            !sheet.iter().any(|p| in_quad(&grown, *p)) && !grown.iter().any(|p| in_quad(&sheet, *p))
+            !sheet
+                .iter()
+                .any(|p| super::locate_eval::in_quad(&grown, *p))
+                && !grown
+                    .iter()
+                    .any(|p| super::locate_eval::in_quad(&sheet, *p))
         });
         if !(inside_frame && clear) {
             continue;
@@ -189,17 +194,6 @@ fn centre_of(q: &[(f64, f64); 4]) -> (f64, f64) {
         q.iter().map(|p| p.0).sum::<f64>() / 4.0,
         q.iter().map(|p| p.1).sum::<f64>() / 4.0,
     )
-}
-
-/// Whether `p` lies inside the convex quadrilateral `q` (either winding).
-fn in_quad(q: &[(f64, f64); 4], p: (f64, f64)) -> bool {
-    let sides: Vec<f64> = (0..4)
-        .map(|i| {
-            let (a, b) = (q[i], q[(i + 1) % 4]);
-            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
-        })
-        .collect();
-    sides.iter().all(|&s| s > 0.0) || sides.iter().all(|&s| s < 0.0)
 }
 
 /// Whether a board's grid, with half a cell round it (its border, at least),

@@ -544,6 +544,21 @@ mod tests {
     use crate::round::{Action, AlertKind, BoardSpec, EventInfo, GameKind};
     use crate::rules::chess::Chess;
 
+    /// A round of board 1 alone, its records in `dir`.
+    fn one_board_round(dir: &std::path::Path, game: Option<GameKind>) -> Round {
+        let spec = BoardSpec {
+            number: 1,
+            game,
+            input: "b1.mp4".into(),
+            ..BoardSpec::default()
+        };
+        let info = EventInfo {
+            name: "x".into(),
+            ..EventInfo::default()
+        };
+        Round::new(info, "2026.01.01".into(), vec![spec], dir, "t".into()).expect("a round")
+    }
+
     #[test]
     fn a_take_back_stops_the_recorder_edits_the_record_and_the_game_goes_on() {
         let dir = tempfile::tempdir().unwrap();
@@ -552,23 +567,7 @@ mod tests {
             crate::round::pgn_after(&["e2e4", "e7e5"]),
         )
         .unwrap();
-        let spec = BoardSpec {
-            number: 1,
-            input: "b1.mp4".into(),
-            ..BoardSpec::default()
-        };
-        let info = EventInfo {
-            name: "x".into(),
-            ..EventInfo::default()
-        };
-        let round = Round::new(
-            info,
-            "2026.01.01".into(),
-            vec![spec],
-            dir.path(),
-            "t".into(),
-        )
-        .unwrap();
+        let round = one_board_round(dir.path(), None);
         let board = &round.board(1).unwrap();
         // The recorder counts as running: the take-back waits for it, and its
         // answer says what the record ends with once it is made.
@@ -656,24 +655,7 @@ mod tests {
     #[test]
     fn a_move_with_alternatives_raises_an_unsure_alert_naming_them() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let spec = BoardSpec {
-            number: 1,
-            game: Some(GameKind::Chess),
-            input: "b1.mp4".into(),
-            ..BoardSpec::default()
-        };
-        let info = EventInfo {
-            name: "x".into(),
-            ..EventInfo::default()
-        };
-        let round = Round::new(
-            info,
-            "2026.01.01".into(),
-            vec![spec],
-            dir.path(),
-            "t".into(),
-        )
-        .expect("a round");
+        let round = one_board_round(dir.path(), Some(GameKind::Chess));
         let board = &round.board(1).expect("board 1");
         let mut sink = BoardSink::new(&round, board, None);
         // Clear and confident: no alert.

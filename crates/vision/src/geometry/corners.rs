@@ -100,6 +100,18 @@ impl Corners {
         self.0
     }
 
+    /// The quadrilateral's area, in square pixels.
+    pub(crate) fn area(&self) -> f64 {
+        let p = self.0;
+        let twice: f64 = (0..4)
+            .map(|i| {
+                let (a, b) = (p[i], p[(i + 1) % 4]);
+                a.0 * b.1 - b.0 * a.1
+            })
+            .sum();
+        twice.abs() / 2.0
+    }
+
     /// The same board seen with another corner first: `k` quarter turns, so that the
     /// corner that was at index `k` becomes TL. Used when the board turns out to be
     /// rotated relative to the player's view.
@@ -181,6 +193,17 @@ impl FromStr for Corners {
             ..e
         })
     }
+}
+
+/// Whether `p` lies inside the convex quadrilateral `q` (either winding).
+pub(crate) fn quad_contains(q: &[(f64, f64); 4], p: (f64, f64)) -> bool {
+    let sides: Vec<f64> = (0..4)
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+        })
+        .collect();
+    sides.iter().all(|&s| s > 0.0) || sides.iter().all(|&s| s < 0.0)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod rectify_tests;
 mod testcard;
 mod viewpoint;
 
+pub(crate) use corners::quad_contains;
 pub use corners::Corners;
 pub use grid::GridSpec;
 pub(crate) use homography::Homography;

@@ -14,7 +14,7 @@ use opencv::prelude::*;
 use super::order::reading_order;
 use super::segments::{self, Segment, WorkImage};
 use super::{detect, locate_among, Detector, LocateError, Located};
-use crate::geometry::{Corners, GridSpec, Homography};
+use crate::geometry::{quad_contains, Corners, GridSpec, Homography};
 
 /// A board found by `locate_all`: which of the grids asked for, and where.
 #[derive(Clone, Copy, Debug)]
@@ -396,7 +396,7 @@ fn refit(image: &Mat, board: &Board) -> Option<Located> {
     }
     let again = lone_board_in(image, &wide, board.grid)?.located;
     let (centre, _) = centre_height(&again);
-    inside(&quad, centre).then_some(again)
+    quad_contains(&quad, centre).then_some(again)
 }
 
 /// Whether a lattice found shows a board both ways: its cells alternate in dark
@@ -430,14 +430,7 @@ fn looks_like_a_board(work: &WorkImage, board: &Board) -> bool {
 
 /// The square root of a board's area on screen, in pixels.
 fn extent(l: &Located) -> f64 {
-    let p = l.corners.points();
-    let twice: f64 = (0..4)
-        .map(|i| {
-            let (a, b) = (p[i], p[(i + 1) % 4]);
-            a.0 * b.1 - b.0 * a.1
-        })
-        .sum();
-    (twice.abs() / 2.0).sqrt()
+    l.corners.area().sqrt()
 }
 
 fn mid(s: &Segment) -> (f64, f64) {
@@ -473,19 +466,8 @@ fn overlap(found: &Located, quad: &[(f64, f64); 4]) -> bool {
         v.push(centre(q));
         v
     };
-    probes(quad).into_iter().any(|p| inside(&f, p))
-        || probes(&f).into_iter().any(|p| inside(quad, p))
-}
-
-/// Whether `p` lies inside the convex quadrilateral `q` (either winding).
-fn inside(q: &[(f64, f64); 4], p: (f64, f64)) -> bool {
-    let sides: Vec<f64> = (0..4)
-        .map(|i| {
-            let (a, b) = (q[i], q[(i + 1) % 4]);
-            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
-        })
-        .collect();
-    sides.iter().all(|&s| s > 0.0) || sides.iter().all(|&s| s < 0.0)
+    probes(quad).into_iter().any(|p| quad_contains(&f, p))
+        || probes(&f).into_iter().any(|p| quad_contains(quad, p))
 }
 
 /// The part of the working image a found board and its margin cover.

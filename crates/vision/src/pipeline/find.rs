@@ -195,21 +195,12 @@ pub fn find_board(
     };
     let frame_s = 1.0 / source.fps().max(1e-3);
     let mut across = Across::new(grid, sampling);
-    let mut held: Vec<Frame> = Vec::new();
-    let mut held_bytes = 0usize;
+    let mut held = Held::default();
     let mut last_error = None;
     while !across.done() {
-        let Some(frame) = source.next() else {
+        let Some((n, frame)) = held.next(source.as_mut(), stop)? else {
             break;
         };
-        if stop.load(Ordering::SeqCst) {
-            return Err(FindError::Stopped);
-        }
-        let frame = frame?;
-        held_bytes += frame.image.total() * frame.image.elem_size().unwrap_or(3);
-        held.push(frame);
-        let n = held.len() - 1;
-        let frame = &held[n];
         if !across.wants(frame.time_s, frame_s) {
             continue;
         }
@@ -236,7 +227,7 @@ pub fn find_board(
             time_s: frame.time_s,
             found,
         });
-        if held_bytes > HELD_BYTES && across.choice().is_some() {
+        if held.bytes > HELD_BYTES && across.choice().is_some() {
             break;
         }
     }
@@ -246,6 +237,7 @@ pub fn find_board(
         }
         return Err(last_error.unwrap_or(FindError::NoFrames));
     };
+    let held = held.frames;
     let chosen = &held[c.frame];
     events.emit(Event::BoardFound {
         grid: grid.to_string(),
@@ -317,5 +309,36 @@ pub fn frame_text(photo: Option<&str>, time: f64) -> String {
     match photo {
         Some(p) => format!("'{p}'"),
         None => format!("the frame at {time:.1} s"),
+    }
+}
+
+/// Frames read while the board is looked for, to be put back in front of the
+/// source once it is found.
+#[derive(Default)]
+pub(super) struct Held {
+    pub(super) frames: Vec<Frame>,
+    /// Their pixels' bytes.
+    pub(super) bytes: usize,
+}
+
+impl Held {
+    /// The source's next frame, held, and its place among those held; `None` at
+    /// the source's end.
+    pub(super) fn next(
+        &mut self,
+        source: &mut dyn FrameSource,
+        stop: &AtomicBool,
+    ) -> Result<Option<(usize, &Frame)>, FindError> {
+        let Some(frame) = source.next() else {
+            return Ok(None);
+        };
+        if stop.load(Ordering::SeqCst) {
+            return Err(FindError::Stopped);
+        }
+        let frame = frame?;
+        self.bytes += frame.image.total() * frame.image.elem_size().unwrap_or(3);
+        self.frames.push(frame);
+        let n = self.frames.len() - 1;
+        Ok(Some((n, &self.frames[n])))
     }
 }

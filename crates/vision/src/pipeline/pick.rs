@@ -5,14 +5,14 @@
 //! knock see that board alone: a neighbour's moves, hands and grid never reach
 //! it except where they cross its region.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use opencv::core::Rect;
 use opencv::prelude::MatTraitConst;
 
-use super::find::{find_board, FindError, Found, Placement};
+use super::find::{find_board, FindError, Found, Held, Placement};
 use super::{Command, Event, EventSink};
-use crate::capture::{self, Frame, FrameSource};
+use crate::capture::{self, FrameSource};
 use crate::geometry::{Corners, GridSpec};
 
 /// A board's region reaches this many of its cells past its grid: its border
@@ -76,25 +76,15 @@ pub fn pick(
 ) -> Result<(Rect, Box<dyn FrameSource>), FindError> {
     let photos = source.photos().is_some();
     let half_frame = 0.5 / source.fps().max(1e-3);
-    let mut held: Vec<Frame> = Vec::new();
-    let mut held_bytes = 0usize;
+    let mut held = Held::default();
     let mut next_look = f64::NEG_INFINITY;
     let (mut looked, mut most) = (0usize, 0usize);
     let mut best: Option<(Corners, (u32, u32))> = None;
-    while looked < PICK_MAX_LOOKS && held_bytes <= HELD_BYTES {
+    while looked < PICK_MAX_LOOKS && held.bytes <= HELD_BYTES {
         if best.is_some() && looked >= PICK_LOOKS {
             break;
         }
-        let Some(frame) = source.next() else {
-            break;
-        };
-        if stop.load(Ordering::SeqCst) {
-            return Err(FindError::Stopped);
-        }
-        let frame = frame?;
-        held_bytes += frame.image.total() * frame.image.elem_size().unwrap_or(3);
-        held.push(frame);
-        let Some(frame) = held.last() else {
+        let Some((_, frame)) = held.next(source.as_mut(), stop)? else {
             break;
         };
         if !photos && frame.time_s + half_frame < next_look {
@@ -125,7 +115,7 @@ pub fn pick(
         }
     }
     let Some((corners, (w, h))) = best else {
-        if held.is_empty() {
+        if held.frames.is_empty() {
             if let Some(why) = source.end_reason() {
                 return Err(FindError::Ended(why));
             }
@@ -138,7 +128,7 @@ pub fn pick(
         });
     };
     let rect = region(&corners, grid, w, h);
-    Ok((rect, Box::new(capture::Prepended::new(held, source))))
+    Ok((rect, Box::new(capture::Prepended::new(held.frames, source))))
 }
 
 /// The boards of a table in a frame, in reading order; none where no board
@@ -158,23 +148,11 @@ const TABLE_AREA_SHARE: f64 = 0.25;
 /// The boards of a table among the grids found in a view, in their order:
 /// those of about the largest's size.
 fn table_boards(found: Vec<Corners>) -> Vec<Corners> {
-    let largest = found.iter().map(area).fold(0.0, f64::max);
+    let largest = found.iter().map(Corners::area).fold(0.0, f64::max);
     found
         .into_iter()
-        .filter(|c| area(c) >= TABLE_AREA_SHARE * largest)
+        .filter(|c| c.area() >= TABLE_AREA_SHARE * largest)
         .collect()
-}
-
-/// The area of a grid's quadrilateral, in square pixels.
-fn area(c: &Corners) -> f64 {
-    let p = c.points();
-    let twice: f64 = (0..4)
-        .map(|i| {
-            let (a, b) = (p[i], p[(i + 1) % 4]);
-            a.0 * b.1 - b.0 * a.1
-        })
-        .sum();
-    twice.abs() / 2.0
 }
 
 /// A board's region: the bounding box of its grid grown by `REGION_CELLS`
