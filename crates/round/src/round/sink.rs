@@ -545,7 +545,7 @@ mod tests {
     use crate::rules::chess::Chess;
 
     /// A round of board 1 alone, its records in `dir`.
-    fn one_board_round(dir: &std::path::Path, game: Option<GameKind>) -> Round {
+    fn one_board_round(dir: &std::path::Path, game: Option<GameKind>) -> std::sync::Arc<Round> {
         let spec = BoardSpec {
             number: 1,
             game,
