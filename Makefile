@@ -4,7 +4,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libopencv-dev clang libclang-dev pkg-config
 
-.PHONY: deps build demo test test-core bench model ort-reference commands-doc fmt clean
+.PHONY: deps build demo test test-sweeps test-core bench model ort-reference commands-doc fmt clean
 
 # OpenCV and libclang (for the opencv crate's bindings) from Debian/Ubuntu packages,
 # installed only when pkg-config cannot find OpenCV.
@@ -24,15 +24,25 @@ demo: build
 	./target/debug/boardscribe-lab demo --out out/demo
 
 # The tests on the real photo sets are ignored by plain `cargo test`; they run here
-# when ../shared/data is there (as in CI).
+# when ../shared/data is there (as in CI). The live tests spend much of their time
+# waiting on clips played at their real pace, so four run at once on two cores.
+# The long sweeps (every module's `sweeps::`: twenty seeds of each rendered trouble,
+# every resume cut point, twenty kills, a CPU measurement) are `make test-sweeps`.
+TEST_THREADS ?= 4
+
 test: deps
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace -- --test-threads=$(TEST_THREADS)
 	@if [ -d ../shared/data ]; then \
 		echo "../shared/data found: running the tests on real photos"; \
-		$(CARGO) test --workspace -- --ignored; \
+		$(CARGO) test --workspace -- --ignored --skip sweeps::; \
 	else \
 		echo "note: ../shared/data is absent; the tests on real photos (cargo test -- --ignored) were not run"; \
 	fi
+
+# The long sweeps, about seven minutes on two cores after `make test`'s build; CI
+# runs them after `make test`.
+test-sweeps: deps
+	$(CARGO) test --workspace -- --ignored sweeps::
 
 # The core crate (rules, records, inference) needs no OpenCV: its dependency tree
 # must not hold it, and its tests run on a machine without OpenCV's files.
@@ -42,8 +52,11 @@ test-core:
 	fi
 	$(CARGO) test -p boardscribe-core
 
-bench: build
-	./target/debug/boardscribe-lab bench
+# Benchmarks run the release profile: every crate at opt-level 3, tract too (the
+# dev profile builds tract at opt-level 1, see Cargo.toml).
+bench: deps
+	$(CARGO) build --workspace --release
+	./target/release/boardscribe-lab bench
 
 # Rebuild models/occupancy.onnx: renders, exports crops, trains (PyTorch, CPU), exports ONNX.
 model: deps

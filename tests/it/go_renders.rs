@@ -323,31 +323,37 @@ fn a_pass_is_recorded_where_one_side_is_seen_to_play_twice() {
     );
 }
 
-#[test]
-#[ignore = "20 rendered Go games, photos and clips: minutes; CI runs it with --ignored"]
-fn twenty_go_games_with_captures_hands_and_light_changes_are_recorded_move_for_move() {
-    let cases: Vec<Case> = (0..20u64)
-        .map(|i| {
-            let size = if i % 3 == 2 { 13 } else { 9 };
-            let shot = match i % 4 {
-                0 | 2 => Shot::Photos,
-                1 => Shot::Clip {
-                    swing: 0.15,
-                    jump: None,
-                },
-                _ => Shot::Clip {
-                    swing: 0.1,
-                    jump: Some(6.0),
-                },
-            };
-            case(size, 12 + (i as usize * 7) % 9, 1000 + 100 * i, shot)
-        })
-        .collect();
-    // Stones taken several at once, besides single stones.
-    let whole_groups = cases.iter().any(|c| {
-        let (moves, stones) = random_go_game(c.size, c.moves, c.seed).unwrap().captures();
-        stones > moves
-    });
-    assert!(whole_groups, "{cases:?}");
-    play_all(&cases);
+/// The long sweeps (seeds, cut points, kills, a CPU measurement): ignored by a
+/// plain `cargo test`; `make test-sweeps` runs them, and CI does.
+mod sweeps {
+    use super::*;
+
+    #[test]
+    #[ignore = "20 rendered Go games, photos and clips (about a minute): make test-sweeps (CI) runs it"]
+    fn twenty_go_games_with_captures_hands_and_light_changes_are_recorded_move_for_move() {
+        let cases: Vec<Case> = (0..20u64)
+            .map(|i| {
+                let size = if i % 3 == 2 { 13 } else { 9 };
+                let shot = match i % 4 {
+                    0 | 2 => Shot::Photos,
+                    1 => Shot::Clip {
+                        swing: 0.15,
+                        jump: None,
+                    },
+                    _ => Shot::Clip {
+                        swing: 0.1,
+                        jump: Some(6.0),
+                    },
+                };
+                case(size, 12 + (i as usize * 7) % 9, 1000 + 100 * i, shot)
+            })
+            .collect();
+        // Stones taken several at once, besides single stones.
+        let whole_groups = cases.iter().any(|c| {
+            let (moves, stones) = random_go_game(c.size, c.moves, c.seed).unwrap().captures();
+            stones > moves
+        });
+        assert!(whole_groups, "{cases:?}");
+        play_all(&cases);
+    }
 }

@@ -155,20 +155,8 @@ fn a_camera_warming_up_with_black_frames_records_the_game() {
 }
 
 #[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn a_camera_warming_up_records_the_game_over_twenty_seeds() {
-    camera_warming_up(true);
-}
-
-#[test]
 fn dim_warm_light_records_the_game() {
     dim_warm_light(false);
-}
-
-#[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn dim_warm_light_records_the_game_over_twenty_seeds() {
-    dim_warm_light(true);
 }
 
 #[test]
@@ -177,20 +165,8 @@ fn an_arm_resting_over_the_board_records_the_game() {
 }
 
 #[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn an_arm_resting_over_the_board_records_the_game_over_twenty_seeds() {
-    arm_resting(true);
-}
-
-#[test]
 fn a_gloved_arm_resting_in_dim_light_records_the_game() {
     gloved_arm_resting_in_dim_light(false);
-}
-
-#[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn a_gloved_arm_resting_in_dim_light_records_the_game_over_twenty_seeds() {
-    gloved_arm_resting_in_dim_light(true);
 }
 
 #[test]
@@ -199,31 +175,13 @@ fn first_moves_at_once_record_the_game() {
 }
 
 #[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn first_moves_at_once_record_the_game_over_twenty_seeds() {
-    first_moves_at_once(true);
-}
-
-#[test]
 fn an_exposure_jump_records_the_game() {
     exposure_jump(false);
 }
 
 #[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn an_exposure_jump_records_the_game_over_twenty_seeds() {
-    exposure_jump(true);
-}
-
-#[test]
 fn tiny_frames_record_the_game() {
     tiny_frames(false);
-}
-
-#[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn tiny_frames_record_the_game_over_twenty_seeds() {
-    tiny_frames(true);
 }
 
 fn raw_h264(all: bool) {
@@ -236,12 +194,6 @@ fn raw_h264(all: bool) {
 #[test]
 fn a_raw_h264_stream_records_the_game() {
     raw_h264(false);
-}
-
-#[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn a_raw_h264_stream_records_the_game_over_twenty_seeds() {
-    raw_h264(true);
 }
 
 #[test]
@@ -274,4 +226,58 @@ fn a_raw_h264_stream_without_fps_is_said_to_have_no_frame_times() {
         "8",
     ]);
     assert!(!stderr(&o).contains("raw stream"), "{}", stderr(&o));
+}
+
+/// The long sweeps (seeds, cut points, kills, a CPU measurement): ignored by a
+/// plain `cargo test`; `make test-sweeps` runs them, and CI does.
+mod sweeps {
+    use super::*;
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn a_camera_warming_up_records_the_game_over_twenty_seeds() {
+        camera_warming_up(true);
+    }
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn dim_warm_light_records_the_game_over_twenty_seeds() {
+        dim_warm_light(true);
+    }
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn an_arm_resting_over_the_board_records_the_game_over_twenty_seeds() {
+        arm_resting(true);
+    }
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn a_gloved_arm_resting_in_dim_light_records_the_game_over_twenty_seeds() {
+        gloved_arm_resting_in_dim_light(true);
+    }
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn first_moves_at_once_record_the_game_over_twenty_seeds() {
+        first_moves_at_once(true);
+    }
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn an_exposure_jump_records_the_game_over_twenty_seeds() {
+        exposure_jump(true);
+    }
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn tiny_frames_record_the_game_over_twenty_seeds() {
+        tiny_frames(true);
+    }
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn a_raw_h264_stream_records_the_game_over_twenty_seeds() {
+        raw_h264(true);
+    }
 }

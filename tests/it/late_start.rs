@@ -171,28 +171,34 @@ fn a_camera_started_two_and_five_plies_late_records_the_whole_game() {
     );
 }
 
-#[test]
-#[ignore = "twenty rendered clips (about two minutes): CI runs it"]
-fn late_starts_of_one_to_ten_plies_over_twenty_seeds_record_the_whole_game() {
-    let dir = tmp();
-    let games = games();
-    let mut outcomes = Vec::new();
-    for seed in 1..=20u64 {
-        let late = 1 + (seed as usize - 1) % 10;
-        let game = &games[seed as usize % games.len()];
-        let outcome = late_start(dir.path(), game, late, seed);
-        eprintln!(
-            "late start: {} late by {late}, seed {seed}: {outcome:?}",
-            game.name
+/// The long sweeps (seeds, cut points, kills, a CPU measurement): ignored by a
+/// plain `cargo test`; `make test-sweeps` runs them, and CI does.
+mod sweeps {
+    use super::*;
+
+    #[test]
+    #[ignore = "twenty rendered clips (about a minute): make test-sweeps (CI) runs it"]
+    fn late_starts_of_one_to_ten_plies_over_twenty_seeds_record_the_whole_game() {
+        let dir = tmp();
+        let games = games();
+        let mut outcomes = Vec::new();
+        for seed in 1..=20u64 {
+            let late = 1 + (seed as usize - 1) % 10;
+            let game = &games[seed as usize % games.len()];
+            let outcome = late_start(dir.path(), game, late, seed);
+            eprintln!(
+                "late start: {} late by {late}, seed {seed}: {outcome:?}",
+                game.name
+            );
+            outcomes.push((late, outcome));
+        }
+        // Every late start ends with the game or the positions the view fits
+        // named: none is left unreconstructed.
+        assert!(
+            outcomes
+                .iter()
+                .all(|(_, o)| *o != Outcome::NotReconstructed),
+            "{outcomes:?}"
         );
-        outcomes.push((late, outcome));
     }
-    // Every late start ends with the game or the positions the view fits
-    // named: none is left unreconstructed.
-    assert!(
-        outcomes
-            .iter()
-            .all(|(_, o)| *o != Outcome::NotReconstructed),
-        "{outcomes:?}"
-    );
 }

@@ -207,20 +207,6 @@ fn resume_from_a_video_read_again_from_its_start_never_invents_a_move() {
         .unwrap();
 }
 
-/// Every cut point of every game (CI runs it; about ten minutes on two cores).
-#[test]
-#[ignore = "slow: every cut point of every fixture game (run by make test in CI)"]
-fn resume_at_every_cut_point_of_every_game_never_invents_a_move() {
-    let dir = tmp();
-    for (i, game) in fixture_games().iter().enumerate() {
-        let clip = clip_of(dir.path(), game, 40 + i as u64);
-        for n in 0..=game.moves.len() {
-            let (sans, o, text) = resume_at(dir.path(), game, &clip, n);
-            check_resumed(game, n, &sans, &o, &text);
-        }
-    }
-}
-
 /// A round file of one board per game, from their clips (played as fast as they
 /// decode); returns its path.
 fn round_file(dir: &Path, games: &[&Game], clips: &[Clip]) -> PathBuf {
@@ -361,12 +347,6 @@ fn event_killed_and_restarted_ends_every_record_as_the_true_game() {
     kill_and_restart(3);
 }
 
-#[test]
-#[ignore = "slow: twenty kills of a four-board round (run by make test in CI)"]
-fn event_killed_twenty_times_and_restarted_ends_all_eighty_records_as_the_true_games() {
-    kill_and_restart(20);
-}
-
 /// An arbiter takes back every move once, as it is recorded, while the board
 /// still shows it: each is recorded again (and says so), and the record ends as
 /// the whole true game. Twenty take-backs of one move sent at once remove it once.
@@ -497,4 +477,30 @@ fn take_back_at_every_ply_while_the_board_shows_it_ends_as_the_true_game() {
         again, made,
         "every move taken back was recorded again:\n{text}"
     );
+}
+
+/// The long sweeps (seeds, cut points, kills, a CPU measurement): ignored by a
+/// plain `cargo test`; `make test-sweeps` runs them, and CI does.
+mod sweeps {
+    use super::*;
+
+    /// Every cut point of every game (about three minutes on two cores).
+    #[test]
+    #[ignore = "slow: every cut point of every fixture game: make test-sweeps (CI) runs it"]
+    fn resume_at_every_cut_point_of_every_game_never_invents_a_move() {
+        let dir = tmp();
+        for (i, game) in fixture_games().iter().enumerate() {
+            let clip = clip_of(dir.path(), game, 40 + i as u64);
+            for n in 0..=game.moves.len() {
+                let (sans, o, text) = resume_at(dir.path(), game, &clip, n);
+                check_resumed(game, n, &sans, &o, &text);
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "slow: twenty kills of a four-board round: make test-sweeps (CI) runs it"]
+    fn event_killed_twenty_times_and_restarted_ends_all_eighty_records_as_the_true_games() {
+        kill_and_restart(20);
+    }
 }

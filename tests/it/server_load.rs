@@ -465,68 +465,75 @@ fn read_all(streams: Vec<TcpStream>, stop: Arc<AtomicBool>) -> std::thread::Join
     })
 }
 
-#[test]
-#[ignore = "a measurement (about 2 minutes): the process's CPU time with no streams, 500 unread and 500 read"]
-fn unread_streams_cost_a_four_board_round_little_cpu() {
-    raise_own_fd_limit();
-    let dir = tmp();
-    let games = clips(dir.path());
-    let round_file = round_file(dir.path(), &games);
-    // No streams, unread ones, read ones, in turn, so that the machine's load
-    // falls on each.
-    let kinds = ["no streams", "500 unread streams", "500 streams read"];
-    let mut runs: [Vec<(f64, f64)>; 3] = Default::default();
-    for i in 0..6 {
-        let kind = i % 3;
-        let out = dir.path().join(format!("run{i}"));
-        let (mut event, addr, stderr) = start_event(&round_file, &out);
-        let t0 = Instant::now();
-        let streams = if kind > 0 {
-            unread_streams(addr)
-        } else {
-            Vec::new()
-        };
-        let stop = Arc::new(AtomicBool::new(false));
-        let (kept, reader) = if kind == 2 {
-            (Vec::new(), Some(read_all(streams, stop.clone())))
-        } else {
-            (streams, None)
-        };
-        let (code, cpu) = loop {
-            if let Some(end) = event.ended() {
-                break end;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let wall = t0.elapsed().as_secs_f64();
-        stop.store(true, Ordering::SeqCst);
-        let read = reader.map(|r| r.join().unwrap()).unwrap_or(0);
-        drop(kept);
-        let log: Vec<String> = stderr.try_iter().collect();
-        assert_eq!(code, 0, "event failed: {log:#?}");
-        check_records(&out, &games, &log);
-        eprintln!(
-            "run {i} ({}): {cpu:.2} s of CPU in {wall:.1} s{}",
-            kinds[kind],
-            if read > 0 {
-                format!(", {} MB read", read / 1_000_000)
+/// The long sweeps (seeds, cut points, kills, a CPU measurement): ignored by a
+/// plain `cargo test`; `make test-sweeps` runs them, and CI does.
+mod sweeps {
+    use super::*;
+
+    #[test]
+    #[ignore = "a measurement (about 90 s) of the process's CPU time with no streams, 500 unread and 500 read: make test-sweeps (CI) runs it"]
+    fn unread_streams_cost_a_four_board_round_little_cpu() {
+        raise_own_fd_limit();
+        let dir = tmp();
+        let games = clips(dir.path());
+        let round_file = round_file(dir.path(), &games);
+        // No streams, unread ones, read ones, in turn, so that the machine's load
+        // falls on each.
+        let kinds = ["no streams", "500 unread streams", "500 streams read"];
+        let mut runs: [Vec<(f64, f64)>; 3] = Default::default();
+        for i in 0..6 {
+            let kind = i % 3;
+            let out = dir.path().join(format!("run{i}"));
+            let (mut event, addr, stderr) = start_event(&round_file, &out);
+            let t0 = Instant::now();
+            let streams = if kind > 0 {
+                unread_streams(addr)
             } else {
-                String::new()
-            }
-        );
-        runs[kind].push((cpu, wall));
-    }
-    let mean =
-        |r: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| r.iter().map(f).sum::<f64>() / r.len() as f64;
-    let without = mean(&runs[0], |r| r.0);
-    for kind in 1..3 {
-        let (with, wall) = (mean(&runs[kind], |r| r.0), mean(&runs[kind], |r| r.1));
-        eprintln!(
-            "process CPU: {without:.2} s with no streams, {with:.2} s with {}: {:.2} s more \
-             in {wall:.1} s, {:.2}% of a core",
-            kinds[kind],
-            with - without,
-            100.0 * (with - without) / wall
-        );
+                Vec::new()
+            };
+            let stop = Arc::new(AtomicBool::new(false));
+            let (kept, reader) = if kind == 2 {
+                (Vec::new(), Some(read_all(streams, stop.clone())))
+            } else {
+                (streams, None)
+            };
+            let (code, cpu) = loop {
+                if let Some(end) = event.ended() {
+                    break end;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            };
+            let wall = t0.elapsed().as_secs_f64();
+            stop.store(true, Ordering::SeqCst);
+            let read = reader.map(|r| r.join().unwrap()).unwrap_or(0);
+            drop(kept);
+            let log: Vec<String> = stderr.try_iter().collect();
+            assert_eq!(code, 0, "event failed: {log:#?}");
+            check_records(&out, &games, &log);
+            eprintln!(
+                "run {i} ({}): {cpu:.2} s of CPU in {wall:.1} s{}",
+                kinds[kind],
+                if read > 0 {
+                    format!(", {} MB read", read / 1_000_000)
+                } else {
+                    String::new()
+                }
+            );
+            runs[kind].push((cpu, wall));
+        }
+        let mean = |r: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
+            r.iter().map(f).sum::<f64>() / r.len() as f64
+        };
+        let without = mean(&runs[0], |r| r.0);
+        for kind in 1..3 {
+            let (with, wall) = (mean(&runs[kind], |r| r.0), mean(&runs[kind], |r| r.1));
+            eprintln!(
+                "process CPU: {without:.2} s with no streams, {with:.2} s with {}: {:.2} s more \
+                 in {wall:.1} s, {:.2}% of a core",
+                kinds[kind],
+                with - without,
+                100.0 * (with - without) / wall
+            );
+        }
     }
 }

@@ -56,10 +56,16 @@ fn pieces_of_one_colour_are_recorded_from_the_edge_the_first_move_shows() {
     );
 }
 
-#[test]
-#[ignore = "twenty rendered clips: CI runs it"]
-fn pieces_of_one_colour_are_recorded_over_twenty_seeds() {
-    for seed in 1..=20 {
-        one_colour(seed);
+/// The long sweeps (seeds, cut points, kills, a CPU measurement): ignored by a
+/// plain `cargo test`; `make test-sweeps` runs them, and CI does.
+mod sweeps {
+    use super::*;
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn pieces_of_one_colour_are_recorded_over_twenty_seeds() {
+        for seed in 1..=20 {
+            one_colour(seed);
+        }
     }
 }

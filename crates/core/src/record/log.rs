@@ -171,6 +171,10 @@ pub(crate) fn split_games(text: &str) -> Vec<String> {
 pub trait Recordable: Rules {
     /// The record format of this game (PGN, PDN, the Tablut record).
     type Record: GameRecord<Self>;
+    /// Whether the record format has a place for the players' ratings, titles,
+    /// FIDE ids and the time control (PGN, PDN and the Tablut record do; SGF
+    /// has none).
+    const PLAYER_TAGS: bool = true;
     /// A draw the players may claim in the current position.
     fn claimable(&self) -> Option<String> {
         None
@@ -402,6 +406,7 @@ impl GameRecord<Tablut> for TablutRecord {
 }
 
 impl Recordable for Go {
+    const PLAYER_TAGS: bool = false;
     type Record = SgfRecord;
     fn resume(text: &str, like: &Go) -> Result<(Go, SgfRecord), ReadError> {
         let rec = crate::record::sgf::parse(text, like)?;

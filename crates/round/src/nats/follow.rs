@@ -234,7 +234,7 @@ fn pass_events(round: &Round, w: &Wire, seen: &HashMap<u32, u64>) {
 }
 
 /// The board's entry, as its recorder sent it, with its game set up.
-fn spec_of(w: &Wire) -> Option<BoardSpec> {
+pub(super) fn spec_of(w: &Wire) -> Option<BoardSpec> {
     let mut spec: BoardSpec = serde_json::from_value(w.board.clone()).ok()?;
     if spec.number == 0 {
         return None;

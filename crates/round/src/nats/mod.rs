@@ -349,6 +349,34 @@ mod tests {
     }
 
     #[test]
+    fn a_go_board_sized_by_its_profile_reaches_the_broadcast_with_its_grid() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut go = BoardSpec {
+            number: 1,
+            input: "b1.mp4".into(),
+            game: Some(crate::game::GameKind::Go),
+            ..BoardSpec::default()
+        };
+        // No grid in the round file: the 13 lines came from the board's profile.
+        let mut setup = go.read().1.unwrap().setup().clone();
+        setup.go.size = 13;
+        go.setup = crate::game::GameSetup::parse(&setup).unwrap();
+        let recorder = Round::new(
+            EventInfo::default(),
+            "2026.12.05".into(),
+            vec![go],
+            dir.path(),
+            "t".into(),
+        )
+        .unwrap();
+        let text = publish::wire(&recorder, &recorder.board(1).unwrap(), 1, Vec::new());
+        let wire: Wire = serde_json::from_str(&text).unwrap();
+        assert_eq!(wire.board["grid"], "13x13:points");
+        let spec = follow::spec_of(&wire).expect("the broadcast takes the board");
+        assert_eq!(spec.setup.setup().go.size, 13);
+    }
+
+    #[test]
     fn names_become_single_subject_tokens() {
         assert_eq!(subject_token("Club Open 2026"), "Club_Open_2026");
         assert_eq!(subject_token("a.b*c>d"), "a_b_c_d");

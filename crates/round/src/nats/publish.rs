@@ -179,7 +179,10 @@ pub(super) fn wire(
     let go = &setup.go;
     // A Go board's size may come from its profile: the grid says it.
     let grid = spec.grid.clone().or_else(|| {
-        (spec.game() == crate::game::GameKind::Go).then(|| format!("{0}x{0}", go.size))
+        let game = spec.game();
+        game.grids()
+            .into_iter()
+            .find(|g| game.board_size(g) == Some(go.size))
     });
     let mut entry = serde_json::json!({
         "number": spec.number,

@@ -29,9 +29,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::game::{GameKind, GameSetup, Setup, SetupError};
+use crate::game::{GameKind, GameSetup, GameVisitor, Setup, SetupError};
 use crate::geometry::{Corners, GridSpec};
 use crate::infer::WhiteSide;
+use crate::record::Resume;
 use crate::record::{Lock, LockError};
 use crate::rules::go::{GoOptions, Komi};
 
@@ -625,6 +626,7 @@ impl BoardSpec {
 
     /// Every player tag refused, as (key, why).
     fn tag_mistakes(&self, game: GameKind) -> Vec<(&'static str, String)> {
+        let takes = takes_player_tags(&GameSetup::standard(game));
         let mut bad = Vec::new();
         let values = [
             (
@@ -641,10 +643,14 @@ impl BoardSpec {
         ];
         for (key, value, check) in values {
             let Some(v) = value else { continue };
-            if game == GameKind::Go {
+            if !takes {
                 bad.push((
                     key,
-                    "a Go record (SGF) has no such tag: leave it out".to_string(),
+                    format!(
+                        "a {} record ({}) has no such tag: leave it out",
+                        game.display_name(),
+                        game.extension().to_ascii_uppercase()
+                    ),
                 ));
             } else if let Some(why) = check(v.trim()) {
                 bad.push((key, why));
@@ -652,6 +658,19 @@ impl BoardSpec {
         }
         bad
     }
+}
+
+/// Whether `setup`'s record has a place for the players' ratings, titles, FIDE
+/// ids and the time control (SGF has none).
+pub(crate) fn takes_player_tags(setup: &GameSetup) -> bool {
+    struct Takes;
+    impl GameVisitor for Takes {
+        type Output = bool;
+        fn visit<G: Resume>(self, _: &G) -> bool {
+            G::PLAYER_TAGS
+        }
+    }
+    setup.visit(Takes)
 }
 
 /// What is wrong with an Elo rating, if anything: it is a whole number from 1

@@ -293,11 +293,9 @@ pub(crate) fn board_tags(info: &EventInfo, date: &str, spec: &BoardSpec) -> Tags
         },
         white: spec.white.clone(),
         black: spec.black.clone(),
-        // SGF has no place for a chess rating or time control.
-        extra: if spec.game() == GameKind::Go {
-            Vec::new()
-        } else {
-            spec.player_tags(info)
+        extra: match super::file::takes_player_tags(&spec.setup) {
+            true => spec.player_tags(info),
+            false => Vec::new(),
         },
     }
 }
