@@ -34,7 +34,7 @@ test: deps
 	$(CARGO) test --workspace -- --test-threads=$(TEST_THREADS)
 	@if [ -d ../shared/data ]; then \
 		echo "../shared/data found: running the tests on real photos"; \
-		$(CARGO) test --workspace -- --ignored --skip sweeps::; \
+		$(CARGO) test --workspace -- --ignored --skip sweeps:: --test-threads=$(TEST_THREADS); \
 	else \
 		echo "note: ../shared/data is absent; the tests on real photos (cargo test -- --ignored) were not run"; \
 	fi

@@ -422,8 +422,17 @@ fn four_boards_record_every_ply_while_idle_connections_and_unread_streams_pile_u
         idle.looks.as_secs_f64(),
         longest.as_secs_f64(),
     );
+    // Every connection opened past the cap was closed at its first look. On a
+    // loaded machine fewer than IDLE may get through (the listener's backlog
+    // fills while the server is busy), so the bound counts those opened; the
+    // flood must still have gone well past the cap.
     assert!(
-        idle.at_once >= IDLE + STREAMS - cap,
+        idle.opened + STREAMS >= cap + 200,
+        "only {} idle connections opened: the cap ({cap}) was not tested",
+        idle.opened
+    );
+    assert!(
+        idle.at_once >= idle.opened + STREAMS - cap,
         "{} of {} idle connections over the cap closed at once",
         idle.at_once,
         idle.opened
