@@ -39,7 +39,7 @@ test: deps
 		echo "note: ../shared/data is absent; the tests on real photos (cargo test -- --ignored) were not run"; \
 	fi
 
-# The long sweeps, about seven minutes on two cores after `make test`'s build; CI
+# The long sweeps, about 6.5 minutes (394 s) on two cores after `make test`'s build; CI
 # runs them after `make test`.
 test-sweeps: deps
 	$(CARGO) test --workspace -- --ignored sweeps::
