@@ -39,29 +39,7 @@ impl<S: FrameSource> Iterator for MemorySampled<S> {
     }
 }
 
-impl<S: FrameSource> FrameSource for MemorySampled<S> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn is_offline(&self) -> bool {
-        self.inner.is_offline()
-    }
-    fn len_hint(&self) -> Option<usize> {
-        self.inner.len_hint()
-    }
-    fn fps(&self) -> f64 {
-        self.inner.fps()
-    }
-    fn take_warnings(&mut self) -> Vec<String> {
-        self.inner.take_warnings()
-    }
-    fn end_reason(&self) -> Option<String> {
-        self.inner.end_reason()
-    }
-    fn photos(&self) -> Option<&[std::path::PathBuf]> {
-        self.inner.photos()
-    }
-}
+boardscribe_vision::frame_source_of_inner!(<S: FrameSource> FrameSource for MemorySampled<S>);
 
 /// The resident memory of this process in bytes (Linux), for memory checks.
 pub fn resident_bytes() -> Option<u64> {

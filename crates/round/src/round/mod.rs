@@ -5,51 +5,6 @@
 //! every accepted move, and the live pages of [`crate::server`]. Arbiter actions
 //! (`Action`) reach a running recorder as commands between frames.
 
-/// `FrameSource` for one of the round's wrappers that passes frames on: all is
-/// asked of its `inner` source. `cut`: the wrapper leaves the pixels alone, so
-/// frames cut below it (`FrameSource::cut_to`) are what it would pass on cut.
-macro_rules! source_of_inner {
-    (cut $t:ty) => {
-        source_of_inner!(@impl $t, {
-            fn cut_to(&mut self, rect: opencv::core::Rect) -> bool {
-                self.inner.cut_to(rect)
-            }
-        });
-    };
-    (@impl $t:ty, { $($extra:tt)* }) => {
-        impl FrameSource for $t {
-            fn name(&self) -> &str {
-                self.inner.name()
-            }
-            fn is_offline(&self) -> bool {
-                self.inner.is_offline()
-            }
-            fn len_hint(&self) -> Option<usize> {
-                self.inner.len_hint()
-            }
-            fn fps(&self) -> f64 {
-                self.inner.fps()
-            }
-            fn take_warnings(&mut self) -> Vec<String> {
-                self.inner.take_warnings()
-            }
-            fn end_reason(&self) -> Option<String> {
-                self.inner.end_reason()
-            }
-            fn photos(&self) -> Option<&[std::path::PathBuf]> {
-                self.inner.photos()
-            }
-            fn memo(&self) -> Option<std::sync::Arc<boardscribe_vision::capture::SharedMemo>> {
-                self.inner.memo()
-            }
-            $($extra)*
-        }
-    };
-    ($t:ty) => {
-        source_of_inner!(@impl $t, {});
-    };
-}
-
 mod diagram;
 mod error;
 mod file;

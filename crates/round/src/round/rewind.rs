@@ -81,7 +81,7 @@ impl Iterator for Rewind<'_> {
     }
 }
 
-source_of_inner!(cut Rewind<'_>);
+boardscribe_vision::frame_source_of_inner!(cut FrameSource for Rewind<'_>);
 
 #[cfg(test)]
 mod tests {

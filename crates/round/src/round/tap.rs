@@ -69,7 +69,7 @@ impl Iterator for Tapped {
 }
 
 // Frames are not cut below the tap: the page is shown what the board sees.
-source_of_inner!(Tapped);
+boardscribe_vision::frame_source_of_inner!(FrameSource for Tapped);
 
 #[cfg(test)]
 mod tests {

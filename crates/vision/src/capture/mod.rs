@@ -3,12 +3,17 @@
 //! profile. Never knows boards.
 
 /// `FrameSource` for a wrapper that changes frames but not what the source is:
-/// everything is asked of its `inner` source.
+/// everything is asked of its `inner` field. `frame_source_of_inner!(FrameSource
+/// for Wrapper)`; `frame_source_of_inner!(cut FrameSource for Wrapper)` for a
+/// wrapper that leaves the pixels alone, so that frames may be cut below it. The
+/// round's and the lab's wrappers use it too (with `FrameSource` and `opencv` in
+/// scope).
+#[macro_export]
 macro_rules! frame_source_of_inner {
     // `cut`: a wrapper that leaves the pixels alone, so frames cut before it
     // (see `FrameSource::cut_to`) are what it would have passed on cut.
     (cut $($t:tt)*) => {
-        frame_source_of_inner!(@impl {
+        $crate::frame_source_of_inner!(@impl {
             fn cut_to(&mut self, rect: opencv::core::Rect) -> bool {
                 self.inner.cut_to(rect)
             }
@@ -44,7 +49,7 @@ macro_rules! frame_source_of_inner {
         }
     };
     ($($t:tt)*) => {
-        frame_source_of_inner!(@impl {} $($t)*);
+        $crate::frame_source_of_inner!(@impl {} $($t)*);
     };
 }
 
