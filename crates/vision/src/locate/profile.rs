@@ -15,6 +15,9 @@ use crate::geometry::Homography;
 const REACH: f64 = 0.35;
 /// Samples per profile.
 const N: usize = 29;
+/// How far from a profile's middle (samples, 0.1 cell) a strip's crossing line is
+/// looked for: the lattice is that close before it is refined.
+const STRIP_MID: usize = 4;
 
 /// The grey image with bilinear sampling.
 pub(super) struct Grey<'a> {
@@ -63,17 +66,38 @@ impl Lattice<'_> {
 }
 
 fn read(g: &Grey, lat: &Lattice, cols_family: bool, k: f64, t: f64) -> Option<Reading> {
-    let a = lat.px(cols_family, k - REACH, t)?;
-    let b = lat.px(cols_family, k + REACH, t)?;
+    read_along(g, lat, cols_family, k, &[t], N)
+}
+
+/// The profile across line `k`, the median of those at the points `ts` along it
+/// (a line runs through them all; a speck of noise, a grain or a stone's rim
+/// through few), read as in `read` but with the ridge
+/// looked for only within `mid` samples of the profile's middle.
+fn read_along(
+    g: &Grey,
+    lat: &Lattice,
+    cols_family: bool,
+    k: f64,
+    ts: &[f64],
+    mid: usize,
+) -> Option<Reading> {
+    let t0 = *ts.first()?;
+    let a = lat.px(cols_family, k - REACH, t0)?;
+    let b = lat.px(cols_family, k + REACH, t0)?;
     let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
     if len < 2.0 {
         return None;
     }
     let mut prof = [0.0; N];
+    let mut at_ts = Vec::with_capacity(ts.len());
     for (i, p) in prof.iter_mut().enumerate() {
         let d = k - REACH + 2.0 * REACH * i as f64 / (N - 1) as f64;
-        let q = lat.px(cols_family, d, t)?;
-        *p = g.at(q.0, q.1)?;
+        at_ts.clear();
+        for &t in ts {
+            let q = lat.px(cols_family, d, t)?;
+            at_ts.push(g.at(q.0, q.1)?);
+        }
+        *p = median(at_ts.iter().copied());
     }
     let spacing = len / (N - 1) as f64;
     // Filter half-widths in samples: a ridge's sides 2 px off, a step's 1.5 px.
@@ -84,7 +108,10 @@ fn read(g: &Grey, lat: &Lattice, cols_family: bool, k: f64, t: f64) -> Option<Re
         (l.min(rr) - c).max(c - l.max(rr)).max(0.0)
     };
     let step = |i: usize| (prof[i + hs] - prof[i - hs]).abs();
-    let best = |f: &dyn Fn(usize) -> f64, m: usize| (m..N - m).map(f).fold(0.0, f64::max);
+    let best = |f: &dyn Fn(usize) -> f64, m: usize| {
+        let (lo, hi) = ((N / 2).saturating_sub(mid).max(m), (N / 2 + mid + 1).min(N - m));
+        (lo..hi).map(f).fold(0.0, f64::max)
+    };
     Some(Reading {
         ridge: best(&ridge, w),
         step: best(&step, hs),
@@ -108,6 +135,12 @@ pub(super) fn grey_view(grey: &Mat) -> Option<Grey<'_>> {
         h: grey.rows() as usize,
         step: grey.cols() as usize,
     })
+}
+
+fn median(v: impl Iterator<Item = f64>) -> f64 {
+    let mut v: Vec<f64> = v.collect();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
 fn mean(v: impl Iterator<Item = f64>) -> f64 {
@@ -135,7 +168,9 @@ fn lined(g: &Grey, lat: &Lattice, (lr, lc): (u32, u32)) -> bool {
 }
 
 /// The shift (-2..=2 lines) of each family's run that covers the most ridge, for a
-/// lined grid; (0, 0) for a checkered one or without a clear gain. `h` maps the
+/// lined grid: its own lines' ridges, and across each strip between two of them the
+/// other family's lines' (which stop at the outermost lines: a board's edge or a
+/// plank past them may draw a line, but nothing crosses the margin before it); (0, 0) for a checkered one or without a clear gain. `h` maps the
 /// unit square to working pixels; `cells` is (rows, cols). `known_lined` skips the
 /// test of ridges against steps (see `lined`) for a grid lined by its spec (Go):
 /// under many stones their edges' steps outweigh the lines' ridges, and the test
@@ -168,10 +203,21 @@ pub(crate) fn run_shift(
                 )
             })
             .collect();
+        // Strip j, between this family's lines j and j + 1: the ridge of the
+        // other family's lines across it. They end at the outermost line, so the
+        // margin beyond it has none, however much its edge looks like a line.
+        let sv: Vec<f64> = (-S..n as i64 + S)
+            .map(|j| {
+                let t = j as f64 + 0.5;
+                let along = [t - 0.3, t - 0.15, t, t + 0.15, t + 0.3];
+                median((0..=m as i64).filter_map(|i| {
+                    read_along(&g, &lat, !cols_family, i as f64, &along, STRIP_MID).map(|r| r.ridge)
+                }))
+            })
+            .collect();
         let window = |s: i64| -> f64 {
-            ev[(s + S) as usize..=(s + S) as usize + n as usize]
-                .iter()
-                .sum()
+            let at = (s + S) as usize;
+            ev[at..=at + n as usize].iter().sum::<f64>() + sv[at..at + n as usize].iter().sum::<f64>()
         };
         let mut inner: Vec<f64> = ev[S as usize..=S as usize + n as usize].to_vec();
         inner.sort_by(f64::total_cmp);
@@ -206,17 +252,21 @@ fn line_support(g: &Grey, lat: &Lattice, cols_family: bool, k: i64, m: u32) -> O
     let (mut hit, mut all) = (0usize, 0usize);
     for j in 0..m {
         let t = j as f64 + 0.5;
-        let Some(on) = read(g, lat, cols_family, k as f64, t) else {
+        // Along the stretch between the stones on its two crossings.
+        let along = [t - 0.15, t - 0.075, t, t + 0.075, t + 0.15];
+        let at = |d: f64| {
+            read_along(g, lat, cols_family, k as f64 + d, &along, STRIP_MID).map(|r| r.ridge)
+        };
+        let Some(on) = at(0.0) else {
             continue;
         };
-        let off = |d: f64| read(g, lat, cols_family, k as f64 + d, t).map(|r| r.ridge);
-        let off = match (off(-0.5), off(0.5)) {
+        let off = match (at(-0.5), at(0.5)) {
             (Some(a), Some(b)) => a.max(b),
             (Some(a), None) | (None, Some(a)) => a,
             (None, None) => continue,
         };
         all += 1;
-        if on.ridge > 4.0 && on.ridge > 1.5 * off {
+        if on > 4.0 && on > 1.5 * off {
             hit += 1;
         }
     }
@@ -366,6 +416,38 @@ mod tests {
         let (dc, dr) = run_shift(&g, &off, (18, 18), false);
         assert_eq!((dc, dr), (-1, 1));
         assert_same(&shifted(&off, (18, 18), dc, dr).unwrap(), &lattice(0, 0));
+    }
+
+    #[test]
+    fn a_board_edge_beyond_the_outermost_lines_is_not_taken_for_one() {
+        // The board's edges one cell past its last column and row lines draw thin
+        // dark lines as strong as the grid's; the grid's other lines do not reach them.
+        let mut g = lined_board();
+        for (a, b) in [((335, 30), (335, 340)), ((30, 335), (340, 335))] {
+            let (a, b) = (Point::new(a.0, a.1), Point::new(b.0, b.1));
+            imgproc::line(&mut g, a, b, Scalar::all(60.0), 2, imgproc::LINE_8, 0).unwrap();
+        }
+        assert_eq!(run_shift(&g, &lattice(1, 1), (18, 18), true), (-1, -1));
+        assert_eq!(run_shift(&g, &lattice(0, 0), (18, 18), true), (0, 0));
+    }
+
+    #[test]
+    fn specks_neither_hide_the_lines_nor_move_the_run() {
+        // Salt-and-pepper specks on 7% of the pixels (a photo's augmentation): the
+        // run stays, and the outermost lines keep their ridge support (a profile
+        // at a time read them at 0.5-0.6).
+        let mut g = lined_board();
+        let mut r = 12345u64;
+        for _ in 0..12000 {
+            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let (x, y) = (((r >> 33) % 400) as i32, ((r >> 13) % 400) as i32);
+            let v = if r & 1 == 0 { 0.0 } else { 255.0 };
+            imgproc::circle(&mut g, Point::new(x, y), 0, Scalar::all(v), -1, imgproc::LINE_8, 0)
+                .unwrap();
+        }
+        assert_eq!(run_shift(&g, &lattice(0, 0), (18, 18), true), (0, 0));
+        let edges = edge_support(&g, &lattice(0, 0), (18, 18));
+        assert!(edges.iter().all(|&e| e > 0.8), "{edges:?}");
     }
 
     #[test]
