@@ -109,7 +109,10 @@ fn read_along(
     };
     let step = |i: usize| (prof[i + hs] - prof[i - hs]).abs();
     let best = |f: &dyn Fn(usize) -> f64, m: usize| {
-        let (lo, hi) = ((N / 2).saturating_sub(mid).max(m), (N / 2 + mid + 1).min(N - m));
+        let (lo, hi) = (
+            (N / 2).saturating_sub(mid).max(m),
+            (N / 2 + mid + 1).min(N - m),
+        );
         (lo..hi).map(f).fold(0.0, f64::max)
     };
     Some(Reading {
@@ -194,13 +197,19 @@ pub(crate) fn run_shift(
     }
     const S: i64 = 2;
     let shift = |cols_family: bool, n: u32, m: u32| -> i64 {
+        // A line or strip mostly outside the image is no evidence either way: its
+        // few readings there meet the frame's own border.
+        let seen = |v: Vec<f64>, of: u32, f: fn(std::vec::IntoIter<f64>) -> f64| {
+            if 2 * v.len() >= of as usize {
+                f(v.into_iter())
+            } else {
+                0.0
+            }
+        };
         let ev: Vec<f64> = (-S..=n as i64 + S)
             .map(|k| {
-                mean(
-                    readings(&g, &lat, cols_family, k, m)
-                        .iter()
-                        .map(|r| r.ridge),
-                )
+                let r = readings(&g, &lat, cols_family, k, m);
+                seen(r.iter().map(|r| r.ridge).collect(), m, mean)
             })
             .collect();
         // Strip j, between this family's lines j and j + 1: the ridge of the
@@ -210,22 +219,31 @@ pub(crate) fn run_shift(
             .map(|j| {
                 let t = j as f64 + 0.5;
                 let along = [t - 0.3, t - 0.15, t, t + 0.15, t + 0.3];
-                median((0..=m as i64).filter_map(|i| {
+                let r = (0..=m as i64).filter_map(|i| {
                     read_along(&g, &lat, !cols_family, i as f64, &along, STRIP_MID).map(|r| r.ridge)
-                }))
+                });
+                seen(r.collect(), m + 1, median)
             })
             .collect();
+        // Each cue in units of its typical level inside the run: under many
+        // stones the strips' medians are low, and they would count for little
+        // against one strong edge.
+        let inner_median = |v: &[f64], len: usize| {
+            median(v[S as usize..S as usize + len].iter().copied()).max(1.0)
+        };
+        let (me, ms) = (
+            inner_median(&ev, n as usize + 1),
+            inner_median(&sv, n as usize),
+        );
         let window = |s: i64| -> f64 {
             let at = (s + S) as usize;
-            ev[at..=at + n as usize].iter().sum::<f64>() + sv[at..at + n as usize].iter().sum::<f64>()
+            ev[at..=at + n as usize].iter().sum::<f64>() / me
+                + sv[at..at + n as usize].iter().sum::<f64>() / ms
         };
-        let mut inner: Vec<f64> = ev[S as usize..=S as usize + n as usize].to_vec();
-        inner.sort_by(f64::total_cmp);
-        let med = inner[inner.len() / 2];
         let best = (-S..=S)
             .max_by(|&a, &b| window(a).total_cmp(&window(b)).then(b.abs().cmp(&a.abs())))
             .unwrap_or(0);
-        if window(best) > window(0) + 0.5 * med {
+        if window(best) > window(0) + 0.5 {
             best
         } else {
             0
@@ -439,11 +457,21 @@ mod tests {
         let mut g = lined_board();
         let mut r = 12345u64;
         for _ in 0..12000 {
-            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            r = r
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let (x, y) = (((r >> 33) % 400) as i32, ((r >> 13) % 400) as i32);
             let v = if r & 1 == 0 { 0.0 } else { 255.0 };
-            imgproc::circle(&mut g, Point::new(x, y), 0, Scalar::all(v), -1, imgproc::LINE_8, 0)
-                .unwrap();
+            imgproc::circle(
+                &mut g,
+                Point::new(x, y),
+                0,
+                Scalar::all(v),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
         }
         assert_eq!(run_shift(&g, &lattice(0, 0), (18, 18), true), (0, 0));
         let edges = edge_support(&g, &lattice(0, 0), (18, 18));
