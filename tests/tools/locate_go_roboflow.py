@@ -11,7 +11,8 @@ the data's own boards/corners.json (corner-box centres, which lie inside the boa
 first square). Figures are given for all 90 photos and for the held-out third (photos
 whose number is a multiple of 3), which no change to location may be judged on alone.
 
-Run from the project's root after `cargo build`; `-v` also lists every photo.
+Run from the project's root after `cargo build`; `-v` also lists every photo, `--bin PATH`
+runs another build of `boardscribe`.
 """
 import json, subprocess, os, sys, math
 root = '../shared/data/go-roboflow/boards'
@@ -22,7 +23,8 @@ for n in sorted(labels):
     groups.setdefault(n.split('_jpg.rf.')[0], []).append(n)
 pick = [v[0] for k, v in sorted(groups.items())]
 paths = [os.path.join(root, n) for n in pick]
-out = subprocess.run(['./target/debug/boardscribe', 'locate', '--grid', '19x19:points', '--json'] + paths,
+binary = sys.argv[sys.argv.index('--bin') + 1] if '--bin' in sys.argv else './target/debug/boardscribe'
+out = subprocess.run([binary, 'locate', '--grid', '19x19:points', '--json'] + paths,
                      capture_output=True, text=True)
 res = {}
 for line in out.stdout.splitlines():
