@@ -65,14 +65,14 @@ impl Lattice<'_> {
     }
 }
 
+/// The profile across line `k` at `t` along it: its strongest ridge and step.
 fn read(g: &Grey, lat: &Lattice, cols_family: bool, k: f64, t: f64) -> Option<Reading> {
     read_along(g, lat, cols_family, k, &[t], N)
 }
 
-/// The profile across line `k`, the median of those at the points `ts` along it
-/// (a line runs through them all; a speck of noise, a grain or a stone's rim
-/// through few), read as in `read` but with the ridge
-/// looked for only within `mid` samples of the profile's middle.
+/// The profile across line `k` that is the median of those at the points `ts` along
+/// it (a line runs through them all; a speck of noise, a grain or a stone's rim
+/// through few): its strongest ridge and step within `mid` samples of its middle.
 fn read_along(
     g: &Grey,
     lat: &Lattice,
@@ -173,8 +173,9 @@ fn lined(g: &Grey, lat: &Lattice, (lr, lc): (u32, u32)) -> bool {
 /// The shift (-2..=2 lines) of each family's run that covers the most ridge, for a
 /// lined grid: its own lines' ridges, and across each strip between two of them the
 /// other family's lines' (which stop at the outermost lines: a board's edge or a
-/// plank past them may draw a line, but nothing crosses the margin before it); (0, 0) for a checkered one or without a clear gain. `h` maps the
-/// unit square to working pixels; `cells` is (rows, cols). `known_lined` skips the
+/// plank past them may draw a line, but nothing crosses the margin before it).
+/// (0, 0) for a checkered grid or without a clear gain. `h` maps the unit square
+/// to working pixels; `cells` is (rows, cols). `known_lined` skips the
 /// test of ridges against steps (see `lined`) for a grid lined by its spec (Go):
 /// under many stones their edges' steps outweigh the lines' ridges, and the test
 /// would leave a run one line off where it is.
