@@ -9,6 +9,11 @@ is mapped into the located grid and put on the nearest crossing; a box farther t
 lost and counts as one point read wrong. A photo where no board is found counts all
 361 points wrong. Photos of 13x13 boards are among them: see --sizes below. Prints one line per photo with errors, then the total. Run from the
 project's root after `cargo build`.
+
+--annotated reads tests/data/go_roboflow_stones_boards.json (each photo's board size and
+whether the whole board is in view, judged by eye): only photos of a whole board are
+scored, each located and read at its own size as a user would give it (--grid), and the
+total is given with and without the photos marked 'whole?' (an edge too close to call).
 """
 import json, os, subprocess, sys
 import numpy as np
@@ -25,7 +30,12 @@ if '--sizes' in args:
     i = args.index('--sizes')
     sizes = [int(v) for v in args[i + 1].split(',')]
     del args[i:i + 2]
+annotated = None
+if '--annotated' in args:
+    args.remove('--annotated')
+    annotated = json.load(open('tests/data/go_roboflow_stones_boards.json'))['photos']
 splits = args or ['test', 'valid']
+sure_total = sure_right = 0
 
 def run_json(args):
     out = subprocess.run([BIN] + args, capture_output=True, text=True)
@@ -42,6 +52,12 @@ for split in splits:
     d = os.path.join(ROOT, split, 'images')
     for name in sorted(os.listdir(d)):
         path = os.path.join(d, name)
+        view = None
+        if annotated is not None:
+            a = annotated.get(f'{split}/{name}')
+            if a is None or not a['view'].startswith('whole'):
+                continue
+            sizes, view = [a['size']], a['view']
         photos += 1
         found = []
         for n in sizes:
@@ -50,7 +66,10 @@ for split in splits:
                 found.append((loc[0].get('confidence', 0), n, loc[0]['corners']))
         if not found:
             unlocated += 1
-            total += 361
+            n = sizes[0]
+            total += n * n
+            if view == 'whole':
+                sure_total += n * n
             print(f'{split}/{name}: no board found')
             continue
         _, n, corners = max(found)
@@ -81,7 +100,13 @@ for split in splits:
         total += points + off
         right += ok
         lost += off
+        if view == 'whole':
+            sure_total += points + off
+            sure_right += ok
         if ok < points or off:
             print(f'{split}/{name}: {n}x{n}, {points - ok} of {points} points wrong, {off} stones off the located grid')
 print(f'photos {photos} ({", ".join(splits)}), no board found {unlocated}; points {total}, '
       f'read right {right} ({100 * right / max(total, 1):.2f}%), stones off the grid {lost}')
+if annotated is not None:
+    print(f'whole boards sure by eye only: points {sure_total}, read right {sure_right} '
+          f'({100 * sure_right / max(sure_total, 1):.2f}%)')
