@@ -37,9 +37,11 @@ pub enum DatasetKind {
         presets: f64,
     },
     /// Crops of a real photo set whose licence allows training, with hand-annotated
-    /// corners. Never bgu-chess: it is for evaluation only.
+    /// corners (go-roboflow: located automatically, kept where its stones' boxes sit
+    /// on the crossings). Never bgu-chess: it is for evaluation only.
     Real {
-        /// chess-ray-vision, chesscog-grey, raspberry-turk, webcam-pcwawc or imago-go.
+        /// chess-ray-vision, chesscog-grey, raspberry-turk, webcam-pcwawc, imago-go or
+        /// go-roboflow.
         #[arg(long)]
         set: String,
         #[arg(long, default_value = "../shared/data")]
@@ -122,7 +124,7 @@ pub fn run(a: DatasetArgs) -> anyhow::Result<()> {
                 name != "bgu-chess",
                 "bgu-chess is evaluation-only: it must never be used for training"
             );
-            let refs: Vec<_> = sets::annotated_set(&data, &corners, &name)?
+            let refs: Vec<_> = sets::real_set(&data, &corners, &name, &split)?
                 .into_iter()
                 .filter(|r| {
                     !exclude

@@ -12,7 +12,8 @@ use crate::synth::Rng;
 #[derive(Args, Debug)]
 pub struct EvalArgs {
     /// synth (fresh renders), bgu-chess (evaluation only), chess-ray-vision,
-    /// chesscog-grey, raspberry-turk, webcam-pcwawc or imago-go.
+    /// chesscog-grey, raspberry-turk, webcam-pcwawc, imago-go or go-roboflow (its
+    /// stones' photos, each board located automatically).
     #[arg(long)]
     pub set: String,
     /// Real sets other than bgu-chess: all photos, only the part held out of
@@ -157,7 +158,7 @@ pub fn run(a: EvalArgs) -> anyhow::Result<()> {
             }
         }
         set if sets::TRAINABLE_SETS.contains(&set) => {
-            let refs: Vec<_> = sets::annotated_set(&a.data, &a.corners, &a.set)?
+            let refs: Vec<_> = sets::real_set(&a.data, &a.corners, &a.set, &a.split)?
                 .into_iter()
                 .filter(|r| {
                     a.only.is_empty()

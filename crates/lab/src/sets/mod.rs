@@ -5,6 +5,7 @@
 
 mod games;
 pub mod go;
+mod go_roboflow;
 pub mod locate_eval;
 mod real;
 pub mod synthetic;
@@ -15,9 +16,10 @@ use opencv::core::Mat;
 use crate::geometry::BoardPose;
 
 pub use games::{board_state, game_states, synth_piece};
+pub use go_roboflow::{go_roboflow_set, GO_ROBOFLOW};
 pub use real::{
-    annotated_set, bgu_game, labels_json_set, placement_labels, split_of, RealSetError, Split,
-    TRAINABLE_SETS,
+    annotated_set, bgu_game, labels_json_set, placement_labels, real_set, split_of, RealSetError,
+    Split, TRAINABLE_SETS,
 };
 pub use synthetic::{
     random_scene, random_state, render_random, rgb_to_bgr_mat, RandomRender, SynthSetOptions,

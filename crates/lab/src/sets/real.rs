@@ -18,14 +18,14 @@ pub enum RealSetError {
     Read { path: PathBuf, why: String },
 }
 
-fn read(path: &Path) -> Result<String, RealSetError> {
+pub(super) fn read(path: &Path) -> Result<String, RealSetError> {
     std::fs::read_to_string(path).map_err(|e| RealSetError::Read {
         path: path.to_path_buf(),
         why: e.to_string(),
     })
 }
 
-fn bad(path: &Path, why: impl Into<String>) -> RealSetError {
+pub(super) fn bad(path: &Path, why: impl Into<String>) -> RealSetError {
     RealSetError::Read {
         path: path.to_path_buf(),
         why: why.into(),
@@ -109,12 +109,13 @@ struct Annotation {
 }
 
 /// The real sets that may be trained on, as `dataset real` and `eval` name them.
-pub const TRAINABLE_SETS: [&str; 5] = [
+pub const TRAINABLE_SETS: [&str; 6] = [
     "chess-ray-vision",
     "chesscog-grey",
     "raspberry-turk",
     "webcam-pcwawc",
     "imago-go",
+    "go-roboflow",
 ];
 
 /// Which part of a real set a photo is kept for.
@@ -129,7 +130,8 @@ pub enum Split {
 /// held-out parts are whole runs of photos, never near-duplicates of trained ones:
 /// chesscog-grey's game from IMG_4830 on (consecutive photos show nearly the same
 /// position), every fifth raspberry-turk arrangement, two webcam-pcwawc boards
-/// (chessBoard003/004, one board, and 012), imago-go's third sequence (t3).
+/// (chessBoard003/004, one board, and 012), imago-go's third sequence (t3),
+/// go-roboflow's own test and valid folders.
 /// chess-ray-vision is too small to split and is all trained on.
 pub fn split_of(set: &str, name: &str) -> Split {
     let file = name.rsplit('/').next().unwrap_or(name);
@@ -147,6 +149,9 @@ pub fn split_of(set: &str, name: &str) -> Split {
         "webcam-pcwawc" => ["chessBoard003", "chessBoard004", "chessBoard012"]
             .contains(&file.split('.').next().unwrap_or("")),
         "imago-go" => name.starts_with("imago-go/t3/"),
+        "go-roboflow" => {
+            name.starts_with("go-roboflow/test/") || name.starts_with("go-roboflow/valid/")
+        }
         _ => false,
     };
     if val {
@@ -209,6 +214,26 @@ pub fn labels_json_set(data: &Path, set: &str) -> Result<Vec<LabelledRef>, RealS
         });
     }
     Ok(out)
+}
+
+/// A real set by name, only the photos of `split` (`train`, `val` or `all`) where
+/// the set is costly to read whole (go-roboflow locates every photo): go-roboflow's
+/// stones (with the by-eye file beside `corners_file`), or see `annotated_set`.
+pub fn real_set(
+    data: &Path,
+    corners_file: &Path,
+    set: &str,
+    split: &str,
+) -> Result<Vec<LabelledRef>, RealSetError> {
+    if set == super::go_roboflow::GO_ROBOFLOW {
+        let judged = corners_file.with_file_name("go_roboflow_stones_boards.json");
+        return super::go_roboflow::go_roboflow_set(
+            data,
+            &judged,
+            super::go_roboflow::parts_of(split),
+        );
+    }
+    annotated_set(data, corners_file, set)
 }
 
 /// A real set by name: one with its own `labels.json`, or a hand-annotated one
