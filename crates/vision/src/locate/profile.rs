@@ -170,6 +170,46 @@ fn lined(g: &Grey, lat: &Lattice, (lr, lc): (u32, u32)) -> bool {
     ridge > 0.6 * step && ridge > 3.0
 }
 
+/// Readings mostly outside the image (fewer than half of the `of` asked for) are no
+/// evidence either way: the few there meet the frame's own border.
+fn mostly_seen(v: Vec<f64>, of: u32) -> Option<Vec<f64>> {
+    (2 * v.len() >= of as usize).then_some(v)
+}
+
+/// Five points along a line, up to `spread` cells either side of `t`.
+fn along(t: f64, spread: f64) -> [f64; 5] {
+    [
+        t - spread,
+        t - spread / 2.0,
+        t,
+        t + spread / 2.0,
+        t + spread,
+    ]
+}
+
+/// The mean ridge of line `k` between its crossings with the other family's `m`
+/// cells; 0 for a line mostly outside the image.
+fn line_ridge(g: &Grey, lat: &Lattice, cols_family: bool, k: i64, m: u32) -> f64 {
+    let r: Vec<f64> = readings(g, lat, cols_family, k, m)
+        .iter()
+        .map(|r| r.ridge)
+        .collect();
+    mostly_seen(r, m).map_or(0.0, |v| mean(v.into_iter()))
+}
+
+/// Strip `j`, between this family's lines j and j + 1: the median ridge of the other
+/// family's `m + 1` lines across it. They end at the outermost line, so the margin
+/// beyond it has none, however much its edge looks like a line. 0 for a strip mostly
+/// outside the image.
+fn strip_ridge(g: &Grey, lat: &Lattice, cols_family: bool, j: i64, m: u32) -> f64 {
+    let ts = along(j as f64 + 0.5, 0.3);
+    let r: Vec<f64> = (0..=m as i64)
+        .filter_map(|i| read_along(g, lat, !cols_family, i as f64, &ts, STRIP_MID))
+        .map(|r| r.ridge)
+        .collect();
+    mostly_seen(r, m + 1).map_or(0.0, |v| median(v.into_iter()))
+}
+
 /// The shift (-2..=2 lines) of each family's run that covers the most ridge, for a
 /// lined grid: its own lines' ridges, and across each strip between two of them the
 /// other family's lines' (which stop at the outermost lines: a board's edge or a
@@ -198,33 +238,11 @@ pub(crate) fn run_shift(
     }
     const S: i64 = 2;
     let shift = |cols_family: bool, n: u32, m: u32| -> i64 {
-        // A line or strip mostly outside the image is no evidence either way: its
-        // few readings there meet the frame's own border.
-        let seen = |v: Vec<f64>, of: u32, f: fn(std::vec::IntoIter<f64>) -> f64| {
-            if 2 * v.len() >= of as usize {
-                f(v.into_iter())
-            } else {
-                0.0
-            }
-        };
         let ev: Vec<f64> = (-S..=n as i64 + S)
-            .map(|k| {
-                let r = readings(&g, &lat, cols_family, k, m);
-                seen(r.iter().map(|r| r.ridge).collect(), m, mean)
-            })
+            .map(|k| line_ridge(&g, &lat, cols_family, k, m))
             .collect();
-        // Strip j, between this family's lines j and j + 1: the ridge of the
-        // other family's lines across it. They end at the outermost line, so the
-        // margin beyond it has none, however much its edge looks like a line.
         let sv: Vec<f64> = (-S..n as i64 + S)
-            .map(|j| {
-                let t = j as f64 + 0.5;
-                let along = [t - 0.3, t - 0.15, t, t + 0.15, t + 0.3];
-                let r = (0..=m as i64).filter_map(|i| {
-                    read_along(&g, &lat, !cols_family, i as f64, &along, STRIP_MID).map(|r| r.ridge)
-                });
-                seen(r.collect(), m + 1, median)
-            })
+            .map(|j| strip_ridge(&g, &lat, cols_family, j, m))
             .collect();
         // Each cue in units of its typical level inside the run: under many
         // stones the strips' medians are low, and they would count for little
@@ -272,10 +290,9 @@ fn line_support(g: &Grey, lat: &Lattice, cols_family: bool, k: i64, m: u32) -> O
     for j in 0..m {
         let t = j as f64 + 0.5;
         // Along the stretch between the stones on its two crossings.
-        let along = [t - 0.15, t - 0.075, t, t + 0.075, t + 0.15];
-        let at = |d: f64| {
-            read_along(g, lat, cols_family, k as f64 + d, &along, STRIP_MID).map(|r| r.ridge)
-        };
+        let ts = along(t, 0.15);
+        let at =
+            |d: f64| read_along(g, lat, cols_family, k as f64 + d, &ts, STRIP_MID).map(|r| r.ridge);
         let Some(on) = at(0.0) else {
             continue;
         };
