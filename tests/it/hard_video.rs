@@ -145,8 +145,24 @@ fn exposure_jump(all: bool) {
     mode(all, "exposure", None, trouble);
 }
 
+fn reach_at_end(all: bool) {
+    // A frame at rest after the last piece is put down, then a hand coming
+    // back over the board until the clip ends: about a quarter of a second of
+    // rest, under the quiet period.
+    let trouble = Trouble {
+        reach_at_end: Some(0.1),
+        ..Trouble::default()
+    };
+    mode(all, "reach", None, trouble);
+}
+
 fn tiny_frames(all: bool) {
     mode(all, "tiny", Some((300, 300)), Trouble::default());
+}
+
+#[test]
+fn a_clip_ending_with_a_hand_reaching_in_records_the_last_move() {
+    reach_at_end(false);
 }
 
 #[test]
@@ -267,6 +283,12 @@ mod sweeps {
     #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
     fn an_exposure_jump_records_the_game_over_twenty_seeds() {
         exposure_jump(true);
+    }
+
+    #[test]
+    #[ignore = "twenty rendered clips: make test-sweeps (CI) runs it"]
+    fn a_clip_ending_with_a_hand_reaching_in_records_the_last_move_over_twenty_seeds() {
+        reach_at_end(true);
     }
 
     #[test]

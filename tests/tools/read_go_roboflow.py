@@ -14,6 +14,9 @@ project's root after `cargo build`.
 whether the whole board is in view, judged by eye): only photos of a whole board are
 scored, each located and read at its own size as a user would give it (--grid), and the
 total is given with and without the photos marked 'whole?' (an edge too close to call).
+
+--model FILE reads the points with another occupancy model (a candidate); location
+does not use the model, so every photo is located as before.
 """
 import json, os, subprocess, sys
 import numpy as np
@@ -25,6 +28,12 @@ BIN = './target/debug/boardscribe'
 # with --sizes 19,13 each photo is located as every size given and read as the one
 # the locator is surest of.
 args = sys.argv[1:]
+# --model FILE: read with another occupancy model (a candidate), located as always.
+model = []
+if '--model' in args:
+    i = args.index('--model')
+    model = ['--model', args[i + 1]]
+    del args[i:i + 2]
 sizes = [19]
 if '--sizes' in args:
     i = args.index('--sizes')
@@ -76,7 +85,7 @@ for split in splits:
         m = n - 1
         points = n * n
         c = ' '.join(f'{x:.2f},{y:.2f}' for x, y in corners)
-        det = run_json(['detect', '--grid', f'{n}x{n}:points', '--corners', c, '--json', path])
+        det = run_json(['detect', '--grid', f'{n}x{n}:points', '--corners', c, '--json', path] + model)
         cells = det[0]['cells']
         img = cv2.imread(path)
         h, w = img.shape[:2]

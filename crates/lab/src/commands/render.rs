@@ -725,5 +725,6 @@ fn clip_trouble(
         exposure_jump: exposure_jump.map(|t| (t, [1.35, 1.2, 1.05])),
         resting_arm: arm_after.map(|p| (p.saturating_sub(1), rest)),
         glove: None,
+        reach_at_end: None,
     }
 }

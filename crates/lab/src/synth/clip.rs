@@ -56,6 +56,11 @@ pub struct Trouble {
     /// The player wears gloves and a sleeve of this one colour (sRGB): an arm
     /// no skin colour gives away.
     pub glove: Option<[u8; 3]>,
+    /// The clip ends this many seconds after the last piece is put down (the
+    /// hand gone at once), with a hand coming back over the board's edge from
+    /// then to the end (to stop the recording, or to play on): the board never
+    /// rests for the quiet period again.
+    pub reach_at_end: Option<f64>,
 }
 
 impl Trouble {
@@ -265,7 +270,13 @@ pub fn render_clip(
             Some((after, s)) if after == i => (s * opts.fps).round() as usize,
             _ => 0,
         };
+        let last = i + 2 == states.len();
+        let reach = opts.trouble.reach_at_end.filter(|_| last);
         for k in 0..moving {
+            if reach.is_some() && k > moving / 2 {
+                // The piece put down, the hand is gone at once.
+                break;
+            }
             let t = (k as f64 + 0.5) / moving as f64;
             let state_idx = if t < 0.5 { i } else { i + 1 };
             let pose = gloved(
@@ -284,7 +295,23 @@ pub fn render_clip(
                 }
             }
         }
-        if !opts.no_pause_after.contains(&i) || i + 2 == states.len() {
+        if let Some(s) = reach {
+            for _ in 0..((s * opts.fps).round() as usize).max(1) {
+                emit(i + 1, None, knocked, &mut frames)?;
+            }
+            // The hand comes back over the board's edge and stays there,
+            // moving, to the end.
+            let middle = (a.rows / 2, a.cols / 2);
+            let n = (moving / 2).max(2);
+            for k in 0..n {
+                let t = 0.3 + 0.15 * k as f64 / (n - 1) as f64;
+                let pose = gloved(
+                    scene.hand_pose(middle, approach, t, None),
+                    opts.trouble.glove,
+                );
+                emit(i + 1, Some(pose), knocked, &mut frames)?;
+            }
+        } else if !opts.no_pause_after.contains(&i) || last {
             for _ in 0..still {
                 emit(i + 1, None, knocked, &mut frames)?;
             }
@@ -331,7 +358,17 @@ pub fn clip_frames(states: usize, opts: &ClipOptions) -> usize {
     let pauses = (0..states - 1)
         .filter(|&i| !opts.no_pause_after.contains(&i) || i + 2 == states)
         .count();
-    still * (1 + pauses) + moving * (states - 1)
+    let all = still * (1 + pauses) + moving * (states - 1);
+    match opts.trouble.reach_at_end {
+        // The last move ends with the piece put down; the last pause is the
+        // short rest and the hand's way back in.
+        Some(s) if states > 1 => {
+            all - still - (moving - moving / 2 - 1)
+                + ((s * opts.fps).round() as usize).max(1)
+                + (moving / 2).max(2)
+        }
+        _ => all,
+    }
 }
 
 /// [`write_clip`], telling `progress` how many frames are written after each.

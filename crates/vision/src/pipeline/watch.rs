@@ -94,9 +94,9 @@ pub(crate) struct Watcher {
     last_time: Option<f64>,
     /// The last progress step reported.
     progress_step: Option<usize>,
-    /// The last frame looked at, while it is not a still view: the end of the
-    /// input may make it one.
-    last_frame: Option<(crate::capture::Frame, Mat)>,
+    /// The latest frame of the board at rest since the last still view (the
+    /// tracker's rest): the end of the input may make it one.
+    rest_frame: Option<(crate::capture::Frame, Mat)>,
     /// Frames, still views and site classifications so far.
     pub(crate) counts: WatchCounts,
 }
@@ -121,7 +121,7 @@ impl Watcher {
             guard: None,
             lost: 0,
             progress_step: None,
-            last_frame: None,
+            rest_frame: None,
             last_time: None,
             counts: WatchCounts::default(),
             view,
@@ -270,19 +270,23 @@ impl Watcher {
                 continue;
             }
             let Some(still) = self.tracker.update(frame.time_s, thumb) else {
-                self.last_frame = Some((frame, rectified));
+                if self.tracker.at_rest() {
+                    self.rest_frame = Some((frame, rectified));
+                }
                 continue;
             };
-            self.last_frame = None;
+            self.rest_frame = None;
             if let Some(view) =
                 self.take_view(frame, rectified, still, classifier, wanted, events)?
             {
                 return Ok(Some(view));
             }
         }
-        // The input ended just after the board came to rest.
-        if let Some((frame, rectified)) = self.last_frame.take() {
-            if let Some(still) = self.tracker.end(frame.time_s) {
+        // The input ended before the board was still again: its latest rest
+        // since the last still view (a clip that ends just after the last
+        // move, or with a hand coming back before the quiet period was over).
+        if let Some((frame, rectified)) = self.rest_frame.take() {
+            if let Some(still) = self.tracker.end() {
                 if let Some(view) =
                     self.take_view(frame, rectified, still, classifier, wanted, events)?
                 {

@@ -109,9 +109,10 @@ const EPISODE_GAP_S: f64 = 0.12;
 const BLANK_RANGE: u8 = 12;
 
 /// Seconds without motion (two frames of a 25 fps camera: the least that
-/// shows the board at rest) that make the end of an input a still view when it
-/// comes before the quiet period is over (a clip that ends just after the last
-/// move).
+/// shows the board at rest) that make a frame the board's rest, which the end
+/// of an input takes as a still view when the quiet period never came since
+/// the last one: a clip that ends just after the last move, or with a hand
+/// coming back (to stop the recording, to play on) before it was over.
 const END_QUIET_S: f64 = 0.08;
 
 /// Watches thumbnails frame by frame and reports each new still view once.
@@ -127,6 +128,11 @@ pub(crate) struct Tracker {
     any_still: bool,
     /// The first quiet frame since the last motion.
     first_quiet: Option<f64>,
+    /// The latest frame at rest (quiet for END_QUIET_S) since the last still
+    /// view, as the still view the end of the input makes of it.
+    rest: Option<StillEvent>,
+    /// Whether the last frame fed is that rest.
+    at_rest: bool,
 }
 
 impl Tracker {
@@ -183,30 +189,45 @@ impl Tracker {
         }
         let since = *self.quiet_since.get_or_insert(time_s);
         self.previous = Some(thumb);
-        if !self.reported && time_s - since >= self.cfg.quiet_s - 1e-9 {
+        self.at_rest = false;
+        if self.reported {
+            return None;
+        }
+        // Photo folders (no quiet period) cannot tell episodes.
+        let episodes = (self.any_still && self.cfg.quiet_s > 0.0).then_some(self.episodes);
+        if time_s - since >= self.cfg.quiet_s - 1e-9 {
             self.reported = true;
-            // Photo folders (no quiet period) cannot tell episodes.
-            let episodes = (self.any_still && self.cfg.quiet_s > 0.0).then_some(self.episodes);
+            self.rest = None;
             self.any_still = true;
             self.episodes = 0;
             return Some(StillEvent { time_s, episodes });
         }
+        if !moved && time_s - since >= END_QUIET_S - 1e-9 {
+            self.rest = Some(StillEvent { time_s, episodes });
+            self.at_rest = true;
+        }
         None
     }
 
-    /// At the end of the input: the last frame as a still view, when the board
-    /// stopped moving for a few frames but the input ended before the quiet
-    /// period was over, and no still view has been reported since.
-    pub(crate) fn end(&mut self, time_s: f64) -> Option<StillEvent> {
-        let quiet = self.quiet_since.map_or(0.0, |since| time_s - since);
-        if self.reported || self.moving || quiet < END_QUIET_S - 1e-9 || self.cfg.quiet_s == 0.0 {
+    /// Whether the last frame fed, not a still view, is the latest rest of the
+    /// board (quiet for a few frames): the one the end of the input would take.
+    pub(crate) fn at_rest(&self) -> bool {
+        self.at_rest
+    }
+
+    /// At the end of the input: the latest rest as a still view, when the
+    /// board stopped moving for a few frames since the last still view but the
+    /// quiet period never came (the input ended first, or motion came back
+    /// before it was over and lasted to the end).
+    pub(crate) fn end(&mut self) -> Option<StillEvent> {
+        if self.reported || self.cfg.quiet_s == 0.0 {
             return None;
         }
+        let rest = self.rest.take()?;
         self.reported = true;
-        let episodes = self.any_still.then_some(self.episodes);
         self.any_still = true;
         self.episodes = 0;
-        Some(StillEvent { time_s, episodes })
+        Some(rest)
     }
 }
 
@@ -315,6 +336,50 @@ mod tests {
         ]));
         let episodes: Vec<Option<usize>> = got.iter().map(|e| e.episodes).collect();
         assert_eq!(episodes, [None, Some(1)]);
+    }
+
+    /// A tracker fed `moving` per frame at 15 a second, as `run` does.
+    fn fed(moving: &[bool]) -> (Tracker, Vec<StillEvent>) {
+        let mut t = Tracker::new(TrackConfig::default());
+        let still = thumb(|x, y| if (x / 4 + y / 4) % 2 == 0 { 200 } else { 60 });
+        let hand = thumb(|x, _| if x < 20 { 150 } else { 60 });
+        let other = thumb(|x, _| if x < 20 { 60 } else { 150 });
+        let mut out = vec![];
+        for (i, &m) in moving.iter().enumerate() {
+            let frame = match (m, i % 2) {
+                (false, _) => still.clone(),
+                (true, 0) => hand.clone(),
+                (true, _) => other.clone(),
+            };
+            out.extend(t.update(i as f64 / 15.0, frame));
+        }
+        (t, out)
+    }
+
+    #[test]
+    fn the_end_of_the_input_takes_the_last_rest_before_a_hand_came_back() {
+        // Still, a move, three frames at rest (0.13 s, under the quiet
+        // period), a hand back to the end of the input.
+        let (mut t, got) = fed(&frames(&[(false, 10), (true, 6), (false, 3), (true, 4)]));
+        assert_eq!(got.len(), 1);
+        let rest = t.end().expect("the rest is the last still view");
+        // The rest's last frame (frame 18), one motion episode since the last
+        // still view.
+        assert!((rest.time_s - 18.0 / 15.0).abs() < 1e-9, "{rest:?}");
+        assert_eq!(rest.episodes, Some(1));
+        assert_eq!(t.end(), None, "taken once");
+
+        // Motion from the move to the end: no rest, no view.
+        let (mut t, _) = fed(&frames(&[(false, 10), (true, 12)]));
+        assert_eq!(t.end(), None);
+        // A rest of one frame is no rest: 0.07 s, two frames of a 25 fps camera
+        // is the least.
+        let (mut t, _) = fed(&frames(&[(false, 10), (true, 6), (false, 1), (true, 4)]));
+        assert_eq!(t.end(), None);
+        // A still view after the rest: nothing left for the end.
+        let (mut t, got) = fed(&frames(&[(false, 10), (true, 6), (false, 10)]));
+        assert_eq!(got.len(), 2);
+        assert_eq!(t.end(), None);
     }
 
     #[test]
