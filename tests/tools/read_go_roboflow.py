@@ -4,10 +4,13 @@ least 99.5% on a held-out split; no go-roboflow photo is trained on, see
 models/README.md). For each photo of the given splits of stones/ (default test and
 valid): `boardscribe locate --grid 19x19:points --json`, then `boardscribe detect`
 with those corners. The truth per point comes from the YOLO boxes: each box's centre
-is mapped into the located grid and put on the nearest crossing; a box farther than
-0.35 of a cell from every crossing, or outside the board, is a stone the location
-lost and counts as one point read wrong. A photo where no board is found counts all
-361 points wrong. Photos of 13x13 boards are among them: see --sizes below. Prints one line per photo with errors, then the total. Run from the
+is mapped into the located grid and put on the nearest crossing, as a Go player
+records a stone set down off its point. A box outside the board, or a second box on
+one crossing, is a stone the location lost and counts as one point read wrong. The
+stricter scoring first used here is given beside it: a box farther than 0.35 of a cell
+from every crossing counts as lost too, and its crossing as empty (so a stone set down
+0.4 cell off its point and read there counts twice). A photo where no board is found
+counts all its points wrong. Photos of 13x13 boards are among them: see --sizes below. Prints one line per photo with errors, then the total. Run from the
 project's root after `cargo build`.
 
 --annotated reads tests/data/go_roboflow_stones_boards.json (each photo's board size and
@@ -57,6 +60,7 @@ def run_json(args):
     return rows
 
 total = right = lost = photos = unlocated = 0
+strict_total = strict_right = strict_off = 0
 for split in splits:
     d = os.path.join(ROOT, split, 'images')
     for name in sorted(os.listdir(d)):
@@ -77,6 +81,7 @@ for split in splits:
             unlocated += 1
             n = sizes[0]
             total += n * n
+            strict_total += n * n
             if view == 'whole':
                 sure_total += n * n
             print(f'{split}/{name}: no board found')
@@ -91,7 +96,8 @@ for split in splits:
         h, w = img.shape[:2]
         H = cv2.getPerspectiveTransform(np.float32(corners), np.float32([[0, 0], [m, 0], [m, m], [0, m]]))
         truth = [['.'] * n for _ in range(n)]
-        off = 0
+        strict = [['.'] * n for _ in range(n)]
+        off = lost_here = 0
         lab = os.path.join(ROOT, split, 'labels', os.path.splitext(name)[0] + '.txt')
         for line in open(lab):
             p = line.split()
@@ -100,22 +106,35 @@ for split in splits:
             cls, x, y = int(p[0]), float(p[1]) * w, float(p[2]) * h
             u, v = cv2.perspectiveTransform(np.float32([[[x, y]]]), H)[0][0]
             col, row = round(float(u)), round(float(v))
-            if not (0 <= col <= m and 0 <= row <= m) or max(abs(u - col), abs(v - row)) > 0.35:
+            colour = 'b' if cls == 0 else 'w'
+            on_board = 0 <= col <= m and 0 <= row <= m
+            if not on_board or max(abs(u - col), abs(v - row)) > 0.35:
                 off += 1
-                continue
-            truth[row][col] = 'b' if cls == 0 else 'w'
+            else:
+                strict[row][col] = colour
+            if not on_board or truth[row][col] != '.':
+                lost_here += 1
+            else:
+                truth[row][col] = colour
         ok = sum(cells[r][c2] == truth[r][c2] for r in range(n) for c2 in range(n))
+        ok_strict = sum(cells[r][c2] == strict[r][c2] for r in range(n) for c2 in range(n))
         # A lost stone is one more point read wrong (its point was not looked at right).
-        total += points + off
+        total += points + lost_here
         right += ok
-        lost += off
+        lost += lost_here
+        strict_total += points + off
+        strict_right += ok_strict
+        strict_off += off
         if view == 'whole':
-            sure_total += points + off
+            sure_total += points + lost_here
             sure_right += ok
-        if ok < points or off:
-            print(f'{split}/{name}: {n}x{n}, {points - ok} of {points} points wrong, {off} stones off the located grid')
+        if ok < points or lost_here or off:
+            print(f'{split}/{name}: {n}x{n}, {points - ok} of {points} points wrong, {lost_here} stones '
+                  f'lost, {off} more than 0.35 cell off their crossing ({points - ok_strict} wrong strictly)')
 print(f'photos {photos} ({", ".join(splits)}), no board found {unlocated}; points {total}, '
-      f'read right {right} ({100 * right / max(total, 1):.2f}%), stones off the grid {lost}')
+      f'read right {right} ({100 * right / max(total, 1):.2f}%), stones lost {lost}')
+print(f'strictly (a stone over 0.35 cell off its crossing lost): points {strict_total}, read right '
+      f'{strict_right} ({100 * strict_right / max(strict_total, 1):.2f}%), stones lost {strict_off}')
 if annotated is not None:
     print(f'whole boards sure by eye only: points {sure_total}, read right {sure_right} '
           f'({100 * sure_right / max(sure_total, 1):.2f}%)')

@@ -79,9 +79,21 @@ pub enum FollowEvent<M> {
         mv: M,
         /// The first half-move after the ones that stand, exclusive.
         upto: usize,
-        /// The same piece landed on another square (else: a promotion's piece).
-        relanded: bool,
+        /// What later play showed.
+        why: Correction,
     },
+}
+
+/// What later play showed of a move recorded wrongly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Correction {
+    /// Which piece a pawn became: the camera cannot see it at once.
+    Promotion,
+    /// The same piece landed on another square (put down between two).
+    Relanded,
+    /// Another move the views also supported when it was recorded (the record
+    /// named it beside the move, as uncertain).
+    Alternative,
 }
 
 /// A move the views also support in place of a committed one.
@@ -1116,10 +1128,11 @@ impl<R: Rules> Follower<R> {
 
     /// Replaces one recent ambiguous move by an alternative when, with it, the
     /// observation is explained. Returns whether it did. Alternatives are the
-    /// moves the camera cannot tell apart (a promotion's piece), and, for the
-    /// last few plies, the same piece put down on another square (a piece left
-    /// on a line between two squares reads as standing on the wrong one until it
-    /// moves on).
+    /// moves the camera cannot tell apart (a promotion's piece), for the last
+    /// few plies the same piece put down on another square (a piece left on a
+    /// line between two squares reads as standing on the wrong one until it
+    /// moves on), and for any ply recorded as uncertain the other moves the
+    /// views supported then.
     fn try_correction(
         &mut self,
         obs: &Observation,
@@ -1129,29 +1142,43 @@ impl<R: Rules> Follower<R> {
         let n = self.moves.len();
         // Of every alternative that explains the view, the one that fits it best
         // (the latest on a tie).
-        let mut found: Option<(f64, usize, bool, Vec<R::Move>)> = None;
-        for k in (n.saturating_sub(CORRECTION_DEPTH)..n).rev() {
+        let mut found: Option<(f64, usize, Correction, Vec<R::Move>)> = None;
+        for k in (0..n).rev() {
             let base = &self.before[k];
-            let mut alts: Vec<(R::Move, bool)> = base
-                .alternatives(&self.moves[k])
-                .into_iter()
-                .map(|m| (m, false))
-                .collect();
+            let mut alts: Vec<(R::Move, Correction)> = Vec::new();
+            if k + CORRECTION_DEPTH >= n {
+                alts.extend(
+                    base.alternatives(&self.moves[k])
+                        .into_iter()
+                        .map(|m| (m, Correction::Promotion)),
+                );
+            }
             // Only a piece that no view read where it was said to land.
             if k + RELANDING_DEPTH >= n && !self.landing_seen[k] {
                 alts.extend(
                     relandings(base, &self.moves[k])
                         .into_iter()
-                        .map(|m| (m, true)),
+                        .map(|m| (m, Correction::Relanded)),
                 );
             }
-            for (alt, relanded) in alts {
+            // A ply recorded as uncertain stays open to its alternatives
+            // however long ago: the piece it moved may stand still for the
+            // rest of the game, and only its next move shows where it was.
+            let named = &self.alternatives[k];
+            let supported: Vec<R::Move> = base
+                .legal_moves()
+                .into_iter()
+                .filter(|m| named.iter().any(|a| a.id == base.move_id(m)))
+                .filter(|m| !alts.iter().any(|(a, _)| a == m))
+                .collect();
+            alts.extend(supported.into_iter().map(|m| (m, Correction::Alternative)));
+            for (alt, why) in alts {
                 let Some((line, game)) = self.replay_with(k, &alt) else {
                     continue;
                 };
                 // A piece landed elsewhere that leaves the board as it is cannot
                 // be what the view shows.
-                if relanded
+                if why == Correction::Relanded
                     && occ_key(&super::occupancy(&game)) == occ_key(&super::occupancy(&self.game))
                 {
                     continue;
@@ -1162,11 +1189,11 @@ impl<R: Rules> Follower<R> {
                 }
                 let fit = trial.last_fit.get();
                 if found.as_ref().is_none_or(|f| fit < f.0 - 1e-9) {
-                    found = Some((fit, k, relanded, line));
+                    found = Some((fit, k, why, line));
                 }
             }
         }
-        if let Some((_, k, relanded, line)) = found {
+        if let Some((_, k, why, line)) = found {
             let base = self.before[k].clone();
             {
                 // Rebuild the tail with the corrected move.
@@ -1193,7 +1220,7 @@ impl<R: Rules> Follower<R> {
                             ply: k,
                             mv,
                             upto: n,
-                            relanded,
+                            why,
                         });
                     }
                 }

@@ -25,6 +25,7 @@ pub use explain::InferConfig;
 #[cfg(test)]
 pub(crate) use explain::Verdict;
 pub use follow::Alternative;
+pub use follow::Correction;
 pub use follow::FollowEvent;
 pub use follow::Follower;
 pub use irregular::Irregularity;

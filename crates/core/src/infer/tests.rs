@@ -377,7 +377,7 @@ fn a_piece_read_next_to_its_square_is_corrected_when_later_play_shows_it() {
             e,
             FollowEvent::Corrected {
                 ply: 0,
-                relanded: true,
+                why: Correction::Relanded,
                 ..
             }
         )),
@@ -463,4 +463,72 @@ fn a_line_no_view_showed_moves_at_most_one_piece_twice() {
         "{:?}",
         lines.iter().map(|l| l.moves.len()).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn an_uncertain_move_is_corrected_when_its_piece_moves_many_plies_later() {
+    // White's king goes to f3, but the view reads it rather on e3 (a piece
+    // put down across the line): "Ke3" is recorded, "Kf3" named beside it as
+    // uncertain. Nine plies later, well past the last few plies a piece may be
+    // found to have landed elsewhere, the king goes on to g4, which e3 does not
+    // reach: the record takes "Kf3" and keeps the plies after it.
+    let start = Chess::from_fen("r5k1/8/8/8/8/8/5K2/R7 w - - 0 1").unwrap();
+    let (e3, f3) = (Square::new(4, 2), Square::new(5, 2));
+    let mut f = Follower::new(start.clone(), InferConfig::default(), 0.0);
+    let mut belief = start.clone();
+    belief.play_uci("f2e3").unwrap();
+    let mut across = observe(&belief);
+    across.set(e3, Some([0.22, 0.78, 0.0]));
+    across.set(f3, Some([0.72, 0.28, 0.0]));
+    f.observe(&across, 1.0, None);
+    // Later views read afresh only what changed: e3 and f3 say nothing more.
+    let later = |g: &Chess| {
+        let mut o = observe(g);
+        o.set_fresh(e3, false);
+        o.set_fresh(f3, false);
+        o
+    };
+    let shuffles = [
+        "g8h8", "a1a2", "h8h7", "a2a3", "h7g7", "a3a4", "g7g8", "a4a5", "g8h8",
+    ];
+    let mut truth = start.clone();
+    truth.play_uci("f2f3").unwrap();
+    for (i, u) in shuffles.iter().enumerate() {
+        belief.play_uci(u).unwrap();
+        truth.play_uci(u).unwrap();
+        f.observe(&later(&belief), 2.0 + i as f64, None);
+    }
+    assert_eq!(
+        committed(&start, &f).first().map(String::as_str),
+        Some("f2e3")
+    );
+    assert!(
+        f.alternatives(0).iter().any(|a| a.notation == "Kf3"),
+        "{:?}",
+        f.alternatives(0)
+    );
+    truth.play_uci("f3g4").unwrap();
+    let mut now = observe(&truth);
+    for sq in super::observation::squares(8, 8) {
+        let moved = sq == f3 || sq == Square::new(6, 3);
+        now.set_change(sq, Some(if moved { 50.0 } else { 1.0 }));
+    }
+    let mut ev = f.observe(&now, 20.0, None);
+    ev.extend(f.observe(&now, 21.0, None));
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            FollowEvent::Corrected {
+                ply: 0,
+                why: Correction::Alternative,
+                ..
+            }
+        )),
+        "{ev:?}"
+    );
+    f.finish();
+    let mut want = vec!["f2f3"];
+    want.extend(shuffles);
+    want.push("f3g4");
+    assert_eq!(committed(&start, &f), want);
 }

@@ -250,8 +250,10 @@ pub enum Event {
         /// The move now recorded, in short machine form (UCI for chess).
         uci: String,
         /// `promotion` (which piece the pawn became), `relanded` (the piece
-        /// stood on another square than first read) or `began` (the other side
-        /// began the game, Go: every move so far read again).
+        /// stood on another square than first read), `alternative` (another
+        /// move the views supported when it was recorded as uncertain) or
+        /// `began` (the other side began the game, Go: every move so far read
+        /// again).
         reason: String,
     },
     /// The board moved a little in the image and its grid was followed.

@@ -4,7 +4,7 @@
 use super::event::{self, ms};
 use super::{Event, EventSink, RecordJob, RecordSummary, StillView};
 use crate::classify::SiteReading;
-use crate::infer::{FollowEvent, Follower, Irregularity, SiteMap};
+use crate::infer::{Correction, FollowEvent, Follower, Irregularity, SiteMap};
 use crate::record::{rule_ending_note, GameRecord, RecordFile, Recordable};
 use crate::rules::{Rules, Square};
 
@@ -205,12 +205,9 @@ pub(super) fn apply_event<R: Recordable>(
                 in_sync: true,
             });
         }
-        FollowEvent::Corrected {
-            ply,
-            mv,
-            upto,
-            relanded,
-        } => correct(f, (base, *ply, *upto), mv, *relanded, time, record, events),
+        FollowEvent::Corrected { ply, mv, upto, why } => {
+            correct(f, (base, *ply, *upto), mv, *why, time, record, events)
+        }
     }
 }
 
@@ -257,7 +254,7 @@ fn correct<R: Recordable>(
     f: &Follower<R>,
     (base, ply, upto): (usize, usize, usize),
     mv: &R::Move,
-    relanded: bool,
+    why: Correction,
     time: f64,
     record: &mut RecordFile<R>,
     events: &mut dyn EventSink,
@@ -268,17 +265,27 @@ fn correct<R: Recordable>(
     };
     // Rebuild the record from the corrected ply on; moves accepted in the same
     // view follow as their own events.
-    let why = if relanded {
-        "corrected: later play shows the piece stood on another square (it was \
-             put down between two)"
-    } else {
-        "corrected: later play shows which piece the pawn became"
+    let (note, reason) = match why {
+        Correction::Relanded => (
+            "corrected: later play shows the piece stood on another square (it was \
+             put down between two)",
+            "relanded",
+        ),
+        Correction::Promotion => (
+            "corrected: later play shows which piece the pawn became",
+            "promotion",
+        ),
+        Correction::Alternative => (
+            "corrected: later play shows it was the other move the views supported \
+             when it was recorded",
+            "alternative",
+        ),
     };
     record.current.truncate(base + ply);
     for (i, m) in f.moves().iter().enumerate().take(upto).skip(ply) {
         record.current.push(before(i), m, None);
         if i == ply {
-            record.current.note(why);
+            record.current.note(note);
         }
         if let Some(text) = uncertain_note(before(i), m, f.alternatives(i)) {
             record.current.note(&text);
@@ -289,7 +296,7 @@ fn correct<R: Recordable>(
         ply: base + ply + 1,
         san: before(ply).notation(mv),
         uci: before(ply).move_id(mv),
-        reason: if relanded { "relanded" } else { "promotion" }.to_string(),
+        reason: reason.to_string(),
     });
 }
 
