@@ -4,7 +4,7 @@ CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libopencv-dev clang libclang-dev pkg-config
 
-.PHONY: deps build demo test test-sweeps test-core bench model ort-reference commands-doc fmt clean
+.PHONY: deps build demo test test-sweeps test-core bench model model-points ort-reference commands-doc fmt clean
 
 # OpenCV and libclang (for the opencv crate's bindings) from Debian/Ubuntu packages,
 # installed only when pkg-config cannot find OpenCV.
@@ -60,6 +60,13 @@ bench: deps
 
 # Rebuild models/occupancy.onnx: renders, exports crops, trains (PyTorch, CPU), exports ONNX.
 model: deps
+	bash training/make_model.sh
+
+# Rebuild models/occupancy-points.onnx, the model Go boards are read with: the same
+# recipe with go-roboflow's stone photos added (models/README.md).
+model-points: deps
+	REAL_SETS="chess-ray-vision:4 chesscog-grey:4 raspberry-turk:2 webcam-pcwawc:8 imago-go:1 go-roboflow:1" \
+	MODEL_OUT=models/occupancy-points.onnx REPORT=training/last_run_points.json \
 	bash training/make_model.sh
 
 # Refresh tests/data/ort_reference.json (onnxruntime's outputs the classifier test checks

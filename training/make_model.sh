@@ -13,6 +13,9 @@
 #   REAL_SETS="chess-ray-vision:4 ..." real sets to train on (set:copies, each copy with its
 #                                    corners jittered), when ../shared/data exists; each
 #                                    set's held-out split (sets::split_of) is validated on
+#   MODEL_OUT=models/occupancy.onnx  the ONNX file written (`make model-points` writes
+#   REPORT=training/last_run.json    models/occupancy-points.onnx, Go's model, with
+#                                    go-roboflow added to REAL_SETS)
 #   REUSE_DATA=1                     keep datasets already in training/data/
 #   SKIP_BUILD=1                     use the existing target/debug/boardscribe-lab
 #   PYTHON=python3 CARGO=cargo BOARDSCRIBE=target/debug/boardscribe-lab
@@ -28,6 +31,8 @@ PRESET_VAL=${PRESET_VAL:-150}
 EPOCHS=${EPOCHS:-28}
 EPOCH_SIZE=${EPOCH_SIZE:-160000}
 SEED=${SEED:-1}
+MODEL_OUT=${MODEL_OUT:-models/occupancy.onnx}
+REPORT=${REPORT:-training/last_run.json}
 DATA=training/data
 REAL=../shared/data
 BIN=${BOARDSCRIBE:-target/debug/boardscribe-lab}
@@ -122,8 +127,8 @@ step "training (${EPOCHS} epochs of ${EPOCH_SIZE} crops)"
 "$PYTHON" training/train.py \
     --train "${TRAIN[@]}" \
     --val "${VAL[@]}" \
-    --out models/occupancy.onnx \
+    --out "$MODEL_OUT" \
     --epochs "$EPOCHS" --epoch-size "$EPOCH_SIZE" --seed "$SEED" --padding 0 \
-    --report training/last_run.json
+    --report "$REPORT"
 
-step "done: models/occupancy.onnx, report in training/last_run.json"
+step "done: $MODEL_OUT, report in $REPORT"

@@ -67,8 +67,8 @@ pub fn run(mut a: DetectArgs) -> anyhow::Result<()> {
     let mut pose = a
         .board
         .pose_in(&first, &format!("'{}'", a.images[0].display()))?;
-    let mut classifier = a.model.load()?;
     let grid = pose.grid();
+    let mut classifier = a.model.load_for(grid.points)?;
     if let Some(fen) = &a.adapt_fen {
         let side: WhiteSide = a.white.parse().map_err(anyhow::Error::msg)?;
         let classes = placement_classes(fen, side, grid.rows, grid.cols)

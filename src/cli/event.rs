@@ -82,7 +82,11 @@ pub fn run(a: EventArgs) -> anyhow::Result<()> {
     };
     let printer = print_updates(&round, a.events);
     stop_on_signal(&round);
-    let reports = runner::record_round(&round, &a.model.path(), say_locating);
+    let models = runner::Models {
+        cells: a.model.path_for(false),
+        points: a.model.path_for(true),
+    };
+    let reports = runner::record_round(&round, &models, say_locating);
     let _ = printer.join();
     let mut failed = Vec::new();
     for r in &reports {

@@ -321,7 +321,9 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     }
     let stop = signals::install();
     let mut serve = serve(&a, setup.as_ref(), &out, previous.is_none())?;
-    let mut classifier = a.model.load()?;
+    // Stones on line crossings are read by the model trained on them.
+    let points = board.grid(board.load_profile()?.as_ref())?.points;
+    let mut classifier = a.model.load_for(points)?;
     let source = open_input(&a, &board, &stop)?;
     // One board of several: its page shows its own region, once it is found.
     let source = match &serve {

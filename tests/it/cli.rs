@@ -1,6 +1,6 @@
 use boardscribe_vision::geometry::{perspective_test_card, BoardPose, GridSpec};
 
-use super::util::{assert_fails_with, p, run, stdout, tmp};
+use super::util::{assert_fails_with, p, run, stderr, stdout, tmp};
 
 /// A perspective view of a known 8x8 board, as a camera would see it.
 fn camera_view(path: &std::path::Path) {
@@ -247,4 +247,44 @@ fn a_malformed_grid_is_a_usage_error_for_every_command_that_takes_one() {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(super::util::stderr(&o).contains("8by8"), "{args:?}");
     }
+}
+
+/// Boards of cells are read with models/occupancy.onnx, Go's crossings with
+/// models/occupancy-points.onnx (each looked for in the current folder first):
+/// with a broken points model beside a good one, a chess grid reads and a Go
+/// grid fails naming the points model; `--model` reads both with one file.
+#[test]
+fn go_boards_are_read_with_the_points_model() {
+    let dir = tmp();
+    let models = dir.path().join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("models/occupancy.onnx"),
+        models.join("occupancy.onnx"),
+    )
+    .unwrap();
+    std::fs::write(models.join("occupancy-points.onnx"), b"not a model").unwrap();
+    let photo = dir.path().join("board.png");
+    image::RgbImage::from_pixel(320, 320, image::Rgb([150, 120, 90]))
+        .save(&photo)
+        .unwrap();
+    let corners = "20,20 300,20 300,300 20,300";
+    let detect = |grid: &str, model: Option<&str>| {
+        let mut args = vec!["detect", "--grid", grid, "--corners", corners, p(&photo)];
+        if let Some(m) = model {
+            args.extend(["--model", m]);
+        }
+        super::util::bin()
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .expect("boardscribe runs")
+    };
+    let chess = detect("8x8", None);
+    assert!(chess.status.success(), "{}", stderr(&chess));
+    assert_fails_with(&detect("19x19:points", None), "occupancy-points.onnx");
+    let good = models.join("occupancy.onnx");
+    let go = detect("19x19:points", Some(p(&good)));
+    assert!(go.status.success(), "{}", stderr(&go));
 }

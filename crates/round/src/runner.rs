@@ -27,15 +27,24 @@ use crate::round::{
 };
 use crate::server::ServerError;
 
+/// The occupancy models a round's boards are read with, as `record` picks them.
+#[derive(Clone, Debug)]
+pub struct Models {
+    /// For boards of cells (chess, draughts, Tablut).
+    pub cells: PathBuf,
+    /// For pieces on the crossings of the lines (Go).
+    pub points: PathBuf,
+}
+
 /// Records every board of `round` on its own thread, each as `record` would
-/// from its entry in the round file, with the occupancy model at `model`, until
+/// from its entry in the round file, with the occupancy models `models`, until
 /// each has ended (its input ended, its game finished, or it was given up); a
 /// board that fails is tried again (see `run_round`). `said` hears what finding
 /// each board reports; the round's page has the rest.
-pub fn record_round(round: &Arc<Round>, model: &Path, said: fn(&Event)) -> Vec<BoardReport> {
+pub fn record_round(round: &Arc<Round>, models: &Models, said: fn(&Event)) -> Vec<BoardReport> {
     let specs: Vec<BoardSpec> = round.boards().iter().map(|b| b.spec.clone()).collect();
     let recorders = Recorders {
-        model: model.to_path_buf(),
+        models: models.clone(),
         said,
         shared: SharedInputs::of(&specs),
     };
@@ -44,7 +53,7 @@ pub fn record_round(round: &Arc<Round>, model: &Path, said: fn(&Event)) -> Vec<B
 
 /// The round's boards recorded as `record` would record them.
 struct Recorders {
-    model: PathBuf,
+    models: Models,
     said: fn(&Event),
     /// The inputs boards share, each read once for all of them.
     shared: SharedInputs,
@@ -71,7 +80,12 @@ impl BoardRunner for Recorders {
 impl Recorders {
     /// One attempt at the board: the model loaded, the board placed, recorded.
     fn attempt(&self, round: &Round, board: &Board) -> Result<BoardEnd, AttemptError> {
-        let mut classifier = Classifier::new(OccupancyModel::load(&self.model)?);
+        let model = if board.spec.on_points()? {
+            &self.models.points
+        } else {
+            &self.models.cells
+        };
+        let mut classifier = Classifier::new(OccupancyModel::load(model)?);
         let setup = board.spec.board_setup()?;
         let mut said = |e: Event| (self.said)(&e);
         Ok(run_board(

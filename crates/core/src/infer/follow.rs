@@ -307,6 +307,8 @@ impl<R: Rules> Follower<R> {
     ) -> Follower<R> {
         let mut f = Follower::new(game, cfg, start_time);
         f.landing_seen = vec![true; moves.len()];
+        // Nor what else the views supported for them.
+        f.alternatives = vec![Vec::new(); moves.len()];
         f.before = before;
         f.moves = moves;
         if let Some(mv) = again.filter(|m| f.game.legal_moves().contains(m)) {
@@ -1164,7 +1166,7 @@ impl<R: Rules> Follower<R> {
             // A ply recorded as uncertain stays open to its alternatives
             // however long ago: the piece it moved may stand still for the
             // rest of the game, and only its next move shows where it was.
-            let named = &self.alternatives[k];
+            let named = self.alternatives.get(k).map_or(&[][..], Vec::as_slice);
             let supported: Vec<R::Move> = base
                 .legal_moves()
                 .into_iter()
@@ -1202,7 +1204,8 @@ impl<R: Rules> Follower<R> {
                 // The plies replayed after the corrected one landed as seen before,
                 // and the views supported the same alternatives.
                 let seen_after = self.landing_seen.split_off(k);
-                let alternatives_after = self.alternatives.split_off(k);
+                let alternatives_after =
+                    self.alternatives.split_off(k.min(self.alternatives.len()));
                 self.game = base.clone();
                 for (i, mv) in line.into_iter().enumerate() {
                     self.before.push(self.game.clone());

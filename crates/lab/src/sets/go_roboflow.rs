@@ -119,7 +119,7 @@ fn labelled(
         let Ok(found) = crate::locate::locate(&image, grid) else {
             continue;
         };
-        let Some((labels, off)) = place(&boxes, &found.corners.points(), n) else {
+        let Some((labels, off)) = place(&boxes, &found.corners.points(), n, held_out) else {
             continue;
         };
         if best.as_ref().is_none_or(|b| off < b.0) {
@@ -173,7 +173,17 @@ fn yolo_centres(path: &Path) -> Result<Vec<(u8, f64, f64)>, RealSetError> {
 
 /// The labels (row-major from the grid's TL corner) that the boxes give an `n` x `n`
 /// grid of crossings with corners `quad` (TL TR BR BL), and how many boxes are off it.
-fn place(boxes: &[(u8, f64, f64)], quad: &[(f64, f64); 4], n: u32) -> Option<(Vec<u8>, usize)> {
+/// A box more than `ON_CROSSING` from its nearest crossing is off it, unless
+/// `nearest`: then every box on the board stands on its nearest crossing, as a
+/// Go player records a stone set down off its point (held-out photos are scored
+/// so; training labels keep only the sure ones), and only a box off the board or
+/// a second box on one crossing is off.
+fn place(
+    boxes: &[(u8, f64, f64)],
+    quad: &[(f64, f64); 4],
+    n: u32,
+    nearest: bool,
+) -> Option<(Vec<u8>, usize)> {
     let m = (n - 1) as f32;
     let src: Vector<Point2f> = quad
         .iter()
@@ -198,11 +208,13 @@ fn place(boxes: &[(u8, f64, f64)], quad: &[(f64, f64); 4], n: u32) -> Option<(Ve
         let (u, v) = (p.x as f64, p.y as f64);
         let (c, r) = (u.round(), v.round());
         let inside = (0.0..=m as f64).contains(&c) && (0.0..=m as f64).contains(&r);
-        if !inside || (u - c).abs().max((v - r).abs()) > ON_CROSSING {
+        let near = nearest || (u - c).abs().max((v - r).abs()) <= ON_CROSSING;
+        let at = r as usize * n as usize + c as usize;
+        if !inside || !near || labels[at] != EMPTY {
             off += 1;
             continue;
         }
-        labels[r as usize * n as usize + c as usize] = class;
+        labels[at] = class;
     }
     Some((labels, off))
 }
@@ -220,11 +232,20 @@ mod tests {
             (WHITE, 180.0, 131.0),
             (BLACK, 145.0, 90.0),
         ];
-        let (labels, off) = place(&boxes, &quad, 9).unwrap();
+        let (labels, off) = place(&boxes, &quad, 9, false).unwrap();
         assert_eq!(labels[0], BLACK);
         assert_eq!(labels[80], WHITE);
         assert_eq!(labels.iter().filter(|&&l| l != EMPTY).count(), 2);
         assert_eq!(off, 1);
+        // Scored as a Go player reads it: the stone between two crossings
+        // stands on the nearer (4.5, 4.0 rounds to 5, 4); a second box on a
+        // crossing, or one off the board, is off.
+        let more = [(WHITE, 150.0, 90.0), (BLACK, 250.0, 90.0)];
+        let all: Vec<_> = boxes.iter().chain(&more).copied().collect();
+        let (labels, off) = place(&all, &quad, 9, true).unwrap();
+        assert_eq!(labels[4 * 9 + 5], BLACK);
+        assert_eq!(labels.iter().filter(|&&l| l != EMPTY).count(), 3);
+        assert_eq!(off, 2);
     }
 
     #[test]

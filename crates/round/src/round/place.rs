@@ -64,15 +64,31 @@ impl BoardSpec {
             .map_err(|e| PlaceError::Value(self.number, e.to_string()))
     }
 
+    /// Whether the board's sites are the crossings of its lines (Go), by its
+    /// grid: the entry's, its profile's or its game's.
+    pub(crate) fn on_points(&self) -> Result<bool, PlaceError> {
+        let (grid, _) = self.grid_and_corners()?;
+        Ok(self.grid_of(grid, &self.load_profile()?)?.points)
+    }
+
+    /// The grid the entry gives, else its profile's, else its game's.
+    fn grid_of(
+        &self,
+        grid: Option<GridSpec>,
+        profile: &Option<BoardProfile>,
+    ) -> Result<GridSpec, PlaceError> {
+        Ok(match (grid, profile) {
+            (Some(g), _) => g,
+            (None, Some(p)) => p.grid,
+            (None, None) => self.default_grid()?,
+        })
+    }
+
     /// The corners given (by the entry or its profile), or else the grid to find.
     fn placement(&self) -> Result<Placement, PlaceError> {
         let (grid, corners) = self.grid_and_corners()?;
         let profile = self.load_profile()?;
-        let grid = match (grid, &profile) {
-            (Some(g), _) => g,
-            (None, Some(p)) => p.grid,
-            (None, None) => self.default_grid()?,
-        };
+        let grid = self.grid_of(grid, &profile)?;
         // One of several boards in a view: found among them, by its number.
         if let Some(n) = self.region {
             return Ok(Placement::OneOf {
