@@ -146,11 +146,12 @@ fn exposure_jump(all: bool) {
 }
 
 fn reach_at_end(all: bool) {
-    // A frame at rest after the last piece is put down, then a hand coming
-    // back over the board until the clip ends: about a quarter of a second of
-    // rest, under the quiet period.
+    // Two frames at rest after the last piece is put down (the first still
+    // differs from the hand's last), then a hand coming back over the board
+    // until the clip ends: a rest of an eighth to a third of a second, under
+    // the quiet period.
     let trouble = Trouble {
-        reach_at_end: Some(0.1),
+        reach_at_end: Some(0.25),
         ..Trouble::default()
     };
     mode(all, "reach", None, trouble);
