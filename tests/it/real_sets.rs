@@ -34,8 +34,9 @@ fn imago_go_photos_never_trained_on_read_at_least_99_percent() {
 }
 
 /// go-roboflow's held-out stones (its test and valid folders, whole boards as judged
-/// by eye): every board located at its own size, and the points read as measured on
-/// 2026-12-05 (98.29%, the model never trained on go-roboflow; docs/accuracy.md).
+/// by eye, never trained on): every board located at its own size, and the points
+/// read by Go's model as measured on 2026-12-05 (99.41%, a site the model flags
+/// hidden counted wrong; 98.32% with the chess model; docs/accuracy.md).
 #[test]
 #[ignore = "needs ../shared/data"]
 fn go_roboflow_whole_boards_never_trained_on_are_located_and_read() {
@@ -43,7 +44,7 @@ fn go_roboflow_whole_boards_never_trained_on_are_located_and_read() {
     let r = eval("go-roboflow", &["--split", "val"]);
     assert_eq!(r.len(), 1);
     assert_eq!(r[0]["images"], 21, "every whole board located: {}", r[0]);
-    assert!(accuracy(&r[0]) >= 0.975, "{}", r[0]);
+    assert!(accuracy(&r[0]) >= 0.99, "{}", r[0]);
 }
 
 #[test]

@@ -1167,8 +1167,12 @@ impl<R: Rules> Follower<R> {
             // however long ago: the piece it moved may stand still for the
             // rest of the game, and only its next move shows where it was.
             let named = self.alternatives.get(k).map_or(&[][..], Vec::as_slice);
-            let supported: Vec<R::Move> = base
-                .legal_moves()
+            let legal = if named.is_empty() {
+                Vec::new()
+            } else {
+                base.legal_moves()
+            };
+            let supported: Vec<R::Move> = legal
                 .into_iter()
                 .filter(|m| named.iter().any(|a| a.id == base.move_id(m)))
                 .filter(|m| !alts.iter().any(|(a, _)| a == m))
