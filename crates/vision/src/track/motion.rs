@@ -285,21 +285,7 @@ mod tests {
 
     /// Frames at 15 a second: `moving` per frame, the still events they bring.
     fn run(moving: &[bool]) -> Vec<StillEvent> {
-        let mut t = Tracker::new(TrackConfig::default());
-        let still = thumb(|x, y| if (x / 4 + y / 4) % 2 == 0 { 200 } else { 60 });
-        let hand = thumb(|x, _| if x < 20 { 150 } else { 60 });
-        let other = thumb(|x, _| if x < 20 { 60 } else { 150 });
-        let mut out = vec![];
-        for (i, &m) in moving.iter().enumerate() {
-            // Consecutive moving frames differ from each other; still ones repeat.
-            let frame = match (m, i % 2) {
-                (false, _) => still.clone(),
-                (true, 0) => hand.clone(),
-                (true, _) => other.clone(),
-            };
-            out.extend(t.update(i as f64 / 15.0, frame));
-        }
-        out
+        fed(moving).1
     }
 
     fn frames(spec: &[(bool, usize)]) -> Vec<bool> {
@@ -338,7 +324,8 @@ mod tests {
         assert_eq!(episodes, [None, Some(1)]);
     }
 
-    /// A tracker fed `moving` per frame at 15 a second, as `run` does.
+    /// A tracker fed `moving` per frame at 15 a second, and the still events
+    /// it reported.
     fn fed(moving: &[bool]) -> (Tracker, Vec<StillEvent>) {
         let mut t = Tracker::new(TrackConfig::default());
         let still = thumb(|x, y| if (x / 4 + y / 4) % 2 == 0 { 200 } else { 60 });
@@ -346,6 +333,7 @@ mod tests {
         let other = thumb(|x, _| if x < 20 { 60 } else { 150 });
         let mut out = vec![];
         for (i, &m) in moving.iter().enumerate() {
+            // Consecutive moving frames differ from each other; still ones repeat.
             let frame = match (m, i % 2) {
                 (false, _) => still.clone(),
                 (true, 0) => hand.clone(),
