@@ -233,8 +233,8 @@ fn output(a: &RecordArgs) -> anyhow::Result<(&'static str, PathBuf)> {
 
 /// The flags checked against each other, the game and the files, before anything
 /// is opened: the game set up (None for `free`), the board's flags with the
-/// game's grid, and the record's path.
-fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, PathBuf)> {
+/// game's grid, the grid read, and the record's path.
+fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, GridSpec, PathBuf)> {
     let (out_flag, out) = output(a)?;
     if a.resume && a.game.rules().is_none() {
         return Err(usage!(
@@ -305,11 +305,11 @@ fn check(a: &RecordArgs) -> anyhow::Result<(Option<GameSetup>, BoardArgs, PathBu
         outputs.push(("--overlay", o.as_path()));
     }
     super::paths::check_outputs(&outputs, &inputs)?;
-    Ok((setup, board, out))
+    Ok((setup, board, grid, out))
 }
 
 pub fn run(a: RecordArgs) -> anyhow::Result<()> {
-    let (setup, board, out) = check(&a)?;
+    let (setup, board, grid, out) = check(&a)?;
     // One recorder per record; the lock is held until the run ends.
     let _lock = Lock::record(&out, &super::command_line()).map_err(anyhow::Error::msg)?;
     let previous = pipeline::previous_record(&out, a.resume, a.force)?;
@@ -322,8 +322,7 @@ pub fn run(a: RecordArgs) -> anyhow::Result<()> {
     let stop = signals::install();
     let mut serve = serve(&a, setup.as_ref(), &out, previous.is_none())?;
     // Stones on line crossings are read by the model trained on them.
-    let points = board.grid(board.load_profile()?.as_ref())?.points;
-    let mut classifier = a.model.load_for(points)?;
+    let mut classifier = a.model.load_for(grid.points)?;
     let source = open_input(&a, &board, &stop)?;
     // One board of several: its page shows its own region, once it is found.
     let source = match &serve {

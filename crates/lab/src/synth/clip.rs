@@ -296,13 +296,13 @@ pub fn render_clip(
             }
         }
         if let Some(s) = reach {
-            for _ in 0..((s * opts.fps).round() as usize).max(1) {
+            let (rest, n) = reach_frames(s, opts.fps, moving);
+            for _ in 0..rest {
                 emit(i + 1, None, knocked, &mut frames)?;
             }
             // The hand comes back over the board's edge and stays there,
             // moving, to the end.
             let middle = (a.rows / 2, a.cols / 2);
-            let n = (moving / 2).max(2);
             for k in 0..n {
                 let t = 0.3 + 0.15 * k as f64 / (n - 1) as f64;
                 let pose = gloved(
@@ -363,12 +363,17 @@ pub fn clip_frames(states: usize, opts: &ClipOptions) -> usize {
         // The last move ends with the piece put down; the last pause is the
         // short rest and the hand's way back in.
         Some(s) if states > 1 => {
-            all - still - (moving - moving / 2 - 1)
-                + ((s * opts.fps).round() as usize).max(1)
-                + (moving / 2).max(2)
+            let (rest, hand) = reach_frames(s, opts.fps, moving);
+            all - still - (moving - moving / 2 - 1) + rest + hand
         }
         _ => all,
     }
+}
+
+/// The frames of `Trouble::reach_at_end` after the last piece is put down: at
+/// rest for `s` seconds (one frame at least), then the hand's (two at least).
+fn reach_frames(s: f64, fps: f64, moving: usize) -> (usize, usize) {
+    (((s * fps).round() as usize).max(1), (moving / 2).max(2))
 }
 
 /// [`write_clip`], telling `progress` how many frames are written after each.
