@@ -270,7 +270,7 @@ fn locates_go_roboflow_boards_on_their_crossings() {
             .map(|l| corner_error(grid, &l.corners, &want))
             .unwrap_or(f64::INFINITY);
         let number: u32 = name.split('_').next().unwrap().parse().unwrap();
-        if number % 3 == 0 {
+        if number.is_multiple_of(3) {
             held.push(err);
         }
         all.push((name.clone(), err));

@@ -99,7 +99,7 @@ const QUIET_Z: f64 = 2.0;
 /// A square read with less than this log-probability for a piece of the side
 /// to move (and surely as something else) rules out a move that puts one there
 /// to stay (10%).
-const RULED_OUT_LN: f64 = -2.302_585;
+const RULED_OUT_LN: f64 = -std::f64::consts::LN_10; // ln 0.1
 
 pub(super) struct Evidence {
     files: u8,

@@ -302,7 +302,7 @@ fn random_game(seed: u64, board: u32, plies: usize) -> Vec<<Chess as Rules>::Mov
             if legal.is_empty() {
                 break;
             }
-            let m = legal[rng.below(legal.len())].clone();
+            let m = legal[rng.below(legal.len())];
             g.play_legal(&m);
             moves.push(m);
         }
