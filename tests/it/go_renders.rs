@@ -323,6 +323,49 @@ fn a_pass_is_recorded_where_one_side_is_seen_to_play_twice() {
     );
 }
 
+/// Stones set up before the first photo (a handicap no flag gave) and White to
+/// begin: the first view is the set-up, and White's first stone is White
+/// beginning, not a pass of Black's before it.
+#[test]
+fn a_set_up_seen_first_then_white_beginning_records_no_pass() {
+    let dir = tmp();
+    let sgf = dir.path().join("truth_setup.sgf");
+    std::fs::write(
+        &sgf,
+        "(;GM[1]FF[4]SZ[9]AB[cc][gc][cg][gg]PL[W];W[ee];B[ec];W[ce];B[eg];W[ge];B[dd])",
+    )
+    .unwrap();
+    let like = Go::new(GoOptions::default()).unwrap();
+    let truth = GoGame::from_sgf(&std::fs::read_to_string(&sgf).unwrap(), &like).unwrap();
+    let c = case(9, 6, 1, Shot::Photos);
+    let (input, _) = film(dir.path(), &sgf, &c);
+    let out = dir.path().join("record.sgf");
+    // Found as a user would run it: the board's size, no corners or handicap.
+    let o = run(&[
+        "record",
+        "--game",
+        "go",
+        "--grid",
+        "9x9:points",
+        "--input",
+        p(&input),
+        "--sgf",
+        p(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let record = std::fs::read_to_string(&out).unwrap();
+    let s = score(&record, &truth);
+    assert_eq!((s.right, s.invented), (6, 0), "{record}");
+    assert!(
+        record.contains("AB[") && record.contains("PL[W]"),
+        "{record}"
+    );
+    assert!(
+        !record.contains("B[]") && !record.contains("W[]"),
+        "{record}"
+    );
+}
+
 /// The long sweeps (seeds, cut points, kills, a CPU measurement): ignored by a
 /// plain `cargo test`; `make test-sweeps` runs them, and CI does.
 mod sweeps {

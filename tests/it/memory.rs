@@ -45,9 +45,15 @@ fn memory_stays_flat_over_ten_minutes_of_video() {
         String::from_utf8_lossy(&out.stderr)
     );
     println!("{text}");
-    assert!(out.status.success(), "the measuring process failed:\n{text}");
+    assert!(
+        out.status.success(),
+        "the measuring process failed:\n{text}"
+    );
     // A filter that matched nothing would pass without measuring.
-    assert!(text.contains("1 passed"), "the measuring process ran no test:\n{text}");
+    assert!(
+        text.contains("1 passed"),
+        "the measuring process ran no test:\n{text}"
+    );
 }
 
 fn measure() {

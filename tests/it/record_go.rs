@@ -88,6 +88,72 @@ fn real_go_photos_record_every_stone_in_order() {
     }
 }
 
+/// imago-go t2 (every photo, the harder ones kept apart in `skip/` among them)
+/// and t3's first twelve (a five-stone set-up photographed first, White to
+/// begin, then one stone a photo): every stone in order, no pass invented.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn real_go_sequences_with_a_set_up_record_every_stone_and_no_pass() {
+    let root = shared_data("imago-go");
+    let out = tmp();
+    let t2: Vec<_> = [
+        "000", "001", "002", "003", "004", "005", "006", "007", "008", "009", "010", "011",
+    ]
+    .iter()
+    .map(|n| {
+        let f = root.join("t2").join(format!("t2_{n}.jpg"));
+        if f.is_file() {
+            f
+        } else {
+            root.join("t2/skip").join(format!("t2_{n}.jpg"))
+        }
+    })
+    .collect();
+    let t3: Vec<_> = (0..12)
+        .map(|i| root.join("t3").join(format!("t3_{i:03}.jpg")))
+        .collect();
+    for (name, photos, stones) in [("t2", t2, 11), ("t3", t3, 10)] {
+        let (input, labels) = (
+            out.path().join(name),
+            out.path().join(format!("{name}-labels")),
+        );
+        std::fs::create_dir_all(&input).unwrap();
+        std::fs::create_dir_all(&labels).unwrap();
+        for photo in &photos {
+            let file = photo.file_name().unwrap();
+            std::fs::copy(photo, input.join(file)).unwrap();
+            std::fs::copy(
+                photo.with_extension("txt"),
+                labels.join(file).with_extension("txt"),
+            )
+            .unwrap();
+        }
+        let sgf = out.path().join(format!("{name}.sgf"));
+        let o = run(&[
+            "record",
+            "--game",
+            "go",
+            "--input",
+            p(&input),
+            "--sgf",
+            p(&sgf),
+        ]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&sgf).expect("the record");
+        assert!(
+            !text.contains("B[]") && !text.contains("W[]"),
+            "{name}: {text}"
+        );
+        if let Some((ok, verdict)) = score(&sgf, "--labels", &labels) {
+            assert!(ok, "{name}: {verdict}\n{text}");
+            assert!(
+                verdict.contains(&format!("\"right\": {stones},")),
+                "{name}: {verdict}"
+            );
+        }
+    }
+}
+
 /// video-go stones4.mp4 (evaluation only): a hand-held phone over an empty
 /// board, White first, all four stones. The fourth is on the board for half a
 /// second at the end, with the camera drifting and a hand coming back: never

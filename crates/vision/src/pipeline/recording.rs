@@ -701,9 +701,11 @@ impl<'a, R: Recordable> Recording<'a, R> {
         if let Some(mut other) = self.shadow.take() {
             let held = other.moves().len();
             let other_seen = other.observe(&obs, still.time_s, episodes);
-            // A view either reads as plain play decides.
+            // A view either reads as plain play decides; where both do, the one
+            // that needs fewer plies for it: no pass before the first stone.
+            let (ours, theirs) = (f.moves().len(), other.moves().len());
             match (plain(f, &seen), plain(&other, &other_seen)) {
-                (false, true) => {
+                (main, true) if !main || theirs < ours => {
                     let Some(start) = self.game.other_begins() else {
                         unreachable!("the shadow began from the other side's start");
                     };
@@ -721,6 +723,7 @@ impl<'a, R: Recordable> Recording<'a, R> {
                     self.game = start;
                 }
                 (true, false) => {}
+                (true, true) if ours < theirs => {}
                 _ => self.shadow = Some(other),
             }
         }
