@@ -200,6 +200,22 @@ impl Evidence {
             .sum()
     }
 
+    /// The most any change of occupants can gain over `base`: each square's best
+    /// other occupant where it gains. No line of moves, whatever squares it
+    /// changes, gains more.
+    fn ceiling(&self, base: &[Occupant]) -> f64 {
+        base.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let read = self.logp[i].map_or(0.0, |lp| {
+                    let others = (0..3).filter(|&k| k != occ_index(*a)).map(|k| lp[k]);
+                    others.fold(f64::NEG_INFINITY, f64::max) - lp[occ_index(*a)]
+                });
+                (read + self.change[i]).max(0.0)
+            })
+            .sum()
+    }
+
     /// Whether square `i` changed in the image, and now reads as something else,
     /// although `occ` leaves its occupant as it was: a move no legal line makes.
     /// (A piece merely straightened changes the image but reads the same.)
@@ -784,6 +800,22 @@ fn decide<R: Rules>(scored: &[Line<R>], cfg: &InferConfig) -> Option<Verdict<R::
 pub(crate) fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> bool {
     let base = occupancy(game);
     let ev = Evidence::new(obs, cfg, &base);
+    // A view that reads as the position nearly everywhere is settled without
+    // playing the lines (on a Go board, 130,000 of them).
+    if ev.ceiling(&base) - cfg.ply_penalty < cfg.accept_nats {
+        return false;
+    }
+    any_line_gains(game, &base, &ev, cfg)
+}
+
+/// [`moved_on`] without the ceiling: every line of one or two moves played.
+#[cfg(test)]
+pub(crate) fn moved_on_by_search<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig) -> bool {
+    let base = occupancy(game);
+    any_line_gains(game, &base, &Evidence::new(obs, cfg, &base), cfg)
+}
+
+fn any_line_gains<R: Rules>(game: &R, base: &[Occupant], ev: &Evidence, cfg: &InferConfig) -> bool {
     let mut frontier = vec![game.clone()];
     for depth in 1..=2 {
         let mut next = Vec::new();
@@ -793,7 +825,7 @@ pub(crate) fn moved_on<R: Rules>(game: &R, obs: &Observation, cfg: &InferConfig)
                 g2.play_legal(&mv);
                 let occ = occupancy(&g2);
                 if occ != base
-                    && ev.gain(&base, &occ) - cfg.ply_penalty * depth as f64 >= cfg.accept_nats
+                    && ev.gain(base, &occ) - cfg.ply_penalty * depth as f64 >= cfg.accept_nats
                 {
                     return true;
                 }

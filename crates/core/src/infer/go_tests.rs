@@ -333,3 +333,40 @@ fn taken_stones_left_on_the_board_hold_the_record_until_taken_off() {
     assert_eq!(f.moves().last(), Some(&take));
     assert_eq!(f.moves().len(), 5);
 }
+
+/// The ceiling that spares `moved_on` its search never changes its answer:
+/// views of positions a few stones on from the start, with stones misread and
+/// unsure readings strewn over them, against every line of one or two moves.
+#[test]
+fn moved_on_answers_as_its_full_search_does() {
+    let cfg = InferConfig::default();
+    let mut rng = Rng::new(11);
+    let (mut yes, mut no) = (0, 0);
+    for seed in 0..60 {
+        let (start, moves) = random_game(9, 4, seed, false);
+        let mut g = start.clone();
+        let played = rng.below(3);
+        for m in &moves[..played] {
+            g.play_legal(m);
+        }
+        let mut obs = observe(&g);
+        for _ in 0..rng.below(6) {
+            let sq = Square::new(rng.below(9) as u8, rng.below(9) as u8);
+            let o = [Occupant::Empty, Occupant::White, Occupant::Black][rng.below(3)];
+            let sure = [0.4, 0.6, 0.9, 0.99][rng.below(4)];
+            obs.set(sq, Some(one_hot(o, sure)));
+        }
+        let pruned = moved_on(&start, &obs, &cfg);
+        assert_eq!(
+            pruned,
+            explain::moved_on_by_search(&start, &obs, &cfg),
+            "seed {seed}"
+        );
+        if pruned {
+            yes += 1;
+        } else {
+            no += 1;
+        }
+    }
+    assert!(yes > 5 && no > 5, "{yes} moved on, {no} not");
+}

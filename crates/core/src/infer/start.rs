@@ -11,10 +11,17 @@ use crate::rules::{Occupant, Rules, Square};
 /// game's start position (an empty chess board misreads exactly half): beyond it the view is hardly this board or this grid.
 const START_MISREAD_SHARE: f64 = 0.5;
 
+/// Relative difference of log-likelihoods below which two orientations show a
+/// position equally: far above rounding, far below one site's evidence.
+const SAME_LIKELIHOOD: f64 = 1e-9;
+
 /// How well per-site readings show `game`'s position in its likeliest orientation
 /// on a `rows` x `cols` grid: the log-likelihood of its occupants (hidden sites
 /// carry none) and that orientation's map. None when the game fits the grid in no
-/// orientation.
+/// orientation. Where orientations show it equally (a Go board empty or set up
+/// symmetrically), the first of [`SiteMap::all`] is taken (White at the bottom):
+/// the same sums in another order differ in their last bits, and a record's
+/// coordinates must not hang on that.
 pub fn start_likelihood<R: Rules>(
     game: &R,
     probs: &[SiteProbs],
@@ -25,7 +32,10 @@ pub fn start_likelihood<R: Rules>(
     let mut best: Option<(f64, SiteMap)> = None;
     for map in SiteMap::all(rows, cols, files, ranks) {
         let ll = likelihood_for(game, probs, &map);
-        if best.as_ref().is_none_or(|(b, _)| ll > *b) {
+        if best
+            .as_ref()
+            .is_none_or(|(b, _)| ll > *b + SAME_LIKELIHOOD * b.abs().max(1.0))
+        {
             best = Some((ll, map));
         }
     }
@@ -214,6 +224,28 @@ mod tests {
             assert_eq!(map.side, side);
         }
         assert!(start_likelihood(&g, &seen(&g, WhiteSide::Bottom), 9, 9).is_none());
+    }
+
+    /// An empty Go board shows the same in every orientation: the record's
+    /// coordinates are the grid's own, not whichever sum rounds highest.
+    #[test]
+    fn orientations_that_show_a_position_equally_leave_the_grid_as_it_is() {
+        let g = crate::rules::go::Go::new(Default::default()).unwrap();
+        let mut rng = crate::rng::Rng::new(3);
+        for _ in 0..20 {
+            // Readings that differ from site to site, so that the sums differ in
+            // their order.
+            let probs: Vec<SiteProbs> = (0..361)
+                .map(|_| {
+                    Some(one_hot(
+                        Occupant::Empty,
+                        0.9 + 0.099 * rng.below(1000) as f32 / 1000.0,
+                    ))
+                })
+                .collect();
+            let (_, map) = start_likelihood(&g, &probs, 19, 19).unwrap();
+            assert_eq!(map.side, WhiteSide::Bottom);
+        }
     }
 
     #[test]

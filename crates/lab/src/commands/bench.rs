@@ -18,7 +18,8 @@ use crate::synth::{BoardState, RandomRanges, Rng, Scene, SceneParams};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// What to measure: classify, render, infer, record, photos, or all; or memory (a
+    /// What to measure: classify, render, infer, record, go (the recorder on a 19x19
+    /// Go board), photos, or all; or memory (a
     /// long recording's resident memory, not part of all); or soak (memory, then
     /// the same hour as a stream over HTTP that stalls and comes back); or boards
     /// (how many 640x480 15 fps boards one core records in real time, not part of
@@ -78,6 +79,8 @@ pub enum BenchWhat {
     Classify,
     Infer,
     Record,
+    /// The recorder on a 19x19 Go board, 640x480.
+    Go,
     Photos,
     Memory,
     Soak,
@@ -154,6 +157,9 @@ pub fn run(a: BenchArgs) -> anyhow::Result<()> {
     }
     if all || a.what == W::Record {
         super::bench_record::bench_record(&a.model)?;
+    }
+    if all || a.what == W::Go {
+        super::bench_record_go::bench_record_go(&a.model, 3)?;
     }
     if all || a.what == W::Photos {
         super::bench_photos::bench_photos(&a.model, &a.data, a.runs as usize)?;

@@ -6,6 +6,7 @@ mod bench_boards;
 mod bench_broadcast;
 mod bench_photos;
 mod bench_record;
+mod bench_record_go;
 mod bench_table;
 pub mod dataset;
 pub mod demo;
