@@ -127,21 +127,8 @@ fn bench_size(classifier: &mut Classifier, w: u32, h: u32) -> anyhow::Result<()>
     // The same clip as an H.264-class file (MPEG-4 part 2, what OpenCV writes
     // everywhere), read back through the normal video source.
     let video = dir.0.join("bench.mp4");
-    let size = Size::new(frames[0].cols(), frames[0].rows());
-    let code = VideoWriter::fourcc('m', 'p', '4', 'v')?;
-    let mut writer = VideoWriter::new(&*video.to_string_lossy(), code, FPS, size, true)?;
-    anyhow::ensure!(writer.is_opened()?, "cannot write {}", video.display());
-    for f in &frames {
-        writer.write(f)?;
-    }
-    writer.release()?;
-    for (max_fps, what) in [
-        (None, "from an .mp4 file, every frame, decoding included"),
-        (
-            Some(15.0),
-            "from an .mp4 file, `record`'s default --max-fps 15, decoding included",
-        ),
-    ] {
+    write_mp4(&frames, &video)?;
+    for (max_fps, what) in FILE_READS {
         let mut times = Vec::new();
         for _ in 0..3 {
             let opts = SourceOptions::default().with_max_fps(max_fps);
@@ -150,6 +137,30 @@ fn bench_size(classifier: &mut Classifier, w: u32, h: u32) -> anyhow::Result<()>
         }
         report(what, times);
     }
+    Ok(())
+}
+
+/// How the benches read a clip back from a file: every frame, then at
+/// `record`'s default frame rate.
+pub(super) const FILE_READS: [(Option<f64>, &str); 2] = [
+    (None, "from an .mp4 file, every frame, decoding included"),
+    (
+        Some(15.0),
+        "from an .mp4 file, `record`'s default --max-fps 15, decoding included",
+    ),
+];
+
+/// `frames` (BGR, 30 fps) written to `path` as MPEG-4 part 2, which OpenCV writes
+/// everywhere.
+pub(super) fn write_mp4(frames: &[Mat], path: &std::path::Path) -> anyhow::Result<()> {
+    let size = Size::new(frames[0].cols(), frames[0].rows());
+    let code = VideoWriter::fourcc('m', 'p', '4', 'v')?;
+    let mut writer = VideoWriter::new(&*path.to_string_lossy(), code, FPS, size, true)?;
+    anyhow::ensure!(writer.is_opened()?, "cannot write {}", path.display());
+    for f in frames {
+        writer.write(f)?;
+    }
+    writer.release()?;
     Ok(())
 }
 

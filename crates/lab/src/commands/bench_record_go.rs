@@ -6,11 +6,9 @@
 
 use std::time::Instant;
 
-use opencv::core::{Mat, Size};
-use opencv::prelude::*;
-use opencv::videoio::VideoWriter;
+use opencv::core::Mat;
 
-use super::bench_record::TempDir;
+use super::bench_record::{write_mp4, TempDir, FILE_READS};
 use super::ModelArgs;
 use crate::capture::{self, FrameSource, MemorySource, SourceOptions};
 use crate::classify::Classifier;
@@ -121,21 +119,8 @@ pub fn bench_record_go(model: &ModelArgs, runs: usize) -> anyhow::Result<()> {
     report("frames in memory", times);
 
     let video = dir.0.join("bench.mp4");
-    let size = Size::new(frames[0].cols(), frames[0].rows());
-    let code = VideoWriter::fourcc('m', 'p', '4', 'v')?;
-    let mut writer = VideoWriter::new(&*video.to_string_lossy(), code, FPS, size, true)?;
-    anyhow::ensure!(writer.is_opened()?, "cannot write {}", video.display());
-    for f in &frames {
-        writer.write(f)?;
-    }
-    writer.release()?;
-    for (max_fps, what) in [
-        (None, "from an .mp4 file, every frame, decoding included"),
-        (
-            Some(15.0),
-            "from an .mp4 file, `record`'s default --max-fps 15, decoding included",
-        ),
-    ] {
+    write_mp4(&frames, &video)?;
+    for (max_fps, what) in FILE_READS {
         let mut times = Vec::new();
         for _ in 0..runs {
             let _ = std::fs::remove_file(&job.out);
