@@ -19,9 +19,9 @@ use crate::pipeline::{self, RecordJob};
 use crate::rules::chess::Chess;
 use crate::sets::{board_state, rgb_to_bgr_mat};
 use crate::synth::clip::{render_clip, ClipOptions};
-use crate::synth::SceneParams;
+use crate::synth::{BoardState, SceneParams};
 
-const FPS: f64 = 30.0;
+pub(super) const FPS: f64 = 30.0;
 const MOVES: [&str; 4] = ["e2e4", "e7e5", "g1f3", "b8c6"];
 
 /// A `w`x`h` 30 fps clip of four moves with hands, as BGR frames.
@@ -35,6 +35,16 @@ fn bench_clip(w: u32, h: u32) -> anyhow::Result<(Vec<Mat>, BoardPose)> {
         g.play_uci(u).map_err(anyhow::Error::msg)?;
         states.push(board_state(&g, WhiteSide::Bottom));
     }
+    bench_frames(&p, &states, "8x8")
+}
+
+/// `states` filmed as the benches film them (30 fps, a second still, 1.2 s a move,
+/// hands), as BGR frames, with the board's pose on `grid` in the first frame.
+pub(super) fn bench_frames(
+    p: &SceneParams,
+    states: &[BoardState],
+    grid: &str,
+) -> anyhow::Result<(Vec<Mat>, BoardPose)> {
     let opts = ClipOptions {
         fps: FPS,
         still_s: 1.0,
@@ -42,19 +52,24 @@ fn bench_clip(w: u32, h: u32) -> anyhow::Result<(Vec<Mat>, BoardPose)> {
         ..ClipOptions::default()
     };
     let mut rgb = Vec::new();
-    let truth = render_clip(&p, &states, &opts, |img, _| {
+    let truth = render_clip(p, states, &opts, |img, _| {
         rgb.push(img.clone());
         Ok(())
     })?;
     let frames = rgb.iter().map(rgb_to_bgr_mat).collect::<Result<_, _>>()?;
     let corners = Corners::new(truth.frames[0].corners.map(|[x, y]| (x, y)))?;
-    Ok((frames, BoardPose::new("8x8".parse()?, corners)))
+    Ok((frames, BoardPose::new(grid.parse()?, corners)))
 }
 
-fn job(pose: &BoardPose, out: std::path::PathBuf) -> RecordJob {
+/// The job the benches record with: `pose`, White at `white` (None: found).
+pub(super) fn job(
+    pose: &BoardPose,
+    out: std::path::PathBuf,
+    white: Option<WhiteSide>,
+) -> RecordJob {
     RecordJob {
         pose: *pose,
-        white: Some(WhiteSide::Bottom),
+        white,
         track: Default::default(),
         infer: InferConfig::default(),
         tags: Default::default(),
@@ -64,6 +79,21 @@ fn job(pose: &BoardPose, out: std::path::PathBuf) -> RecordJob {
         adapt: true,
         timeline: Default::default(),
     }
+}
+
+/// One line of a recording bench: the median run (by CPU) of `times` (wall, CPU
+/// seconds) over `frames` frames at 30 fps, against the clip's duration.
+pub(super) fn report(clip: &str, what: &str, frames: usize, mut times: Vec<(f64, f64)>) {
+    let seconds = frames as f64 / FPS;
+    times.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (wall, cpu) = times[times.len() / 2];
+    outln!(
+        "record {clip}, {what}: {frames} frames ({seconds:.1} s of video) in {cpu:.2} s CPU: {:.1}x real time, {:.2} ms a frame (wall {wall:.2} s, {:.1}x; median of {})",
+        seconds / cpu,
+        1000.0 * cpu / frames as f64,
+        seconds / wall,
+        times.len()
+    );
 }
 
 /// Wall and process CPU seconds of recording `source`.
@@ -100,20 +130,9 @@ pub fn bench_record(model: &ModelArgs) -> anyhow::Result<()> {
 fn bench_size(classifier: &mut Classifier, w: u32, h: u32) -> anyhow::Result<()> {
     let (frames, pose) = bench_clip(w, h)?;
     let dir = TempDir::new("record")?;
-    let job = job(&pose, dir.0.join("bench.pgn"));
-    let seconds = frames.len() as f64 / FPS;
-    let report = |what: &str, mut times: Vec<(f64, f64)>| {
-        times.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let (wall, cpu) = times[times.len() / 2];
-        outln!(
-            "record {w}x{h} 30 fps, {what}: {} frames ({seconds:.1} s of video) in {cpu:.2} s CPU: {:.1}x real time, {:.2} ms a frame (wall {wall:.2} s, {:.1}x; median of {})",
-            frames.len(),
-            seconds / cpu,
-            1000.0 * cpu / frames.len() as f64,
-            seconds / wall,
-            times.len()
-        );
-    };
+    let job = job(&pose, dir.0.join("bench.pgn"), Some(WhiteSide::Bottom));
+    let clip = format!("{w}x{h} 30 fps");
+    let report = |what: &str, times| report(&clip, what, frames.len(), times);
     let mut times = Vec::new();
     for _ in 0..3 {
         let mut src = MemorySource::new(frames.clone(), FPS);
@@ -210,7 +229,7 @@ pub fn bench_memory(model: &ModelArgs, minutes: f64) -> anyhow::Result<()> {
     let mut classifier = model.load()?;
     let (frames, pose) = bench_clip(1280, 720)?;
     let dir = TempDir::new("memory")?;
-    let job = job(&pose, dir.0.join("memory.txt"));
+    let job = job(&pose, dir.0.join("memory.txt"), Some(WhiteSide::Bottom));
     let total = (minutes * 60.0 * FPS).round() as usize;
     let mut src = MemorySampled::new(MemorySource::cycling(frames, FPS, total), total / 10);
     let start = Instant::now();
@@ -261,7 +280,7 @@ pub fn bench_stalling_stream(model: &ModelArgs, minutes: f64) -> anyhow::Result<
     };
     let server = MjpegServer::start(jpegs, plan)?;
     let dir = TempDir::new("soak")?;
-    let mut job = job(&pose, dir.0.join("soak.txt"));
+    let mut job = job(&pose, dir.0.join("soak.txt"), Some(WhiteSide::Bottom));
     // The stream is read as fast as it decodes, many times real time, and a live
     // source's clock is the wall clock: a still second of the clip lasts a small
     // part of one here.

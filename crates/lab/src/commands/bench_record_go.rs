@@ -8,20 +8,16 @@ use std::time::Instant;
 
 use opencv::core::Mat;
 
-use super::bench_record::{write_mp4, TempDir, FILE_READS};
+use super::bench_record::{bench_frames, job, report, write_mp4, TempDir, FILE_READS, FPS};
 use super::ModelArgs;
 use crate::capture::{self, FrameSource, MemorySource, SourceOptions};
 use crate::classify::Classifier;
-use crate::geometry::{BoardPose, Corners};
-use crate::infer::InferConfig;
+use crate::geometry::BoardPose;
 use crate::pipeline::{self, RecordJob};
 use crate::rules::go::{Go, GoOptions};
 use crate::sets::go::{random_go_game, GoGame};
-use crate::sets::rgb_to_bgr_mat;
-use crate::synth::clip::{render_clip, ClipOptions};
 use crate::synth::SceneParams;
 
-const FPS: f64 = 30.0;
 /// Stones of the bench game: a clip of about half a minute.
 const STONES: usize = 12;
 const SEED: u64 = 7;
@@ -29,27 +25,10 @@ const SEED: u64 = 7;
 /// The bench game and its 640x480 30 fps clip, as BGR frames, with the board's pose.
 fn go_clip() -> anyhow::Result<(GoGame, Vec<Mat>, BoardPose)> {
     let game = random_go_game(19, STONES, SEED)?;
-    let (states, _) = game.states(false);
     let mut p = SceneParams::go_oblique(SEED);
     (p.width, p.height) = (640, 480);
-    let opts = ClipOptions {
-        fps: FPS,
-        still_s: 1.0,
-        move_s: 1.2,
-        ..ClipOptions::default()
-    };
-    let mut rgb = Vec::new();
-    let truth = render_clip(&p, &states, &opts, |img, _| {
-        rgb.push(img.clone());
-        Ok(())
-    })?;
-    let frames = rgb.iter().map(rgb_to_bgr_mat).collect::<Result<_, _>>()?;
-    let corners = Corners::new(truth.frames[0].corners.map(|[x, y]| (x, y)))?;
-    Ok((
-        game,
-        frames,
-        BoardPose::new("19x19:points".parse()?, corners),
-    ))
+    let (frames, pose) = bench_frames(&p, &game.states(false).0, "19x19:points")?;
+    Ok((game, frames, pose))
 }
 
 /// Wall and process CPU seconds of recording `source`; the record must be the game.
@@ -83,32 +62,9 @@ pub fn bench_record_go(model: &ModelArgs, runs: usize) -> anyhow::Result<()> {
     let mut classifier = model.load_for(true)?;
     let (game, frames, pose) = go_clip()?;
     let dir = TempDir::new("record-go")?;
-    let job = RecordJob {
-        pose,
-        white: None,
-        track: Default::default(),
-        infer: InferConfig::default(),
-        tags: Default::default(),
-        out: dir.0.join("bench.sgf"),
-        debug: false,
-        progress: false,
-        adapt: true,
-        timeline: Default::default(),
-    };
-    let seconds = frames.len() as f64 / FPS;
-    let report = |what: &str, mut times: Vec<(f64, f64)>| {
-        times.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let (wall, cpu) = times[times.len() / 2];
-        outln!(
-            "record go 19x19 640x480 30 fps, {what}: {} stones, {} frames ({seconds:.1} s of video) in {cpu:.2} s CPU: {:.1}x real time, {:.2} ms a frame (wall {wall:.2} s, {:.1}x; median of {})",
-            game.moves.len(),
-            frames.len(),
-            seconds / cpu,
-            1000.0 * cpu / frames.len() as f64,
-            seconds / wall,
-            times.len()
-        );
-    };
+    let job = job(&pose, dir.0.join("bench.sgf"), None);
+    let clip = format!("go 19x19 640x480 30 fps, {} stones", game.moves.len());
+    let report = |what: &str, times| report(&clip, what, frames.len(), times);
     let runs = runs.clamp(1, 9);
     let mut times = Vec::new();
     for _ in 0..runs {
